@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { Container, ContainerModule } from 'inversify';
+import { ModelRegistry } from '../catalog/model-registry.js';
+import type { BlobStore, ResultUrlResolver } from '../ports/blob-store.js';
+import type { PaymentProcessor } from '../ports/payment-processor.js';
+import type { ProviderAdapter } from '../ports/provider-adapter.js';
+import { silentLogger, type Clock, type IdGenerator, type Logger } from '../ports/system.js';
+import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
+import { AdminService } from '../services/admin.js';
+import { Authenticate } from '../services/authenticate.js';
+import { BillingService } from '../services/billing.js';
+import { CatalogService } from '../services/catalog.js';
+import { DEFAULT_DEADLINES_MS, ExecuteTask, type ExecuteTaskOptions } from '../services/execute-task.js';
+import { FailTask } from '../services/fail-task.js';
+import { GetTask } from '../services/get-task.js';
+import { ManageKeys } from '../services/manage-keys.js';
+import { SubmitRun } from '../services/submit-run.js';
+import { TOKENS } from './tokens.js';
+
+/** The use cases, built from the ports bound in the container (no decorators: works under any runner). */
+export const coreModule = new ContainerModule(({ bind }) => {
+  bind(TOKENS.Registry).toDynamicValue((c) => new ModelRegistry(c.get(TOKENS.Adapters))).inSingletonScope();
+  bind(TOKENS.SubmitRun)
+    .toDynamicValue((c) => new SubmitRun(c.get(TOKENS.Registry), c.get(TOKENS.UnitOfWork), c.get(TOKENS.Ids), c.get(TOKENS.Logger)))
+    .inSingletonScope();
+  bind(TOKENS.GetTask).toDynamicValue((c) => new GetTask(c.get(TOKENS.Stores).tasks, c.get(TOKENS.ResultUrls))).inSingletonScope();
+  bind(TOKENS.FailTask).toDynamicValue((c) => new FailTask(c.get(TOKENS.UnitOfWork))).inSingletonScope();
+  bind(TOKENS.ExecuteTask)
+    .toDynamicValue(
+      (c) =>
+        new ExecuteTask(
+          c.get(TOKENS.Registry),
+          c.get(TOKENS.Stores).tasks,
+          c.get(TOKENS.UnitOfWork),
+          c.get(TOKENS.BlobStore),
+          c.get(TOKENS.Clock),
+          c.get(TOKENS.Logger),
+          c.get(TOKENS.ExecutionOptions),
+        ),
+    )
+    .inSingletonScope();
+  bind(TOKENS.Catalog).toDynamicValue((c) => new CatalogService(c.get(TOKENS.Registry))).inSingletonScope();
+  bind(TOKENS.ManageKeys).toDynamicValue((c) => new ManageKeys(c.get(TOKENS.Stores).keys, c.get(TOKENS.Ids))).inSingletonScope();
+  bind(TOKENS.Authenticate).toDynamicValue((c) => new Authenticate(c.get(TOKENS.Stores).keys, c.get(TOKENS.Clock))).inSingletonScope();
+  bind(TOKENS.Billing)
+    .toDynamicValue(
+      (c) =>
+        new BillingService(
+          c.get(TOKENS.Stores).ledger,
+          c.get(TOKENS.Stores).alerts,
+          c.get(TOKENS.UnitOfWork),
+          c.get(TOKENS.PaymentProcessor),
+          c.get(TOKENS.Ids),
+        ),
+    )
+    .inSingletonScope();
+  bind(TOKENS.Admin).toDynamicValue((c) => new AdminService(c.get(TOKENS.UnitOfWork), c.get(TOKENS.Ids))).inSingletonScope();
+});
+
+export interface GengateCoreConfig {
+  readonly adapters: readonly ProviderAdapter[];
+  /** Stores outside any transaction (each call commits on its own). */
+  readonly stores: TransactionScope;
+  readonly unitOfWork: UnitOfWork;
+  readonly blobStore: BlobStore;
+  readonly resultUrls: ResultUrlResolver;
+  readonly paymentProcessor: PaymentProcessor;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  readonly ids?: IdGenerator;
+  readonly execution?: Partial<ExecuteTaskOptions>;
+}
+
+/** The use cases an HTTP layer or worker calls. */
+export interface Gengate {
+  readonly container: Container;
+  readonly registry: ModelRegistry;
+  readonly submitRun: SubmitRun;
+  readonly getTask: GetTask;
+  readonly executeTask: ExecuteTask;
+  readonly failTask: FailTask;
+  readonly catalog: CatalogService;
+  readonly keys: ManageKeys;
+  readonly authenticate: Authenticate;
+  readonly billing: BillingService;
+  readonly admin: AdminService;
+  readonly logger: Logger;
+}
+
+/** Builds the container from the given ports and resolves the use cases. */
+export function createGengate(config: GengateCoreConfig): Gengate {
+  const container = new Container();
+  container.bind(TOKENS.Adapters).toConstantValue(config.adapters);
+  container.bind(TOKENS.Stores).toConstantValue(config.stores);
+  container.bind(TOKENS.UnitOfWork).toConstantValue(config.unitOfWork);
+  container.bind(TOKENS.BlobStore).toConstantValue(config.blobStore);
+  container.bind(TOKENS.ResultUrls).toConstantValue(config.resultUrls);
+  container.bind(TOKENS.PaymentProcessor).toConstantValue(config.paymentProcessor);
+  container.bind(TOKENS.Logger).toConstantValue(config.logger ?? silentLogger);
+  container.bind(TOKENS.Clock).toConstantValue(config.clock ?? { now: () => new Date() });
+  container.bind(TOKENS.Ids).toConstantValue(config.ids ?? { uuid: () => randomUUID() });
+  container.bind(TOKENS.ExecutionOptions).toConstantValue({
+    deadlineMs: { ...DEFAULT_DEADLINES_MS, ...config.execution?.deadlineMs },
+    fetch: config.execution?.fetch ?? globalThis.fetch,
+  });
+  container.load(coreModule);
+  return {
+    container,
+    registry: container.get(TOKENS.Registry),
+    submitRun: container.get(TOKENS.SubmitRun),
+    getTask: container.get(TOKENS.GetTask),
+    executeTask: container.get(TOKENS.ExecuteTask),
+    failTask: container.get(TOKENS.FailTask),
+    catalog: container.get(TOKENS.Catalog),
+    keys: container.get(TOKENS.ManageKeys),
+    authenticate: container.get(TOKENS.Authenticate),
+    billing: container.get(TOKENS.Billing),
+    admin: container.get(TOKENS.Admin),
+    logger: container.get(TOKENS.Logger),
+  };
+}

@@ -1,0 +1,42 @@
+import type { ServiceIdentifier } from 'inversify';
+import type { ModelRegistry } from '../catalog/model-registry.js';
+import type { BlobStore, ResultUrlResolver } from '../ports/blob-store.js';
+import type { PaymentProcessor } from '../ports/payment-processor.js';
+import type { ProviderAdapter } from '../ports/provider-adapter.js';
+import type { Clock, IdGenerator, Logger } from '../ports/system.js';
+import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
+import type { AdminService } from '../services/admin.js';
+import type { Authenticate } from '../services/authenticate.js';
+import type { BillingService } from '../services/billing.js';
+import type { CatalogService } from '../services/catalog.js';
+import type { ExecuteTask, ExecuteTaskOptions } from '../services/execute-task.js';
+import type { FailTask } from '../services/fail-task.js';
+import type { GetTask } from '../services/get-task.js';
+import type { ManageKeys } from '../services/manage-keys.js';
+import type { SubmitRun } from '../services/submit-run.js';
+
+const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`gengate.${name}`);
+
+/** Injection tokens: ports an embedder binds, and the use cases the core module provides. */
+export const TOKENS = {
+  Adapters: token<readonly ProviderAdapter[]>('Adapters'),
+  Stores: token<TransactionScope>('Stores'),
+  UnitOfWork: token<UnitOfWork>('UnitOfWork'),
+  BlobStore: token<BlobStore>('BlobStore'),
+  ResultUrls: token<ResultUrlResolver>('ResultUrls'),
+  PaymentProcessor: token<PaymentProcessor>('PaymentProcessor'),
+  Logger: token<Logger>('Logger'),
+  Clock: token<Clock>('Clock'),
+  Ids: token<IdGenerator>('Ids'),
+  ExecutionOptions: token<ExecuteTaskOptions>('ExecutionOptions'),
+  Registry: token<ModelRegistry>('Registry'),
+  SubmitRun: token<SubmitRun>('SubmitRun'),
+  GetTask: token<GetTask>('GetTask'),
+  ExecuteTask: token<ExecuteTask>('ExecuteTask'),
+  FailTask: token<FailTask>('FailTask'),
+  Catalog: token<CatalogService>('Catalog'),
+  ManageKeys: token<ManageKeys>('ManageKeys'),
+  Authenticate: token<Authenticate>('Authenticate'),
+  Billing: token<BillingService>('Billing'),
+  Admin: token<AdminService>('Admin'),
+} as const;

@@ -1,0 +1,29 @@
+/**
+ * The one error catalogue: every error the gateway returns has a stable `type` and an HTTP status.
+ * The JSON body is `{ code, message, error: { type, param } }` (docs/errors.md).
+ */
+export const ERROR_CATALOGUE = {
+  invalid_request: { status: 400, description: 'The body, query or path is malformed or has an invalid value.' },
+  invalid_json: { status: 400, description: 'The body is not valid JSON.' },
+  unsupported_parameter: { status: 400, description: 'The model does not support this parameter or value.' },
+  authentication_failed: { status: 401, description: 'The API key is missing, unknown or revoked.' },
+  insufficient_credits: { status: 402, description: 'The available balance cannot cover the quoted price.' },
+  ip_not_allowed: { status: 403, description: "The client address is outside the key's IP whitelist." },
+  model_not_found: { status: 404, description: 'No model with this id.' },
+  model_inactive: { status: 404, description: 'The model exists but is not active.' },
+  task_not_found: { status: 404, description: 'No task with this id belongs to the caller.' },
+  api_key_not_found: { status: 404, description: 'No API key with this id belongs to the caller.' },
+  alert_not_found: { status: 404, description: 'No balance alert with this id belongs to the caller.' },
+  not_found: { status: 404, description: 'No such endpoint or resource.' },
+  method_not_allowed: { status: 405, description: 'The endpoint exists but not for this method.' },
+  conflict: { status: 409, description: 'The request conflicts with the current state.' },
+  payload_too_large: { status: 413, description: 'The body is larger than the limit.' },
+  unsupported_media_type: { status: 415, description: 'The body must be application/json.' },
+  limit_exceeded: { status: 422, description: 'A per-user cap (keys, alerts) is reached.' },
+  rate_limited: { status: 429, description: "The key's rate limit is exhausted; retry after Retry-After seconds." },
+  internal_error: { status: 500, description: 'An unexpected error; the request id identifies it in the logs.' },
+  upstream_error: { status: 502, description: 'The upstream provider failed.' },
+  service_unavailable: { status: 503, description: 'The gateway is shutting down or a dependency is unavailable.' },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+export type ErrorType = keyof typeof ERROR_CATALOGUE;

@@ -1,0 +1,260 @@
+import { randomUUID } from 'node:crypto';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { ApiKeyRecord } from '../model/api-key.js';
+import type { BalanceAlertRecord, TransactionRecord } from '../model/billing.js';
+import type { TaskRecord } from '../model/task.js';
+import type { UserRecord } from '../model/user.js';
+import type {
+  AccountBalance,
+  AlertStore,
+  ApiKeyPatch,
+  BillingLedger,
+  CreditEntry,
+  JobQueue,
+  KeyStore,
+  NewApiKey,
+  NewTask,
+  Page,
+  TaskStore,
+  UserStore,
+} from '../ports/stores.js';
+import { microCreditsToMicroUsd } from '../util/money.js';
+import type { MemoryDatabase } from './memory-database.js';
+
+export class MemoryUserStore implements UserStore {
+  constructor(private readonly db: MemoryDatabase) {}
+  async insert(u: { id: string; email: string }): Promise<UserRecord> {
+    const rec = { id: u.id, email: u.email, createdAt: new Date() };
+    this.db.users.set(u.id, rec);
+    return rec;
+  }
+  async findById(id: string) {
+    return this.db.users.get(id) ?? null;
+  }
+  async findByEmail(email: string) {
+    return [...this.db.users.values()].find((u) => u.email.toLowerCase() === email.toLowerCase()) ?? null;
+  }
+}
+
+export class MemoryKeyStore implements KeyStore {
+  constructor(private readonly db: MemoryDatabase) {}
+  async insert(k: NewApiKey): Promise<ApiKeyRecord> {
+    const rec: ApiKeyRecord = { ...k, createdAt: new Date(), lastUsedAt: null, revokedAt: null };
+    this.db.keys.set(k.id, rec);
+    return rec;
+  }
+  async findActiveByHash(hash: string) {
+    return [...this.db.keys.values()].find((k) => k.secretHash === hash && !k.revokedAt) ?? null;
+  }
+  async findActiveForUser(id: string, userId: string) {
+    const k = this.db.keys.get(id);
+    return k && k.userId === userId && !k.revokedAt ? k : null;
+  }
+  async listActiveForUser(userId: string) {
+    return [...this.db.keys.values()]
+      .filter((k) => k.userId === userId && !k.revokedAt)
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+  }
+  async countActiveForUser(userId: string) {
+    return (await this.listActiveForUser(userId)).length;
+  }
+  async update(id: string, userId: string, patch: ApiKeyPatch) {
+    const k = await this.findActiveForUser(id, userId);
+    if (!k) return null;
+    const next: ApiKeyRecord = {
+      ...k,
+      name: patch.name ?? k.name,
+      limits: { ...k.limits, ...patch.limits },
+      ipWhitelist: patch.ipWhitelist ?? k.ipWhitelist,
+    };
+    this.db.keys.set(id, next);
+    return next;
+  }
+  async revoke(id: string, userId: string) {
+    const k = await this.findActiveForUser(id, userId);
+    if (!k) return false;
+    this.db.keys.set(id, { ...k, revokedAt: new Date() });
+    return true;
+  }
+  async touchLastUsed(id: string, at: Date) {
+    const k = this.db.keys.get(id);
+    if (k) this.db.keys.set(id, { ...k, lastUsedAt: at });
+  }
+}
+
+export class MemoryTaskStore implements TaskStore {
+  constructor(private readonly db: MemoryDatabase) {}
+  private patch(id: string, fn: (t: TaskRecord) => TaskRecord | null): TaskRecord | null {
+    const t = this.db.tasks.get(id);
+    if (!t) return null;
+    const next = fn(t);
+    if (next) this.db.tasks.set(id, next);
+    return next;
+  }
+  async insert(t: NewTask): Promise<TaskRecord> {
+    const rec: TaskRecord = {
+      ...t,
+      status: 'waiting',
+      chargedMicro: null,
+      outputs: [],
+      warnings: [],
+      errorMessage: null,
+      upstreamHandle: null,
+      attempts: 0,
+      createdAt: new Date(),
+      startedAt: null,
+      finishedAt: null,
+    };
+    this.db.tasks.set(t.id, rec);
+    return rec;
+  }
+  async findById(id: string) {
+    return this.db.tasks.get(id) ?? null;
+  }
+  async findForUser(id: string, userId: string) {
+    const t = this.db.tasks.get(id);
+    return t && t.userId === userId ? t : null;
+  }
+  async markGenerating(id: string, at: Date) {
+    return this.patch(id, (t) =>
+      t.status === 'waiting' || t.status === 'generating'
+        ? { ...t, status: 'generating', attempts: t.attempts + 1, startedAt: t.startedAt ?? at }
+        : null,
+    );
+  }
+  async saveUpstreamHandle(id: string, handle: TaskRecord['upstreamHandle']) {
+    this.patch(id, (t) => ({ ...t, upstreamHandle: handle }));
+  }
+  async markSuccess(id: string, r: Parameters<TaskStore['markSuccess']>[1]) {
+    return (
+      this.patch(id, (t) =>
+        t.status === 'generating'
+          ? { ...t, status: 'success', outputs: r.outputs, warnings: r.warnings, chargedMicro: r.chargedMicro, finishedAt: r.at }
+          : null,
+      ) !== null
+    );
+  }
+  async markFail(id: string, message: string, at: Date) {
+    return (
+      this.patch(id, (t) =>
+        t.status === 'waiting' || t.status === 'generating' ? { ...t, status: 'fail', errorMessage: message, finishedAt: at } : null,
+      ) !== null
+    );
+  }
+  async listUnfinished(limit: number) {
+    return [...this.db.tasks.values()].filter((t) => t.status === 'waiting' || t.status === 'generating').slice(0, limit);
+  }
+}
+
+export class MemoryBillingLedger implements BillingLedger {
+  constructor(private readonly db: MemoryDatabase) {}
+  async openAccount(userId: string) {
+    this.db.accounts.add(userId);
+  }
+  async getBalance(userId: string): Promise<AccountBalance> {
+    const balanceMicro = this.db.transactions
+      .filter((t) => t.userId === userId && t.status === 'completed')
+      .reduce((s, t) => s + t.creditsMicro, 0);
+    const heldMicro = [...this.db.holds.values()]
+      .filter((h) => h.userId === userId && h.state === 'held')
+      .reduce((s, h) => s + h.amountMicro, 0);
+    return { balanceMicro, heldMicro };
+  }
+  async hold(userId: string, taskId: string, amountMicro: number) {
+    const b = await this.getBalance(userId);
+    if (b.balanceMicro - b.heldMicro < amountMicro) {
+      throw new GatewayError('insufficient_credits', 'The available balance cannot cover the price of this run; top up with POST /api/v1/billing/topup.');
+    }
+    this.db.holds.set(taskId, { userId, taskId, amountMicro, state: 'held' });
+  }
+  async settle(taskId: string, chargeMicro: number, description: string) {
+    const h = this.db.holds.get(taskId);
+    if (!h || h.state !== 'held') return null;
+    h.state = 'settled';
+    const credits = Math.min(chargeMicro, h.amountMicro);
+    const t = this.push({
+      userId: h.userId,
+      creditsMicro: -credits,
+      amountMicroUsd: microCreditsToMicroUsd(credits),
+      paymentMethod: 'usage',
+      status: 'completed',
+      description,
+    }, taskId);
+    return t;
+  }
+  async release(taskId: string) {
+    const h = this.db.holds.get(taskId);
+    if (h && h.state === 'held') h.state = 'released';
+  }
+  async record(e: CreditEntry) {
+    return this.push(e, null);
+  }
+  async complete(id: string) {
+    const i = this.db.transactions.findIndex((t) => t.id === id && t.status === 'pending');
+    const t = this.db.transactions[i];
+    if (!t) return null;
+    const done: TransactionRecord = { ...t, status: 'completed' };
+    this.db.transactions[i] = done;
+    return done;
+  }
+  async findTransaction(id: string) {
+    return this.db.transactions.find((t) => t.id === id) ?? null;
+  }
+  async listTransactions(userId: string, page: number, perPage: number): Promise<Page<TransactionRecord>> {
+    const all = this.db.transactions.filter((t) => t.userId === userId).reverse();
+    return { items: all.slice((page - 1) * perPage, page * perPage), total: all.length };
+  }
+  private push(e: CreditEntry, taskId: string | null): TransactionRecord {
+    const t: TransactionRecord = {
+      id: randomUUID(),
+      userId: e.userId,
+      creditsMicro: e.creditsMicro,
+      amountMicroUsd: e.amountMicroUsd,
+      paymentMethod: e.paymentMethod,
+      status: e.status,
+      taskId,
+      description: e.description,
+      createdAt: new Date(),
+    };
+    this.db.transactions.push(t);
+    return t;
+  }
+}
+
+export class MemoryAlertStore implements AlertStore {
+  constructor(private readonly db: MemoryDatabase) {}
+  async insert(a: { id: string; userId: string; thresholdMicro: number; armed: boolean }): Promise<BalanceAlertRecord> {
+    const rec = { ...a, createdAt: new Date() };
+    this.db.alerts.set(a.id, rec);
+    return rec;
+  }
+  async listForUser(userId: string) {
+    return [...this.db.alerts.values()].filter((a) => a.userId === userId);
+  }
+  async countForUser(userId: string) {
+    return (await this.listForUser(userId)).length;
+  }
+  async delete(id: string, userId: string) {
+    const a = this.db.alerts.get(id);
+    if (!a || a.userId !== userId) return false;
+    return this.db.alerts.delete(id);
+  }
+  async setArmed(id: string, armed: boolean) {
+    const a = this.db.alerts.get(id);
+    if (a) this.db.alerts.set(id, { ...a, armed });
+  }
+}
+
+/** Records jobs; a test or the memory runner drains them. */
+export class MemoryJobQueue implements JobQueue {
+  constructor(private readonly db: MemoryDatabase) {}
+  async enqueueGeneration(taskId: string, options?: { startAfterSeconds?: number }) {
+    this.db.jobs.push({ queue: 'generate', payload: { taskId }, startAfterSeconds: options?.startAfterSeconds ?? 0 });
+  }
+  async enqueueCallback(taskId: string) {
+    this.db.jobs.push({ queue: 'callback', payload: { taskId }, startAfterSeconds: 0 });
+  }
+  async enqueueAlertMail(alertId: string, balanceMicro: number) {
+    this.db.jobs.push({ queue: 'alert-mail', payload: { alertId, balanceMicro }, startAfterSeconds: 0 });
+  }
+}

@@ -1,0 +1,35 @@
+import type { BlobStore, StoredBlob } from '../ports/blob-store.js';
+import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
+import { MemoryDatabase } from './memory-database.js';
+import {
+  MemoryAlertStore,
+  MemoryBillingLedger,
+  MemoryJobQueue,
+  MemoryKeyStore,
+  MemoryTaskStore,
+  MemoryUserStore,
+} from './memory-stores.js';
+
+/** Every store over one MemoryDatabase. Units of work are serialized; a failed one is NOT rolled back. */
+export function createMemoryStores(db = new MemoryDatabase()): { db: MemoryDatabase; scope: TransactionScope; uow: UnitOfWork } {
+  const scope: TransactionScope = {
+    users: new MemoryUserStore(db),
+    keys: new MemoryKeyStore(db),
+    tasks: new MemoryTaskStore(db),
+    ledger: new MemoryBillingLedger(db),
+    alerts: new MemoryAlertStore(db),
+    jobs: new MemoryJobQueue(db),
+  };
+  const uow: UnitOfWork = { run: (fn) => db.serialize(() => fn(scope)) };
+  return { db, scope, uow };
+}
+
+export class MemoryBlobStore implements BlobStore {
+  readonly blobs = new Map<string, StoredBlob>();
+  async put(key: string, data: Uint8Array, mediaType: string) {
+    this.blobs.set(key, { data, mediaType });
+  }
+  async get(key: string) {
+    return this.blobs.get(key) ?? null;
+  }
+}

@@ -1,0 +1,5 @@
+export interface UserRecord {
+  readonly id: string;
+  readonly email: string;
+  readonly createdAt: Date;
+}

@@ -1,0 +1,142 @@
+import type { ApiKeyLimits, ApiKeyRecord } from '../model/api-key.js';
+import type { BalanceAlertRecord, PaymentMethod, TransactionRecord } from '../model/billing.js';
+import type { Modality } from '../model/modality.js';
+import type { TaskOutputFile, TaskRecord, TaskWarning } from '../model/task.js';
+import type { UserRecord } from '../model/user.js';
+import type { RunRequest } from '../run/run-request.schema.js';
+import type { JsonValue } from '../util/json.js';
+
+export interface Page<T> {
+  readonly items: readonly T[];
+  readonly total: number;
+}
+
+export interface UserStore {
+  insert(user: { id: string; email: string }): Promise<UserRecord>;
+  findById(id: string): Promise<UserRecord | null>;
+  findByEmail(email: string): Promise<UserRecord | null>;
+}
+
+export interface NewApiKey {
+  readonly id: string;
+  readonly userId: string;
+  readonly name: string;
+  readonly secretHash: string;
+  readonly mask: string;
+  readonly limits: ApiKeyLimits;
+  readonly ipWhitelist: readonly string[];
+}
+
+export interface ApiKeyPatch {
+  readonly name?: string;
+  readonly limits?: Partial<ApiKeyLimits>;
+  readonly ipWhitelist?: readonly string[];
+}
+
+export interface KeyStore {
+  insert(key: NewApiKey): Promise<ApiKeyRecord>;
+  /** An active (not revoked) key by the hash of its secret. */
+  findActiveByHash(secretHash: string): Promise<ApiKeyRecord | null>;
+  findActiveForUser(id: string, userId: string): Promise<ApiKeyRecord | null>;
+  listActiveForUser(userId: string): Promise<readonly ApiKeyRecord[]>;
+  countActiveForUser(userId: string): Promise<number>;
+  update(id: string, userId: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | null>;
+  /** Marks the key revoked; false when no active key of that user has this id. */
+  revoke(id: string, userId: string): Promise<boolean>;
+  touchLastUsed(id: string, at: Date): Promise<void>;
+}
+
+export interface NewTask {
+  readonly id: string;
+  readonly userId: string;
+  readonly apiKeyId: string | null;
+  readonly modelId: string;
+  readonly modality: Modality;
+  readonly request: RunRequest;
+  readonly callbackUrl: string | null;
+  readonly quotedMicro: number;
+}
+
+export interface TaskStore {
+  insert(task: NewTask): Promise<TaskRecord>;
+  findById(id: string): Promise<TaskRecord | null>;
+  findForUser(id: string, userId: string): Promise<TaskRecord | null>;
+  /** waiting -> generating (or generating -> generating on a retried attempt); counts the attempt. Null when ended. */
+  markGenerating(id: string, at: Date): Promise<TaskRecord | null>;
+  saveUpstreamHandle(id: string, handle: JsonValue): Promise<void>;
+  /** generating -> success. False when the task was not generating (already ended). */
+  markSuccess(
+    id: string,
+    result: { outputs: readonly TaskOutputFile[]; warnings: readonly TaskWarning[]; chargedMicro: number; at: Date },
+  ): Promise<boolean>;
+  /** waiting|generating -> fail. False when the task had already ended. */
+  markFail(id: string, errorMessage: string, at: Date): Promise<boolean>;
+  /** Tasks not in an end state (used to re-enqueue after a crash). */
+  listUnfinished(limit: number): Promise<readonly TaskRecord[]>;
+}
+
+export interface AccountBalance {
+  /** Sum of completed transactions, micro-credits. */
+  readonly balanceMicro: number;
+  /** Credits held by unfinished tasks, micro-credits. */
+  readonly heldMicro: number;
+}
+
+export interface CreditEntry {
+  readonly userId: string;
+  readonly creditsMicro: number;
+  readonly amountMicroUsd: number;
+  readonly paymentMethod: PaymentMethod;
+  readonly status: 'pending' | 'completed';
+  readonly description: string | null;
+  readonly externalRef?: string | null;
+}
+
+/** The ledger. Every method runs inside the caller's unit of work. */
+export interface BillingLedger {
+  /** Creates the account row of a new user (zero balance). */
+  openAccount(userId: string): Promise<void>;
+  getBalance(userId: string): Promise<AccountBalance>;
+  /** Holds credits for a task; throws GatewayError('insufficient_credits') when balance - held < amount. */
+  hold(userId: string, taskId: string, amountMicro: number): Promise<void>;
+  /** Charges min(charge, held) as one completed `usage` transaction and releases the rest. Idempotent. */
+  settle(taskId: string, chargeMicro: number, description: string): Promise<TransactionRecord | null>;
+  /** Releases a task's hold without charging. Idempotent. */
+  release(taskId: string): Promise<void>;
+  /** Adds a transaction; a completed one changes the balance at once. */
+  record(entry: CreditEntry): Promise<TransactionRecord>;
+  /** pending -> completed, exactly once; null when not pending. */
+  complete(transactionId: string): Promise<TransactionRecord | null>;
+  findTransaction(id: string): Promise<TransactionRecord | null>;
+  listTransactions(userId: string, page: number, perPage: number): Promise<Page<TransactionRecord>>;
+}
+
+export interface AlertStore {
+  insert(alert: { id: string; userId: string; thresholdMicro: number; armed: boolean }): Promise<BalanceAlertRecord>;
+  listForUser(userId: string): Promise<readonly BalanceAlertRecord[]>;
+  countForUser(userId: string): Promise<number>;
+  delete(id: string, userId: string): Promise<boolean>;
+  setArmed(id: string, armed: boolean): Promise<void>;
+}
+
+/** Jobs, enqueued inside the same unit of work as the state change that needs them. */
+export interface JobQueue {
+  enqueueGeneration(taskId: string, options?: { startAfterSeconds?: number }): Promise<void>;
+  enqueueCallback(taskId: string): Promise<void>;
+  enqueueAlertMail(alertId: string, balanceMicro: number): Promise<void>;
+}
+
+/** The stores bound to one database transaction. */
+export interface TransactionScope {
+  readonly users: UserStore;
+  readonly keys: KeyStore;
+  readonly tasks: TaskStore;
+  readonly ledger: BillingLedger;
+  readonly alerts: AlertStore;
+  readonly jobs: JobQueue;
+}
+
+/** Runs a function in one database transaction: all of its writes commit together or not at all. */
+export interface UnitOfWork {
+  run<T>(fn: (tx: TransactionScope) => Promise<T>): Promise<T>;
+}

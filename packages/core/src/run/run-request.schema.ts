@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { aspectRatioSchema, modalitySchema, videoResolutionSchema } from '../model/modality.js';
+
+/** Service-wide input limits (documented in docs/api.md). */
+export const RUN_LIMITS = {
+  maxPromptLength: 32_000,
+  maxUrlLength: 2_048,
+  maxReferenceUrls: 8,
+  maxWatermarkLength: 100,
+  maxNegativePromptLength: 2_000,
+  maxSeed: 4_294_967_295,
+  maxImageSide: 4_096,
+  maxTokens: 1_000_000,
+} as const;
+
+const httpUrl = z
+  .string()
+  .max(RUN_LIMITS.maxUrlLength)
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http or https URL');
+
+const urlList = z.array(httpUrl).max(RUN_LIMITS.maxReferenceUrls);
+
+export const videoParamsSchema = z.strictObject({
+  aspect_ratio: aspectRatioSchema.optional(),
+  duration: z.number().positive().optional(),
+  resolution: videoResolutionSchema.optional(),
+  image_urls: urlList.optional(),
+  video_urls: urlList.optional(),
+  enable_translation: z.boolean().default(false),
+  watermark: z.string().max(RUN_LIMITS.maxWatermarkLength).optional(),
+  multi_shots: z.boolean().default(false),
+});
+
+export const imageParamsSchema = z.strictObject({
+  aspect_ratio: aspectRatioSchema.optional(),
+  width: z.number().int().min(1).max(RUN_LIMITS.maxImageSide).optional(),
+  height: z.number().int().min(1).max(RUN_LIMITS.maxImageSide).optional(),
+  negative_prompt: z.string().max(RUN_LIMITS.maxNegativePromptLength).optional(),
+  seed: z.number().int().min(0).max(RUN_LIMITS.maxSeed).optional(),
+  image_urls: urlList.optional(),
+});
+
+export const llmParamsSchema = z.strictObject({
+  temperature: z.number().min(0).max(2).optional(),
+  max_tokens: z.number().int().min(1).max(RUN_LIMITS.maxTokens).optional(),
+  top_p: z.number().min(0).max(1).optional(),
+});
+
+/** Body of POST /api/v1/run/{model_id}. Unknown fields are refused, never dropped. */
+export const runRequestSchema = z.strictObject({
+  prompt: z.string().max(RUN_LIMITS.maxPromptLength).optional(),
+  generation_type: modalitySchema.optional(),
+  callback_url: httpUrl.optional(),
+  video_params: videoParamsSchema.optional(),
+  image_params: imageParamsSchema.optional(),
+  llm_params: llmParamsSchema.optional(),
+});
+
+export type RunRequest = z.infer<typeof runRequestSchema>;
+export type VideoParams = z.infer<typeof videoParamsSchema>;
+export type ImageParams = z.infer<typeof imageParamsSchema>;
+export type LlmParams = z.infer<typeof llmParamsSchema>;

@@ -1,0 +1,40 @@
+import { GatewayError } from '../errors/gateway-error.js';
+import type { ApiKeyRecord } from '../model/api-key.js';
+import { hashApiKeySecret, hashesEqual, looksLikeApiKey } from '../keys/api-key-secret.js';
+import { compileWhitelist } from '../keys/ip-whitelist.js';
+import type { Clock } from '../ports/system.js';
+import type { KeyStore } from '../ports/stores.js';
+import type { AuthContext } from './auth-context.js';
+
+const TOUCH_INTERVAL_MS = 60_000;
+
+export interface Authenticated extends AuthContext {
+  readonly key: ApiKeyRecord;
+}
+
+/** Resolves a bearer secret to its user: unknown or revoked -> 401, address outside the whitelist -> 403. */
+export class Authenticate {
+  constructor(
+    private readonly keys: KeyStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(secret: string | null, clientIp: string | null): Promise<Authenticated> {
+    if (!secret) {
+      throw new GatewayError('authentication_failed', 'Missing API key: send the header Authorization: Bearer <API_KEY>.');
+    }
+    const hash = hashApiKeySecret(secret);
+    const key = looksLikeApiKey(secret) ? await this.keys.findActiveByHash(hash) : null;
+    if (!key || !hashesEqual(key.secretHash, hash)) {
+      throw new GatewayError('authentication_failed', 'Invalid or revoked API key.');
+    }
+    if (key.ipWhitelist.length > 0 && !(clientIp !== null && compileWhitelist(key.ipWhitelist)(clientIp))) {
+      throw new GatewayError('ip_not_allowed', `Requests from ${clientIp ?? 'this address'} are not allowed for this API key.`);
+    }
+    const now = this.clock.now();
+    if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
+      await this.keys.touchLastUsed(key.id, now);
+    }
+    return { userId: key.userId, apiKeyId: key.id, key };
+  }
+}

@@ -1,0 +1,116 @@
+import { GatewayError } from '../errors/gateway-error.js';
+import type { BalanceAlertRecord, BalanceAlertView, BalanceView, TransactionRecord, TransactionView } from '../model/billing.js';
+import { CREDITS_PER_USD } from '../model/pricing.js';
+import { createAlertSchema, MAX_ALERTS_PER_USER, topupSchema } from '../billing/billing-schemas.js';
+import type { PaymentProcessor } from '../ports/payment-processor.js';
+import type { IdGenerator } from '../ports/system.js';
+import type { AlertStore, BillingLedger, UnitOfWork } from '../ports/stores.js';
+import { creditsToMicro, microToCredits, microUsdToUsd } from '../util/money.js';
+import type { AuthContext } from './auth-context.js';
+import { pageQuerySchema } from './pagination.js';
+
+export function toTransactionView(t: TransactionRecord): TransactionView {
+  return {
+    id: t.id,
+    credits: microToCredits(t.creditsMicro),
+    amount: microUsdToUsd(t.amountMicroUsd),
+    payment_method: t.paymentMethod,
+    status: t.status,
+    created_at: t.createdAt.toISOString(),
+    task_id: t.taskId,
+    description: t.description,
+  };
+}
+
+function toAlertView(a: BalanceAlertRecord): BalanceAlertView {
+  return { id: a.id, threshold: microToCredits(a.thresholdMicro), armed: a.armed, created_at: a.createdAt.toISOString() };
+}
+
+export interface TopupStarted {
+  transaction_id: string;
+  status: 'pending';
+  amount: number;
+  credits: number;
+  currency: 'USD';
+  payment_method: PaymentProcessor['id'];
+  checkout_url: string | null;
+}
+
+/** Balance, transactions, top-ups and balance alerts. */
+export class BillingService {
+  constructor(
+    private readonly ledger: BillingLedger,
+    private readonly alerts: AlertStore,
+    private readonly uow: UnitOfWork,
+    private readonly processor: PaymentProcessor,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  async balance(auth: AuthContext): Promise<BalanceView> {
+    const b = await this.ledger.getBalance(auth.userId);
+    return {
+      credits: microToCredits(b.balanceMicro),
+      currency: 'USD',
+      held_credits: microToCredits(b.heldMicro),
+      available_credits: microToCredits(b.balanceMicro - b.heldMicro),
+    };
+  }
+
+  async transactions(auth: AuthContext, rawQuery: unknown): Promise<{ data: TransactionView[]; total: number; page: number; per_page: number }> {
+    const parsed = pageQuerySchema.safeParse(rawQuery);
+    if (!parsed.success) throw GatewayError.fromZod(parsed.error);
+    const { page, per_page } = parsed.data;
+    const result = await this.ledger.listTransactions(auth.userId, page, per_page);
+    return { data: result.items.map(toTransactionView), total: result.total, page, per_page };
+  }
+
+  async topup(auth: AuthContext, body: unknown): Promise<TopupStarted> {
+    const parsed = topupSchema.safeParse(body);
+    if (!parsed.success) throw GatewayError.fromZod(parsed.error);
+    const amountCents = Math.round(parsed.data.amount * 100);
+    const credits = (amountCents * CREDITS_PER_USD) / 100;
+    const tx = await this.ledger.record({
+      userId: auth.userId,
+      creditsMicro: creditsToMicro(credits),
+      amountMicroUsd: amountCents * 10_000,
+      paymentMethod: this.processor.id,
+      status: 'pending',
+      description: `Top-up of ${(amountCents / 100).toFixed(2)} USD`,
+    });
+    const checkout = await this.processor.createCheckout({ transactionId: tx.id, userId: auth.userId, amountCents, credits });
+    return {
+      transaction_id: tx.id,
+      status: 'pending',
+      amount: amountCents / 100,
+      credits,
+      currency: 'USD',
+      payment_method: this.processor.id,
+      checkout_url: checkout.checkoutUrl,
+    };
+  }
+
+  async listAlerts(auth: AuthContext): Promise<{ data: BalanceAlertView[] }> {
+    return { data: (await this.alerts.listForUser(auth.userId)).map(toAlertView) };
+  }
+
+  async createAlert(auth: AuthContext, body: unknown): Promise<BalanceAlertView> {
+    const parsed = createAlertSchema.safeParse(body);
+    if (!parsed.success) throw GatewayError.fromZod(parsed.error);
+    const thresholdMicro = creditsToMicro(parsed.data.threshold);
+    const alert = await this.uow.run(async (tx) => {
+      if ((await tx.alerts.countForUser(auth.userId)) >= MAX_ALERTS_PER_USER) {
+        throw new GatewayError('limit_exceeded', `A user can have at most ${MAX_ALERTS_PER_USER} balance alerts.`);
+      }
+      const balance = await tx.ledger.getBalance(auth.userId);
+      return tx.alerts.insert({ id: this.ids.uuid(), userId: auth.userId, thresholdMicro, armed: balance.balanceMicro >= thresholdMicro });
+    });
+    return toAlertView(alert);
+  }
+
+  async deleteAlert(auth: AuthContext, id: string): Promise<{ id: string; deleted: true }> {
+    if (!(await this.alerts.delete(id, auth.userId))) {
+      throw new GatewayError('alert_not_found', `No balance alert with id '${id}'.`, { param: 'id' });
+    }
+    return { id, deleted: true };
+  }
+}

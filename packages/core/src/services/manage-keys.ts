@@ -1,0 +1,100 @@
+import { GatewayError } from '../errors/gateway-error.js';
+import type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, CreatedApiKeyView } from '../model/api-key.js';
+import type { IdGenerator } from '../ports/system.js';
+import type { ApiKeyPatch, KeyStore } from '../ports/stores.js';
+import { createApiKeySchema, MAX_KEYS_PER_USER, updateApiKeySchema } from '../keys/api-key-schemas.js';
+import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../keys/api-key-secret.js';
+import type { AuthContext } from './auth-context.js';
+
+export function toApiKeyView(k: ApiKeyRecord): ApiKeyView {
+  return {
+    id: k.id,
+    name: k.name,
+    key: k.mask,
+    rate_limit_per_minute: k.limits.perMinute,
+    rate_limit_per_hour: k.limits.perHour,
+    rate_limit_per_day: k.limits.perDay,
+    ip_whitelist: [...k.ipWhitelist],
+    created_at: k.createdAt.toISOString(),
+    last_used_at: k.lastUsedAt?.toISOString() ?? null,
+  };
+}
+
+/** Creates the key row and returns it with its secret (shown once). */
+export async function issueApiKey(
+  keys: KeyStore,
+  ids: IdGenerator,
+  userId: string,
+  input: { name: string; limits: ApiKeyLimits; ipWhitelist: readonly string[] },
+): Promise<{ record: ApiKeyRecord; secret: string }> {
+  const secret = generateApiKeySecret();
+  const record = await keys.insert({
+    id: ids.uuid(),
+    userId,
+    name: input.name,
+    secretHash: hashApiKeySecret(secret),
+    mask: maskApiKeySecret(secret),
+    limits: input.limits,
+    ipWhitelist: input.ipWhitelist,
+  });
+  return { record, secret };
+}
+
+function notFound(id: string): GatewayError {
+  return new GatewayError('api_key_not_found', `No API key with id '${id}'.`, { param: 'id' });
+}
+
+/** The /api-keys use cases. A user only ever sees and changes their own keys. */
+export class ManageKeys {
+  constructor(
+    private readonly keys: KeyStore,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  async create(auth: AuthContext, body: unknown): Promise<CreatedApiKeyView> {
+    const parsed = createApiKeySchema.safeParse(body);
+    if (!parsed.success) throw GatewayError.fromZod(parsed.error);
+    const input = parsed.data;
+    if ((await this.keys.countActiveForUser(auth.userId)) >= MAX_KEYS_PER_USER) {
+      throw new GatewayError('limit_exceeded', `A user can have at most ${MAX_KEYS_PER_USER} active API keys; delete one first.`);
+    }
+    const { record, secret } = await issueApiKey(this.keys, this.ids, auth.userId, {
+      name: input.name,
+      limits: {
+        perMinute: input.rate_limit_per_minute ?? null,
+        perHour: input.rate_limit_per_hour ?? null,
+        perDay: input.rate_limit_per_day ?? null,
+      },
+      ipWhitelist: input.ip_whitelist ?? [],
+    });
+    return { id: record.id, name: record.name, key: secret, created_at: record.createdAt.toISOString() };
+  }
+
+  async list(auth: AuthContext): Promise<{ data: ApiKeyView[] }> {
+    const keys = await this.keys.listActiveForUser(auth.userId);
+    return { data: keys.map(toApiKeyView) };
+  }
+
+  async update(auth: AuthContext, id: string, body: unknown): Promise<ApiKeyView> {
+    const parsed = updateApiKeySchema.safeParse(body);
+    if (!parsed.success) throw GatewayError.fromZod(parsed.error);
+    const b = parsed.data;
+    const limits: { -readonly [K in keyof ApiKeyLimits]?: ApiKeyLimits[K] } = {};
+    if (b.rate_limit_per_minute !== undefined) limits.perMinute = b.rate_limit_per_minute;
+    if (b.rate_limit_per_hour !== undefined) limits.perHour = b.rate_limit_per_hour;
+    if (b.rate_limit_per_day !== undefined) limits.perDay = b.rate_limit_per_day;
+    const patch: ApiKeyPatch = {
+      ...(b.name !== undefined ? { name: b.name } : {}),
+      ...(Object.keys(limits).length > 0 ? { limits } : {}),
+      ...(b.ip_whitelist !== undefined ? { ipWhitelist: b.ip_whitelist } : {}),
+    };
+    const updated = await this.keys.update(id, auth.userId, patch);
+    if (!updated) throw notFound(id);
+    return toApiKeyView(updated);
+  }
+
+  async revoke(auth: AuthContext, id: string): Promise<{ id: string; deleted: true }> {
+    if (!(await this.keys.revoke(id, auth.userId))) throw notFound(id);
+    return { id, deleted: true };
+  }
+}

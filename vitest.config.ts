@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  resolve: { conditions: ['@gengate/source'] },
+  ssr: { resolve: { conditions: ['@gengate/source'] } },
+  test: {
+    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+    globalSetup: ['packages/testing/src/postgres/vitest-global-setup.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+});
