@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { ModelDescriptor } from '../model/model.js';
+import { normalizeRunRequest, sizeForAspectRatio } from './normalize-request.js';
+import { runRequestSchema } from './run-request.schema.js';
+
+const video: ModelDescriptor = {
+  id: 'test.video',
+  name: 'Video',
+  provider: 'test',
+  modality: 'video',
+  description: '',
+  tags: [],
+  isPopular: false,
+  isActive: true,
+  capabilities: {
+    modality: 'video',
+    promptRequired: true,
+    durations: [5],
+    resolutions: ['720p'],
+    aspectRatios: ['16:9', '9:16'],
+    maxReferenceImages: 1,
+    maxReferenceVideos: 0,
+    supportsWatermark: false,
+    supportsMultiShots: false,
+    supportsTranslation: true,
+  },
+  pricing: { kind: 'per_second', perSecond: { '720p': 1_000_000, '1080p': 2_000_000 } },
+};
+const chat: ModelDescriptor = {
+  ...video,
+  id: 'test.chat',
+  modality: 'chat',
+  capabilities: { modality: 'chat', promptRequired: true, maxOutputTokens: 4096, defaultMaxTokens: 1024, supportsTopP: true },
+  pricing: { kind: 'per_token', inputPerMillionTokens: 1, outputPerMillionTokens: 1 },
+};
+const image: ModelDescriptor = {
+  ...video,
+  id: 'test.image',
+  modality: 'image',
+  capabilities: {
+    modality: 'image',
+    promptRequired: true,
+    aspectRatios: ['1:1', '16:9'],
+    minSide: 64,
+    maxSide: 2048,
+    defaultLongSide: 1024,
+    supportsNegativePrompt: true,
+    supportsSeed: true,
+    maxReferenceImages: 0,
+  },
+  pricing: { kind: 'per_image', perImage: 1 },
+};
+
+function parse(body: unknown) {
+  return runRequestSchema.parse(body);
+}
+
+function refusal(fn: () => unknown): GatewayError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof GatewayError) return e;
+    throw e;
+  }
+  throw new Error('expected a GatewayError');
+}
+
+describe('run request schema', () => {
+  it.each([
+    [{ llm_params: { temperature: 2.5 } }, 'llm_params.temperature'],
+    [{ llm_params: { temperature: -0.1 } }, 'llm_params.temperature'],
+    [{ llm_params: { top_p: 1.01 } }, 'llm_params.top_p'],
+    [{ video_params: { aspect_ratio: '21:9' } }, 'video_params.aspect_ratio'],
+    [{ video_params: { resolution: '4k' } }, 'video_params.resolution'],
+    [{ callback_url: 'ftp://x.example/cb' }, 'callback_url'],
+    [{ prompt: 5 }, 'prompt'],
+  ])('refuses %j at %s', (body, param) => {
+    const r = runRequestSchema.safeParse(body);
+    expect(r.success).toBe(false);
+    if (!r.success) expect(GatewayError.fromZod(r.error).param).toBe(param);
+  });
+
+  it('refuses unknown fields by name', () => {
+    const r = runRequestSchema.safeParse({ prompt: 'x', colour: 'red' });
+    expect(r.success).toBe(false);
+    if (!r.success) expect(GatewayError.fromZod(r.error).message).toContain('colour');
+  });
+
+  it('accepts the boundaries 0 and 2, 0 and 1', () => {
+    expect(runRequestSchema.safeParse({ llm_params: { temperature: 0, top_p: 0 } }).success).toBe(true);
+    expect(runRequestSchema.safeParse({ llm_params: { temperature: 2, top_p: 1 } }).success).toBe(true);
+  });
+});
+
+describe('normalizeRunRequest', () => {
+  it('resolves video defaults (16:9, first duration and resolution, flags false)', () => {
+    const n = normalizeRunRequest(video, parse({ prompt: 'a cat' }));
+    expect(n).toMatchObject({ modality: 'video', aspectRatio: '16:9', duration: 5, resolution: '720p', multiShots: false, enableTranslation: false });
+  });
+
+  it('refuses a duration, resolution or ratio the model does not support, naming the param', () => {
+    expect(refusal(() => normalizeRunRequest(video, parse({ prompt: 'x', video_params: { duration: 10 } }))).param).toBe('video_params.duration');
+    expect(refusal(() => normalizeRunRequest(video, parse({ prompt: 'x', video_params: { resolution: '1080p' } }))).param).toBe(
+      'video_params.resolution',
+    );
+    expect(refusal(() => normalizeRunRequest(video, parse({ prompt: 'x', video_params: { aspect_ratio: '1:1' } }))).param).toBe(
+      'video_params.aspect_ratio',
+    );
+  });
+
+  it('refuses unsupported features instead of dropping them', () => {
+    expect(refusal(() => normalizeRunRequest(video, parse({ prompt: 'x', video_params: { watermark: 'w' } }))).type).toBe('unsupported_parameter');
+    expect(refusal(() => normalizeRunRequest(video, parse({ prompt: 'x', video_params: { video_urls: ['https://a.example/v.mp4'] } }))).param).toBe(
+      'video_params.video_urls',
+    );
+  });
+
+  it('requires a prompt unless reference inputs are given', () => {
+    expect(refusal(() => normalizeRunRequest(video, parse({}))).param).toBe('prompt');
+    expect(normalizeRunRequest(video, parse({ video_params: { image_urls: ['https://a.example/i.png'] } })).modality).toBe('video');
+    expect(refusal(() => normalizeRunRequest(chat, parse({ prompt: '   ' }))).param).toBe('prompt');
+  });
+
+  it('refuses params of another modality and a mismatched generation_type', () => {
+    expect(refusal(() => normalizeRunRequest(chat, parse({ prompt: 'x', image_params: { seed: 1 } }))).param).toBe('image_params');
+    expect(refusal(() => normalizeRunRequest(chat, parse({ prompt: 'x', generation_type: 'video' }))).param).toBe('generation_type');
+  });
+
+  it('sizes images from the aspect ratio or from one explicit side', () => {
+    expect(normalizeRunRequest(image, parse({ prompt: 'x' }))).toMatchObject({ width: 1024, height: 1024 });
+    expect(normalizeRunRequest(image, parse({ prompt: 'x', image_params: { aspect_ratio: '16:9' } }))).toMatchObject({ width: 1024, height: 576 });
+    expect(normalizeRunRequest(image, parse({ prompt: 'x', image_params: { aspect_ratio: '16:9', width: 320 } }))).toMatchObject({ width: 320, height: 180 });
+    expect(refusal(() => normalizeRunRequest(image, parse({ prompt: 'x', image_params: { width: 4000, height: 10 } }))).param).toBe('image_params.width');
+  });
+
+  it('applies the chat max_tokens default and cap', () => {
+    expect(normalizeRunRequest(chat, parse({ prompt: 'hi' }))).toMatchObject({ maxTokens: 1024, temperature: null });
+    expect(refusal(() => normalizeRunRequest(chat, parse({ prompt: 'hi', llm_params: { max_tokens: 5000 } }))).param).toBe('llm_params.max_tokens');
+  });
+
+  it('sizeForAspectRatio keeps the ratio with even sides', () => {
+    expect(sizeForAspectRatio('9:16', 320)).toEqual({ width: 180, height: 320 });
+    expect(sizeForAspectRatio('4:3', 240)).toEqual({ width: 240, height: 180 });
+  });
+});
