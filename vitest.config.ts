@@ -5,7 +5,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['@gengate/source'] } },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
-    globalSetup: ['packages/testing/src/postgres/vitest-global-setup.ts'],
+    globalSetup: ['test/vitest-global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

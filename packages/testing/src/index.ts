@@ -1,0 +1,2 @@
+export * from './conformance/adapter-suite.js';
+export * from './postgres/test-database.js';

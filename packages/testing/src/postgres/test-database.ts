@@ -1,0 +1,41 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export interface TestDatabase {
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+function adminUrl(): string {
+  const url = process.env['GENGATE_TEST_PG_ADMIN_URL'];
+  if (!url) throw new Error('GENGATE_TEST_PG_ADMIN_URL is not set: run the tests through the repository vitest config (its global setup starts PostgreSQL)');
+  return url;
+}
+
+/** A fresh, uniquely named database on the test server; drop() removes it. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const admin = adminUrl();
+  const name = `gg_test_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    await client.query(`create database ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      try {
+        await c.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
+        await c.query(`drop database if exists ${name}`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}

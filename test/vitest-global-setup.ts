@@ -1,0 +1,29 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedPostgres } from '../packages/host/src/server/embedded-postgres.js';
+
+/**
+ * One PostgreSQL server for the whole test run: DATABASE_URL when it is set (the machine's server in CI),
+ * else an embedded one in a temporary directory. Each test file creates its own database on it
+ * (createTestDatabase from @gengate/testing), so files never see each other's rows.
+ */
+export default async function setup(): Promise<() => Promise<void>> {
+  if (process.env['DATABASE_URL']) {
+    process.env['GENGATE_TEST_PG_ADMIN_URL'] = process.env['DATABASE_URL'];
+    process.env['GENGATE_TEST_PG_KIND'] = 'external';
+    // The host under test must not pick it up implicitly: tests pass their own database url.
+    delete process.env['DATABASE_URL'];
+    return async () => undefined;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'gengate-test-pg-'));
+  const started = Date.now();
+  const pg = await startEmbeddedPostgres({ dataDir: join(dir, 'data') });
+  process.env['GENGATE_TEST_PG_ADMIN_URL'] = pg.url;
+  process.env['GENGATE_TEST_PG_KIND'] = 'embedded';
+  process.stdout.write(`embedded PostgreSQL for tests ready in ${Date.now() - started} ms\n`);
+  return async () => {
+    await pg.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
