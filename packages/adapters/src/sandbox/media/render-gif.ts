@@ -1,7 +1,8 @@
 import * as gifencModule from 'gifenc';
 
 // gifenc ships CommonJS (Node: only a default export) and an ESM build (bundlers: named exports).
-const { GIFEncoder } = 'GIFEncoder' in gifencModule ? gifencModule : (gifencModule.default as typeof gifencModule);
+const loaded: unknown = gifencModule;
+const { GIFEncoder } = (typeof (loaded as { GIFEncoder?: unknown }).GIFEncoder === 'function' ? loaded : gifencModule.default) as typeof gifencModule;
 import { buildScene, pixelAt, type Rgb } from './scene.js';
 
 const MAX_SIDE = 1024;
