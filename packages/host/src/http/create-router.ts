@@ -1,0 +1,44 @@
+import type { BlobStore, Gengate } from '@gengate/core';
+import { Router } from 'express';
+import type { Logger } from 'pino';
+import { createClientIpResolver } from './client-ip.js';
+import { authenticate } from './middleware/authenticate.js';
+import { errorHandler, notFound } from './middleware/error-handler.js';
+import { jsonBody } from './middleware/json-body.js';
+import { requestContext } from './middleware/request-context.js';
+import { apiKeyRoutes } from './routes/api-keys.js';
+import { billingRoutes } from './routes/billing.js';
+import { fileRoutes } from './routes/files.js';
+import { modelRoutes } from './routes/models.js';
+import { runRoutes } from './routes/run.js';
+
+export interface GengateRouterOptions {
+  readonly gengate: Gengate;
+  /** Where result files are read from (the same store the worker writes to). */
+  readonly blobStore: BlobStore;
+  readonly logger: Logger;
+  /** Addresses or CIDR ranges of proxies whose X-Forwarded-For is believed; default none. */
+  readonly trustProxy?: readonly string[];
+  /** Largest accepted JSON body; default 1 MiB. */
+  readonly maxBodyBytes?: number;
+}
+
+/**
+ * The whole /api/v1 surface as one Express 5 router: `app.use('/api/v1', createGengateRouter(...))`.
+ * It brings its own body parsing, request logging and error handling, so it needs nothing from the host app.
+ */
+export function createGengateRouter(options: GengateRouterOptions): Router {
+  const { gengate } = options;
+  const router = Router();
+  router.use(requestContext(options.logger));
+  router.use(fileRoutes(options.blobStore));
+  router.use(authenticate(gengate, createClientIpResolver(options.trustProxy ?? [])));
+  router.use(jsonBody(options.maxBodyBytes ?? 1_048_576));
+  router.use(runRoutes(gengate));
+  router.use(modelRoutes(gengate));
+  router.use(apiKeyRoutes(gengate));
+  router.use(billingRoutes(gengate));
+  router.use(notFound);
+  router.use(errorHandler);
+  return router;
+}

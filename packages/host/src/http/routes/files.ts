@@ -1,0 +1,23 @@
+import { GatewayError, type BlobStore } from '@gengate/core';
+import { Router } from 'express';
+
+const TASK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const NAME = /^output-\d+\.[a-z0-9]+$/;
+
+/**
+ * Result files: public capability URLs (the random task UUID is the secret part), stable and immutable,
+ * so they can be handed to browsers, players and callback receivers without an API key.
+ */
+export function fileRoutes(blobs: BlobStore): Router {
+  const router = Router();
+  router.get('/files/:task_id/:name', async (req, res) => {
+    const { task_id: taskId, name } = req.params;
+    const blob = TASK_ID.test(taskId) && NAME.test(name) ? await blobs.get(`${taskId}/${name}`) : null;
+    if (!blob) throw new GatewayError('not_found', 'No such result file.');
+    res.setHeader('Content-Type', blob.mediaType);
+    res.setHeader('Content-Length', String(blob.data.byteLength));
+    res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+    res.end(Buffer.from(blob.data.buffer, blob.data.byteOffset, blob.data.byteLength));
+  });
+  return router;
+}

@@ -1,0 +1,38 @@
+import type { Gengate } from '@gengate/core';
+import { Router } from 'express';
+import { methodNotAllowed } from '../middleware/error-handler.js';
+
+export function modelRoutes(gengate: Gengate): Router {
+  const router = Router();
+  router
+    .route('/models')
+    .get((req, res) => {
+      res.json(gengate.catalog.list(req.query));
+    })
+    .all(methodNotAllowed('GET'));
+  router
+    .route('/models/popular')
+    .get((_req, res) => {
+      res.json(gengate.catalog.popular());
+    })
+    .all(methodNotAllowed('GET'));
+  router
+    .route('/models/:model_id/pricing')
+    .get((req, res) => {
+      res.json(gengate.catalog.pricing(req.params.model_id));
+    })
+    .all(methodNotAllowed('GET'));
+  router
+    .route('/models/:model_id')
+    .get((req, res) => {
+      res.json(gengate.catalog.get(req.params.model_id));
+    })
+    .all(methodNotAllowed('GET'));
+  router
+    .route('/pricing')
+    .get((_req, res) => {
+      res.json(gengate.catalog.allPricing());
+    })
+    .all(methodNotAllowed('GET'));
+  return router;
+}

@@ -1,0 +1,21 @@
+import type { Gengate } from '@gengate/core';
+import { Router } from 'express';
+import { authOf } from '../middleware/authenticate.js';
+import { methodNotAllowed } from '../middleware/error-handler.js';
+
+export function runRoutes(gengate: Gengate): Router {
+  const router = Router();
+  router
+    .route('/run/tasks/:task_id')
+    .get(async (req, res) => {
+      res.json(await gengate.getTask.execute(authOf(res), req.params.task_id));
+    })
+    .all(methodNotAllowed('GET'));
+  router
+    .route('/run/:model_id')
+    .post(async (req, res) => {
+      res.json(await gengate.submitRun.execute(authOf(res), req.params.model_id, req.body ?? {}));
+    })
+    .all(methodNotAllowed('POST'));
+  return router;
+}

@@ -1,0 +1,12 @@
+export { createGengateRouter, type GengateRouterOptions } from './http/create-router.js';
+export { createPgStores } from './postgres/pg-unit-of-work.js';
+export { runMigrations } from './postgres/migrate.js';
+export { createBoss, QUEUES } from './jobs/queues.js';
+export { startGenerationWorker, type GenerationWorker } from './jobs/generation-worker.js';
+export { LocalBlobStore } from './storage/local-blob-store.js';
+export { createResultUrlResolver } from './storage/result-urls.js';
+export { ManualPaymentProcessor } from './payments/manual-processor.js';
+export { startServer, type RunningServer, type StartServerOptions } from './server/start-server.js';
+export { loadConfig, ConfigError, type GengateConfig } from './server/config.js';
+export { createLogger } from './server/logger.js';
+export { startEmbeddedPostgres } from './server/embedded-postgres.js';

@@ -1,0 +1,49 @@
+import { PgBoss } from 'pg-boss';
+import type { Logger } from 'pino';
+
+export const QUEUES = {
+  generate: 'gengate-generate',
+  generateDead: 'gengate-generate-dead',
+  callback: 'gengate-callback',
+  alertMail: 'gengate-alert-mail',
+} as const;
+
+export interface BossOptions {
+  readonly connectionString: string;
+  readonly logger: Logger;
+  /** Longest time one generation attempt may hold its job before it is expired and retried. */
+  readonly generateExpireSeconds?: number;
+  /** Without a heartbeat for this long, a job whose worker died is failed and retried. Minimum 10. */
+  readonly heartbeatSeconds?: number;
+}
+
+/**
+ * Starts pg-boss and creates the queues (pg-boss drops jobs sent to a queue that does not exist).
+ * The generate queue uses LISTEN/NOTIFY so an idle worker starts a new task at once, retries with
+ * backoff, and dead-letters exhausted jobs so their tasks can be ended in `fail`.
+ */
+export async function createBoss(opts: BossOptions): Promise<PgBoss> {
+  const boss = new PgBoss({
+    connectionString: opts.connectionString,
+    useListenNotify: true,
+    max: 10,
+    superviseIntervalSeconds: 5,
+    monitorIntervalSeconds: 5,
+  });
+  boss.on('error', (err: unknown) => opts.logger.error({ err }, 'pg-boss error'));
+  await boss.start();
+  await boss.createQueue(QUEUES.generateDead, { retryLimit: 3, retryDelay: 5, retryBackoff: true });
+  await boss.createQueue(QUEUES.generate, {
+    retryLimit: 5,
+    retryDelay: 2,
+    retryBackoff: true,
+    retryDelayMax: 60,
+    expireInSeconds: opts.generateExpireSeconds ?? 20 * 60,
+    heartbeatSeconds: opts.heartbeatSeconds ?? 10,
+    deadLetter: QUEUES.generateDead,
+    notify: true,
+  });
+  await boss.createQueue(QUEUES.callback, { retryLimit: 20, retryDelay: 10, retryBackoff: true, notify: true });
+  await boss.createQueue(QUEUES.alertMail, { retryLimit: 10, retryDelay: 10, retryBackoff: true, notify: true });
+  return boss;
+}

@@ -1,0 +1,6 @@
+import { initial } from './001-initial.js';
+import type { Migration } from './migration.js';
+
+/** Every migration, in order. Append new ones; never edit an applied one. */
+export const MIGRATIONS: readonly Migration[] = [initial];
+export type { Migration };

@@ -1,0 +1,5 @@
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly up: string;
+}

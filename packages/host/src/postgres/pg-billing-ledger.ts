@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import {
+  GatewayError,
+  microCreditsToMicroUsd,
+  type AccountBalance,
+  type BillingLedger,
+  type CreditEntry,
+  type Page,
+  type TransactionRecord,
+} from '@gengate/core';
+import { toSafeInt, type Queryable } from './queryable.js';
+
+interface TxRow {
+  id: string;
+  user_id: string;
+  credits_micro: string;
+  amount_micro_usd: string;
+  payment_method: TransactionRecord['paymentMethod'];
+  status: TransactionRecord['status'];
+  task_id: string | null;
+  description: string | null;
+  created_at: Date;
+}
+
+const toTransaction = (r: TxRow): TransactionRecord => ({
+  id: r.id,
+  userId: r.user_id,
+  creditsMicro: toSafeInt(r.credits_micro),
+  amountMicroUsd: toSafeInt(r.amount_micro_usd),
+  paymentMethod: r.payment_method,
+  status: r.status,
+  taskId: r.task_id,
+  description: r.description,
+  createdAt: r.created_at,
+});
+
+/**
+ * The ledger on PostgreSQL. accounts.balance_micro is kept equal to the sum of the user's completed
+ * transactions, and held_micro to the sum of their active holds; both change only in the statements
+ * below, inside the caller's transaction, with the account row locked.
+ */
+export class PgBillingLedger implements BillingLedger {
+  constructor(private readonly db: Queryable) {}
+
+  async openAccount(userId: string): Promise<void> {
+    await this.db.query('insert into accounts (user_id) values ($1) on conflict do nothing', [userId]);
+  }
+
+  async getBalance(userId: string): Promise<AccountBalance> {
+    const { rows } = await this.db.query<{ balance_micro: string; held_micro: string }>(
+      'select balance_micro, held_micro from accounts where user_id = $1',
+      [userId],
+    );
+    const r = rows[0];
+    return r ? { balanceMicro: toSafeInt(r.balance_micro), heldMicro: toSafeInt(r.held_micro) } : { balanceMicro: 0, heldMicro: 0 };
+  }
+
+  async hold(userId: string, taskId: string, amountMicro: number): Promise<void> {
+    await this.openAccount(userId);
+    const { rows } = await this.db.query<{ ok: boolean }>(
+      `update accounts set held_micro = held_micro + $2
+       where user_id = $1 and balance_micro - held_micro >= $2 returning true as ok`,
+      [userId, amountMicro],
+    );
+    if (!rows[0]) {
+      throw new GatewayError('insufficient_credits', 'The available balance cannot cover the price of this run; top up with POST /api/v1/billing/topup.');
+    }
+    await this.db.query(`insert into holds (task_id, user_id, amount_micro, state) values ($1, $2, $3, 'held')`, [taskId, userId, amountMicro]);
+  }
+
+  async settle(taskId: string, chargeMicro: number, description: string): Promise<TransactionRecord | null> {
+    const hold = await this.takeHold(taskId, 'settled');
+    if (!hold) return null;
+    const charge = Math.min(chargeMicro, hold.amount);
+    const { rows } = await this.db.query<TxRow>(
+      `insert into transactions (id, user_id, credits_micro, amount_micro_usd, payment_method, status, task_id, description)
+       values ($1, $2, $3, $4, 'usage', 'completed', $5, $6) returning *`,
+      [randomUUID(), hold.userId, -charge, microCreditsToMicroUsd(charge), taskId, description],
+    );
+    await this.db.query('update accounts set balance_micro = balance_micro - $2, held_micro = held_micro - $3 where user_id = $1', [
+      hold.userId,
+      charge,
+      hold.amount,
+    ]);
+    return toTransaction(rows[0] as TxRow);
+  }
+
+  async release(taskId: string): Promise<void> {
+    const hold = await this.takeHold(taskId, 'released');
+    if (hold) await this.db.query('update accounts set held_micro = held_micro - $2 where user_id = $1', [hold.userId, hold.amount]);
+  }
+
+  async record(e: CreditEntry): Promise<TransactionRecord> {
+    await this.openAccount(e.userId);
+    const { rows } = await this.db.query<TxRow>(
+      `insert into transactions (id, user_id, credits_micro, amount_micro_usd, payment_method, status, description, external_ref)
+       values ($1, $2, $3, $4, $5, $6, $7, $8) returning *`,
+      [randomUUID(), e.userId, e.creditsMicro, e.amountMicroUsd, e.paymentMethod, e.status, e.description, e.externalRef ?? null],
+    );
+    if (e.status === 'completed') await this.addToBalance(e.userId, e.creditsMicro);
+    return toTransaction(rows[0] as TxRow);
+  }
+
+  async complete(transactionId: string): Promise<TransactionRecord | null> {
+    const { rows } = await this.db.query<TxRow>(
+      `update transactions set status = 'completed' where id = $1 and status = 'pending' and payment_method <> 'usage' returning *`,
+      [transactionId],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    const t = toTransaction(row);
+    await this.addToBalance(t.userId, t.creditsMicro);
+    return t;
+  }
+
+  async findTransaction(id: string): Promise<TransactionRecord | null> {
+    const { rows } = await this.db.query<TxRow>('select * from transactions where id = $1', [id]);
+    return rows[0] ? toTransaction(rows[0]) : null;
+  }
+
+  async listTransactions(userId: string, page: number, perPage: number): Promise<Page<TransactionRecord>> {
+    const { rows } = await this.db.query<TxRow & { total: string }>(
+      `select *, count(*) over () as total from transactions where user_id = $1
+       order by created_at desc, id desc limit $2 offset $3`,
+      [userId, perPage, (page - 1) * perPage],
+    );
+    let total = rows[0] ? toSafeInt(rows[0].total) : 0;
+    if (rows.length === 0 && page > 1) {
+      const c = await this.db.query<{ n: number }>('select count(*)::int as n from transactions where user_id = $1', [userId]);
+      total = c.rows[0]?.n ?? 0;
+    }
+    return { items: rows.map(toTransaction), total };
+  }
+
+  private async takeHold(taskId: string, to: 'settled' | 'released'): Promise<{ userId: string; amount: number } | null> {
+    const { rows } = await this.db.query<{ user_id: string; amount_micro: string }>(
+      `update holds set state = $2, updated_at = now() where task_id = $1 and state = 'held' returning user_id, amount_micro`,
+      [taskId, to],
+    );
+    const r = rows[0];
+    return r ? { userId: r.user_id, amount: toSafeInt(r.amount_micro) } : null;
+  }
+
+  private async addToBalance(userId: string, micro: number): Promise<void> {
+    await this.db.query('update accounts set balance_micro = balance_micro + $2 where user_id = $1', [userId, micro]);
+  }
+}

@@ -1,0 +1,91 @@
+import type { ApiKeyPatch, ApiKeyRecord, KeyStore, NewApiKey } from '@gengate/core';
+import type { Queryable } from './queryable.js';
+
+interface Row {
+  id: string;
+  user_id: string;
+  name: string;
+  secret_hash: string;
+  mask: string;
+  rate_limit_per_minute: number | null;
+  rate_limit_per_hour: number | null;
+  rate_limit_per_day: number | null;
+  ip_whitelist: string[];
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const toKey = (r: Row): ApiKeyRecord => ({
+  id: r.id,
+  userId: r.user_id,
+  name: r.name,
+  secretHash: r.secret_hash,
+  mask: r.mask,
+  limits: { perMinute: r.rate_limit_per_minute, perHour: r.rate_limit_per_hour, perDay: r.rate_limit_per_day },
+  ipWhitelist: r.ip_whitelist,
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
+  revokedAt: r.revoked_at,
+});
+
+const ACTIVE_OF_USER = 'id = $1 and user_id = $2 and revoked_at is null';
+
+export class PgKeyStore implements KeyStore {
+  constructor(private readonly db: Queryable) {}
+
+  async insert(k: NewApiKey): Promise<ApiKeyRecord> {
+    const { rows } = await this.db.query<Row>(
+      `insert into api_keys (id, user_id, name, secret_hash, mask, rate_limit_per_minute, rate_limit_per_hour, rate_limit_per_day, ip_whitelist)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning *`,
+      [k.id, k.userId, k.name, k.secretHash, k.mask, k.limits.perMinute, k.limits.perHour, k.limits.perDay, [...k.ipWhitelist]],
+    );
+    return toKey(rows[0] as Row);
+  }
+
+  async findActiveByHash(hash: string): Promise<ApiKeyRecord | null> {
+    const { rows } = await this.db.query<Row>('select * from api_keys where secret_hash = $1 and revoked_at is null', [hash]);
+    return rows[0] ? toKey(rows[0]) : null;
+  }
+
+  async findActiveForUser(id: string, userId: string): Promise<ApiKeyRecord | null> {
+    const { rows } = await this.db.query<Row>(`select * from api_keys where ${ACTIVE_OF_USER}`, [id, userId]);
+    return rows[0] ? toKey(rows[0]) : null;
+  }
+
+  async listActiveForUser(userId: string): Promise<readonly ApiKeyRecord[]> {
+    const { rows } = await this.db.query<Row>('select * from api_keys where user_id = $1 and revoked_at is null order by created_at desc, id', [userId]);
+    return rows.map(toKey);
+  }
+
+  async countActiveForUser(userId: string): Promise<number> {
+    const { rows } = await this.db.query<{ n: number }>('select count(*)::int as n from api_keys where user_id = $1 and revoked_at is null', [userId]);
+    return rows[0]?.n ?? 0;
+  }
+
+  async update(id: string, userId: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | null> {
+    const sets: string[] = [];
+    const values: unknown[] = [id, userId];
+    const set = (column: string, value: unknown) => {
+      values.push(value);
+      sets.push(`${column} = $${values.length}`);
+    };
+    if (patch.name !== undefined) set('name', patch.name);
+    if (patch.limits?.perMinute !== undefined) set('rate_limit_per_minute', patch.limits.perMinute);
+    if (patch.limits?.perHour !== undefined) set('rate_limit_per_hour', patch.limits.perHour);
+    if (patch.limits?.perDay !== undefined) set('rate_limit_per_day', patch.limits.perDay);
+    if (patch.ipWhitelist !== undefined) set('ip_whitelist', [...patch.ipWhitelist]);
+    if (sets.length === 0) return this.findActiveForUser(id, userId);
+    const { rows } = await this.db.query<Row>(`update api_keys set ${sets.join(', ')} where ${ACTIVE_OF_USER} returning *`, values);
+    return rows[0] ? toKey(rows[0]) : null;
+  }
+
+  async revoke(id: string, userId: string): Promise<boolean> {
+    const { rowCount } = await this.db.query(`update api_keys set revoked_at = now() where ${ACTIVE_OF_USER}`, [id, userId]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  async touchLastUsed(id: string, at: Date): Promise<void> {
+    await this.db.query('update api_keys set last_used_at = $2 where id = $1', [id, at]);
+  }
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+import { Command, InvalidArgumentError } from 'commander';
+import { AdminService, isGatewayError } from '@gengate/core';
+import { randomUUID } from 'node:crypto';
+import { createPgStores } from '../postgres/pg-unit-of-work.js';
+import { ConfigError, loadConfig, type GengateConfig } from './config.js';
+import { openDatabase } from './database.js';
+import { createLogger } from './logger.js';
+import { startServer } from './start-server.js';
+
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a positive number');
+  return n;
+}
+
+function nonNegativeNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('must be a number >= 0');
+  return n;
+}
+
+function config(): GengateConfig {
+  return loadConfig(process.env);
+}
+
+/** Runs an operator command against the database (embedded or DATABASE_URL) and prints its JSON result. */
+async function withAdmin<T>(fn: (admin: AdminService) => Promise<T>): Promise<void> {
+  const cfg = config();
+  // Admin commands log to stderr only at warn level so stdout stays pure JSON.
+  const logger = createLogger({ level: 'warn', destination: process.stderr });
+  const db = await openDatabase(cfg, logger);
+  try {
+    const { unitOfWork } = createPgStores(db.pool, null);
+    const result = await fn(new AdminService(unitOfWork, { uuid: () => randomUUID() }));
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    await db.close();
+  }
+}
+
+const program = new Command()
+  .name('gengate')
+  .description('gengate: one asynchronous HTTP API over many AI generation providers');
+
+program
+  .command('serve')
+  .description('start the HTTP API and the generation worker (embedded PostgreSQL unless DATABASE_URL is set)')
+  .action(async () => {
+    const cfg = config();
+    const logger = createLogger({ level: cfg.logLevel });
+    const server = await startServer(cfg, { logger });
+    process.stdout.write(`gengate is serving ${server.url}/api/v1 (port ${server.port})\n`);
+    const shutdown = (signal: string) => {
+      logger.info({ signal }, 'shutting down');
+      server.close().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          logger.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+  });
+
+program
+  .command('migrate')
+  .description('apply database migrations and exit')
+  .action(async () => {
+    const cfg = config();
+    const logger = createLogger({ level: cfg.logLevel, destination: process.stderr });
+    const db = await openDatabase(cfg, logger);
+    await db.close();
+    process.stdout.write(`${JSON.stringify({ migrated: true })}\n`);
+  });
+
+const users = program.command('users').description('manage users');
+users
+  .command('create')
+  .description('create a user and print its first API key as JSON: {"user_id": ..., "api_key": ...}')
+  .requiredOption('--email <email>', 'the user e-mail address')
+  .option('--credits <credits>', 'starting credits (100 credits = 1 USD)', nonNegativeNumber, 0)
+  .action(async (opts: { email: string; credits: number }) => {
+    await withAdmin((admin) => admin.createUser({ email: opts.email, credits: opts.credits }));
+  });
+
+const credits = program.command('credits').description('manage credits');
+credits
+  .command('grant')
+  .description('grant credits to a user (a completed "grant" transaction)')
+  .requiredOption('--user <user_id>', 'the user id')
+  .requiredOption('--credits <credits>', 'credits to add', positiveNumber)
+  .action(async (opts: { user: string; credits: number }) => {
+    await withAdmin((admin) => admin.grantCredits(opts.user, opts.credits));
+  });
+
+const topups = program.command('topups').description('manual payment processor');
+topups
+  .command('complete')
+  .description('complete a pending manual top-up (credits the user exactly once)')
+  .argument('<transaction_id>', 'the transaction id returned by POST /api/v1/billing/topup')
+  .action(async (transactionId: string) => {
+    await withAdmin((admin) => admin.completePurchase(transactionId));
+  });
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  if (err instanceof ConfigError) process.stderr.write(`Invalid configuration:\n${err.message}\n`);
+  else if (isGatewayError(err)) process.stderr.write(`${err.type}: ${err.message}\n`);
+  else process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,107 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseIpEntry } from '@gengate/core';
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, `must be an integer ${min}..${max}`)
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `must be an integer ${min}..${max}`);
+
+const envSchema = z.object({
+  PORT: int(0, 65_535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  GENGATE_DATA_DIR: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUST_PROXY: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .refine((list) => list.every((e) => parseIpEntry(e) !== null), 'must be a comma-separated list of IP addresses or CIDR ranges'),
+  WORKER_CONCURRENCY: int(1, 256).default(8),
+  RUN_WORKER: bool.default(true),
+  SHUTDOWN_GRACE_MS: int(0, 600_000).default(10_000),
+  DEADLINE_CHAT_SECONDS: int(1, 86_400).default(120),
+  DEADLINE_IMAGE_SECONDS: int(1, 86_400).default(300),
+  DEADLINE_VIDEO_SECONDS: int(1, 86_400).default(900),
+  SANDBOX_LATENCY_MS: int(0, 3_600_000).optional(),
+  PAYMENT_PROCESSOR: z.enum(['manual']).default('manual'),
+});
+
+export interface GengateConfig {
+  readonly port: number;
+  readonly host: string;
+  /** Base URL clients reach the server at (result URLs are built from it); null = derived after listening. */
+  readonly publicUrl: string | null;
+  readonly databaseUrl: string | null;
+  readonly dataDir: string;
+  readonly logLevel: string;
+  readonly trustProxy: readonly string[];
+  readonly workerConcurrency: number;
+  readonly runWorker: boolean;
+  readonly shutdownGraceMs: number;
+  readonly deadlineSeconds: { readonly chat: number; readonly image: number; readonly video: number };
+  readonly sandboxLatencyMs: number | null;
+  readonly paymentProcessor: 'manual';
+}
+
+function fileValues(path: string): Record<string, string> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`GENGATE_CONFIG_FILE: cannot read ${path} as JSON (${(err as Error).message})`);
+  }
+  const obj = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).safeParse(parsed);
+  if (!obj.success) throw new ConfigError(`GENGATE_CONFIG_FILE: ${path} must be a JSON object of strings, numbers and booleans`);
+  return Object.fromEntries(Object.entries(obj.data).map(([k, v]) => [k, String(v)]));
+}
+
+/**
+ * Reads the configuration from environment variables, and from the JSON file named by GENGATE_CONFIG_FILE
+ * (the environment wins). Throws a ConfigError listing every bad value, one per line.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): GengateConfig {
+  const fromFile = env['GENGATE_CONFIG_FILE'] ? fileValues(env['GENGATE_CONFIG_FILE']) : {};
+  const merged: Record<string, string> = { ...fromFile };
+  for (const key of Object.keys(envSchema.shape)) {
+    const v = env[key];
+    if (v !== undefined && v !== '') merged[key] = v;
+  }
+  const parsed = envSchema.safeParse(merged);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => {
+      const key = String(i.path[0] ?? '');
+      return `${key}: ${i.message} (got ${JSON.stringify(merged[key] ?? null)})`;
+    });
+    throw new ConfigError(lines.join('\n'));
+  }
+  const c = parsed.data;
+  return {
+    port: c.PORT,
+    host: c.HOST,
+    publicUrl: c.PUBLIC_URL ? c.PUBLIC_URL.replace(/\/+$/, '') : null,
+    databaseUrl: c.DATABASE_URL ?? null,
+    dataDir: resolve(cwd, c.GENGATE_DATA_DIR ?? '.gengate'),
+    logLevel: c.LOG_LEVEL,
+    trustProxy: c.TRUST_PROXY,
+    workerConcurrency: c.WORKER_CONCURRENCY,
+    runWorker: c.RUN_WORKER,
+    shutdownGraceMs: c.SHUTDOWN_GRACE_MS,
+    deadlineSeconds: { chat: c.DEADLINE_CHAT_SECONDS, image: c.DEADLINE_IMAGE_SECONDS, video: c.DEADLINE_VIDEO_SECONDS },
+    sandboxLatencyMs: c.SANDBOX_LATENCY_MS ?? null,
+    paymentProcessor: c.PAYMENT_PROCESSOR,
+  };
+}

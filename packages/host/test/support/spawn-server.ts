@@ -1,0 +1,84 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { once } from 'node:events';
+
+const REPO_ROOT = resolve(import.meta.dirname, '../../../..');
+const NODE = join(REPO_ROOT, 'node_modules/.bin/node');
+const CLI = join(REPO_ROOT, 'packages/host/src/server/cli.ts');
+
+export interface SpawnedServer {
+  readonly url: string;
+  readonly process: ChildProcess;
+  readonly output: () => string;
+  /** Sends the signal and waits for the process to exit; resolves with its exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Runs the real CLI (`gengate <args>`) on Node 24 with tsx, as `npm start` does. */
+export function cliProcess(args: readonly string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(NODE, ['--conditions=@gengate/source', '--import', 'tsx', CLI, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Runs a CLI command to completion and returns its stdout (throws on a non-zero exit). */
+export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const child = cliProcess(args, env);
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`gengate ${args.join(' ')} exited with ${String(code)}: ${err}`);
+  return out;
+}
+
+/** Starts `gengate serve` on a free port and waits for its "serving" line. */
+export async function spawnServer(env: NodeJS.ProcessEnv): Promise<SpawnedServer> {
+  const child = cliProcess(['serve'], { PORT: '0', LOG_LEVEL: 'info', ...env });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const url = await new Promise<string>((resolvePromise, reject) => {
+    const onData = () => {
+      const m = /gengate is serving (http:\/\/\S+?)\/api\/v1/.exec(out);
+      if (m?.[1]) {
+        child.stdout?.off('data', onData);
+        resolvePromise(m[1]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`gengate serve exited early (${String(code)}):\n${out}`)));
+  });
+  return {
+    url,
+    process: child,
+    output: () => out,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode !== null) return child.exitCode;
+      const exited = once(child, 'exit') as Promise<[number | null]>;
+      child.kill(signal);
+      const [code] = await exited;
+      return code;
+    },
+  };
+}
+
+export function tempDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'gengate-host-test-'));
+}
+
+/** Polls fn until it returns a non-null value or the deadline passes. */
+export async function waitFor<T>(fn: () => Promise<T | null | undefined>, opts: { timeoutMs: number; intervalMs?: number; what: string }): Promise<T> {
+  const until = Date.now() + opts.timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== null && v !== undefined) return v;
+    if (Date.now() > until) throw new Error(`timed out after ${opts.timeoutMs} ms waiting for ${opts.what}`);
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 50));
+  }
+}
