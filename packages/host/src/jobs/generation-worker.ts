@@ -23,7 +23,14 @@ export async function startGenerationWorker(
   const shutdown = new AbortController();
   const log = opts.logger.child({ component: 'generation-worker' });
 
-  const workOptions = { batchSize: 1, localConcurrency: opts.concurrency ?? 8, includeMetadata: true, pollingIntervalSeconds: 2 } as const;
+  // New jobs wake workers through NOTIFY; polling (also when notify is active) finds retries whose delay has passed.
+  const workOptions = {
+    batchSize: 1,
+    localConcurrency: opts.concurrency ?? 8,
+    includeMetadata: true,
+    pollingIntervalSeconds: 1,
+    notifyPollingIntervalSeconds: 1,
+  } as const;
   await boss.work<GenerateJob, void, typeof workOptions>(
     QUEUES.generate,
     workOptions,
@@ -35,7 +42,7 @@ export async function startGenerationWorker(
       }
     },
   );
-  await boss.work<GenerateJob>(QUEUES.generateDead, { batchSize: 1, pollingIntervalSeconds: 2 }, async (jobs) => {
+  await boss.work<GenerateJob>(QUEUES.generateDead, { batchSize: 1, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 2 }, async (jobs) => {
     for (const job of jobs) {
       const ended = await gengate.failTask.execute(job.data.taskId, EXHAUSTED);
       if (ended) log.warn({ taskId: job.data.taskId }, 'task failed after exhausting its retries');

@@ -59,7 +59,7 @@ export async function spawnServer(env: NodeJS.ProcessEnv): Promise<SpawnedServer
     process: child,
     output: () => out,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (child.exitCode !== null) return child.exitCode;
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       const exited = once(child, 'exit') as Promise<[number | null]>;
       child.kill(signal);
       const [code] = await exited;
