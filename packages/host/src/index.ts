@@ -10,3 +10,4 @@ export { startServer, type RunningServer, type StartServerOptions } from './serv
 export { loadConfig, ConfigError, type GengateConfig } from './server/config.js';
 export { createLogger } from './server/logger.js';
 export { startEmbeddedPostgres } from './server/embedded-postgres.js';
+export { createRequestScopedLogger } from './http/request-log-scope.js';

@@ -86,6 +86,20 @@ describe('standalone server end to end', () => {
     expect(after.held_credits).toBe(0);
   });
 
+  it('logs JSON lines, each line of a request carrying its request id', () => {
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg?: string; reqId?: string; req?: { id?: string } });
+    const accepted = lines.filter((l) => l.msg === 'task accepted');
+    expect(accepted.length).toBeGreaterThanOrEqual(4);
+    for (const l of accepted) expect(l.reqId ?? l.req?.id).toMatch(/^[0-9a-f-]{36}$/);
+    const completed = lines.filter((l) => l.msg === 'request completed');
+    expect(completed.length).toBeGreaterThan(0);
+    for (const l of completed) expect(l.req?.id ?? l.reqId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it('writes no API key secret to its log', () => {
     expect(server.output()).not.toContain(key);
     expect(server.output()).not.toContain(key.slice(8));

@@ -6,6 +6,7 @@ import { createGengate, type Gengate, type ProviderAdapter } from '@gengate/core
 import express from 'express';
 import type { Logger } from 'pino';
 import { createGengateRouter } from '../http/create-router.js';
+import { createRequestScopedLogger } from '../http/request-log-scope.js';
 import { createBoss } from '../jobs/queues.js';
 import { startGenerationWorker } from '../jobs/generation-worker.js';
 import { ManualPaymentProcessor } from '../payments/manual-processor.js';
@@ -51,7 +52,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     blobStore,
     resultUrls: createResultUrlResolver(() => baseUrl),
     paymentProcessor: new ManualPaymentProcessor(),
-    logger,
+    logger: createRequestScopedLogger(logger),
     execution: {
       deadlineMs: {
         chat: config.deadlineSeconds.chat * 1000,

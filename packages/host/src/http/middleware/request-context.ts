@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
+import { runWithRequestLogger } from '../request-log-scope.js';
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -9,8 +10,8 @@ const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * One child logger per request, carrying its request id (X-Request-Id in and out). Request headers are
  * not logged at all, so neither the Authorization header nor any API key can reach a log line.
  */
-export function requestContext(logger: Logger): RequestHandler {
-  return pinoHttp({
+export function requestContext(logger: Logger): RequestHandler[] {
+  const http = pinoHttp({
     logger,
     genReqId(req, res) {
       const incoming = req.headers['x-request-id'];
@@ -24,4 +25,6 @@ export function requestContext(logger: Logger): RequestHandler {
     },
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
   });
+  const scoped: RequestHandler = (req, _res, next) => runWithRequestLogger(req.log, next);
+  return [http, scoped];
 }
