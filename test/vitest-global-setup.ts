@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres } from '../packages/host/src/server/embedded-postgres.js';
@@ -17,6 +17,7 @@ export default async function setup(): Promise<() => Promise<void>> {
     return async () => undefined;
   }
   const dir = mkdtempSync(join(tmpdir(), 'gengate-test-pg-'));
+  chmodSync(dir, 0o755); // reachable by the postgres user when the tests run as root
   const started = Date.now();
   const pg = await startEmbeddedPostgres({ dataDir: join(dir, 'data') });
   process.env['GENGATE_TEST_PG_ADMIN_URL'] = pg.url;

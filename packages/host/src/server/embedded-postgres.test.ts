@@ -1,0 +1,44 @@
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { startEmbeddedPostgres } from './embedded-postgres.js';
+
+async function query<T extends object>(url: string, sql: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('startEmbeddedPostgres', () => {
+  it('starts, is reused by a second caller, keeps data across restarts and survives a stale pid file', { timeout: 120_000 }, async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'gg-embedded-'));
+    chmodSync(parent, 0o755); // reachable by the postgres user when the tests run as root
+    const dataDir = join(parent, 'postgres');
+    const first = await startEmbeddedPostgres({ dataDir });
+    expect(first.reused).toBe(false);
+    expect(first.url).toMatch(/^postgres:\/\/postgres:[^@]+@127\.0\.0\.1:\d+\/gengate$/);
+    await query(first.url, 'create table kept (v int); insert into kept values (42)');
+
+    const second = await startEmbeddedPostgres({ dataDir });
+    expect(second.reused).toBe(true);
+    expect(await query<{ v: number }>(second.url, 'select v from kept')).toEqual([{ v: 42 }]);
+    await second.stop(); // a reusing caller leaves the server running
+    expect(await query<{ v: number }>(first.url, 'select v from kept')).toEqual([{ v: 42 }]);
+    await first.stop();
+
+    // A process killed with SIGKILL leaves postmaster.pid behind: simulate it with a dead pid.
+    const pidFile = join(dataDir, 'postmaster.pid');
+    writeFileSync(pidFile, '999999\n');
+    const third = await startEmbeddedPostgres({ dataDir });
+    expect(third.reused).toBe(false);
+    expect(await query<{ v: number }>(third.url, 'select v from kept')).toEqual([{ v: 42 }]);
+    expect(readFileSync(pidFile, 'utf8').split('\n')[0]).not.toBe('999999');
+    await third.stop();
+  });
+});
