@@ -44,3 +44,4 @@ export * from './memory/memory-unit-of-work.js';
 export * from './util/json.js';
 export * from './util/money.js';
 export * from './util/media-type.js';
+export * from './ports/rate-limiter.js';

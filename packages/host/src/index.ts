@@ -11,3 +11,4 @@ export { loadConfig, ConfigError, type GengateConfig } from './server/config.js'
 export { createLogger } from './server/logger.js';
 export { startEmbeddedPostgres } from './server/embedded-postgres.js';
 export { createRequestScopedLogger } from './http/request-log-scope.js';
+export { createPgKeyRateLimiter, createMemoryKeyRateLimiter } from './limits/create-rate-limiters.js';

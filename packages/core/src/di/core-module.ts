@@ -40,7 +40,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
     )
     .inSingletonScope();
   bind(TOKENS.Catalog).toDynamicValue((c) => new CatalogService(c.get(TOKENS.Registry))).inSingletonScope();
-  bind(TOKENS.ManageKeys).toDynamicValue((c) => new ManageKeys(c.get(TOKENS.Stores).keys, c.get(TOKENS.Ids))).inSingletonScope();
+  bind(TOKENS.ManageKeys).toDynamicValue((c) => new ManageKeys(c.get(TOKENS.Stores).keys, c.get(TOKENS.UnitOfWork), c.get(TOKENS.Ids))).inSingletonScope();
   bind(TOKENS.Authenticate).toDynamicValue((c) => new Authenticate(c.get(TOKENS.Stores).keys, c.get(TOKENS.Clock))).inSingletonScope();
   bind(TOKENS.Billing)
     .toDynamicValue(

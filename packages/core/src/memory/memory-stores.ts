@@ -76,6 +76,10 @@ export class MemoryKeyStore implements KeyStore {
     this.db.keys.set(id, { ...k, revokedAt: new Date() });
     return true;
   }
+  async lockActive(id: string) {
+    const k = this.db.keys.get(id);
+    return k !== undefined && !k.revokedAt;
+  }
   async touchLastUsed(id: string, at: Date) {
     const k = this.db.keys.get(id);
     if (k) this.db.keys.set(id, { ...k, lastUsedAt: at });
@@ -140,6 +144,11 @@ export class MemoryTaskStore implements TaskStore {
         t.status === 'waiting' || t.status === 'generating' ? { ...t, status: 'fail', errorMessage: message, finishedAt: at } : null,
       ) !== null
     );
+  }
+  async failWaitingForKey(apiKeyId: string, message: string, at: Date) {
+    const ids = [...this.db.tasks.values()].filter((t) => t.apiKeyId === apiKeyId && t.status === 'waiting').map((t) => t.id);
+    for (const id of ids) await this.markFail(id, message, at);
+    return ids;
   }
   async listUnfinished(limit: number) {
     return [...this.db.tasks.values()].filter((t) => t.status === 'waiting' || t.status === 'generating').slice(0, limit);

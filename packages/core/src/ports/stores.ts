@@ -44,6 +44,11 @@ export interface KeyStore {
   /** Marks the key revoked; false when no active key of that user has this id. */
   revoke(id: string, userId: string): Promise<boolean>;
   touchLastUsed(id: string, at: Date): Promise<void>;
+  /**
+   * True when the key is still active, holding a lock that makes a concurrent revoke wait for the
+   * caller's transaction (PostgreSQL: SELECT ... FOR SHARE). Used where a request commits its effects.
+   */
+  lockActive(id: string): Promise<boolean>;
 }
 
 export interface NewTask {
@@ -71,6 +76,8 @@ export interface TaskStore {
   ): Promise<boolean>;
   /** waiting|generating -> fail. False when the task had already ended. */
   markFail(id: string, errorMessage: string, at: Date): Promise<boolean>;
+  /** waiting -> fail for every task submitted with this key; returns the ids of the tasks it ended. */
+  failWaitingForKey(apiKeyId: string, errorMessage: string, at: Date): Promise<readonly string[]>;
   /** Tasks not in an end state (used to re-enqueue after a crash). */
   listUnfinished(limit: number): Promise<readonly TaskRecord[]>;
 }

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, CreatedApiKeyView } from '../model/api-key.js';
 import type { IdGenerator } from '../ports/system.js';
-import type { ApiKeyPatch, KeyStore } from '../ports/stores.js';
+import type { ApiKeyPatch, KeyStore, UnitOfWork } from '../ports/stores.js';
 import { createApiKeySchema, MAX_KEYS_PER_USER, updateApiKeySchema } from '../keys/api-key-schemas.js';
 import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../keys/api-key-secret.js';
 import type { AuthContext } from './auth-context.js';
@@ -40,6 +40,8 @@ export async function issueApiKey(
   return { record, secret };
 }
 
+export const REVOKED_MESSAGE = 'The API key that submitted this task was revoked before generation started; no credits were charged.';
+
 function notFound(id: string): GatewayError {
   return new GatewayError('api_key_not_found', `No API key with id '${id}'.`, { param: 'id' });
 }
@@ -48,6 +50,7 @@ function notFound(id: string): GatewayError {
 export class ManageKeys {
   constructor(
     private readonly keys: KeyStore,
+    private readonly uow: UnitOfWork,
     private readonly ids: IdGenerator,
   ) {}
 
@@ -93,8 +96,22 @@ export class ManageKeys {
     return toApiKeyView(updated);
   }
 
-  async revoke(auth: AuthContext, id: string): Promise<{ id: string; deleted: true }> {
-    if (!(await this.keys.revoke(id, auth.userId))) throw notFound(id);
-    return { id, deleted: true };
+  /**
+   * Revokes the key at once, for every process (keys are never cached). In the same transaction, the
+   * key's tasks that have not started generating end in `fail` and their holds are released; a run
+   * request with this key still in flight fails when it reaches its commit (SubmitRun re-checks the key).
+   */
+  async revoke(auth: AuthContext, id: string): Promise<{ id: string; deleted: true; failed_task_ids: string[] }> {
+    const failed = await this.uow.run(async (tx) => {
+      if (!(await tx.keys.revoke(id, auth.userId))) throw notFound(id);
+      const taskIds = await tx.tasks.failWaitingForKey(id, REVOKED_MESSAGE, new Date());
+      for (const taskId of taskIds) {
+        await tx.ledger.release(taskId);
+        const task = await tx.tasks.findById(taskId);
+        if (task?.callbackUrl) await tx.jobs.enqueueCallback(taskId);
+      }
+      return taskIds;
+    });
+    return { id, deleted: true, failed_task_ids: [...failed] };
   }
 }

@@ -35,6 +35,10 @@ export class SubmitRun {
     const quotedMicro = quoteRun(model, normalized);
     const taskId = this.ids.uuid();
     await this.uow.run(async (tx) => {
+      // A key revoked while this request was in flight fails it here, before anything commits.
+      if (!(await tx.keys.lockActive(auth.apiKeyId))) {
+        throw new GatewayError('authentication_failed', 'The API key was revoked while the request was in flight.');
+      }
       await tx.ledger.hold(auth.userId, taskId, quotedMicro);
       await tx.tasks.insert({
         id: taskId,

@@ -1,10 +1,12 @@
-import type { BlobStore, Gengate } from '@gengate/core';
+import type { BlobStore, Gengate, KeyRateLimiter } from '@gengate/core';
 import { Router } from 'express';
 import type { Logger } from 'pino';
+import { createMemoryKeyRateLimiter } from '../limits/create-rate-limiters.js';
 import { createClientIpResolver } from './client-ip.js';
 import { authenticate } from './middleware/authenticate.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
 import { jsonBody } from './middleware/json-body.js';
+import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { billingRoutes } from './routes/billing.js';
@@ -19,6 +21,11 @@ export interface GengateRouterOptions {
   readonly logger: Logger;
   /** Addresses or CIDR ranges of proxies whose X-Forwarded-For is believed; default none. */
   readonly trustProxy?: readonly string[];
+  /**
+   * Counts per-key limits. Default: in this process only; pass createPgKeyRateLimiter(pool) so that every
+   * process on the database shares one count.
+   */
+  readonly rateLimiter?: KeyRateLimiter;
   /** Largest accepted JSON body; default 1 MiB. */
   readonly maxBodyBytes?: number;
 }
@@ -33,6 +40,7 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
   router.use(requestContext(options.logger));
   router.use(fileRoutes(options.blobStore));
   router.use(authenticate(gengate, createClientIpResolver(options.trustProxy ?? [])));
+  router.use(rateLimit(options.rateLimiter ?? createMemoryKeyRateLimiter()));
   router.use(jsonBody(options.maxBodyBytes ?? 1_048_576));
   router.use(runRoutes(gengate));
   router.use(modelRoutes(gengate));

@@ -85,6 +85,11 @@ export class PgKeyStore implements KeyStore {
     return (rowCount ?? 0) > 0;
   }
 
+  async lockActive(id: string): Promise<boolean> {
+    const { rows } = await this.db.query('select 1 from api_keys where id = $1 and revoked_at is null for share', [id]);
+    return rows.length > 0;
+  }
+
   async touchLastUsed(id: string, at: Date): Promise<void> {
     await this.db.query('update api_keys set last_used_at = $2 where id = $1', [id, at]);
   }

@@ -95,6 +95,14 @@ export class PgTaskStore implements TaskStore {
     return (rowCount ?? 0) > 0;
   }
 
+  async failWaitingForKey(apiKeyId: string, message: string, at: Date): Promise<readonly string[]> {
+    const { rows } = await this.db.query<{ id: string }>(
+      `update tasks set status = 'fail', error_message = $2, finished_at = $3 where api_key_id = $1 and status = 'waiting' returning id`,
+      [apiKeyId, message, at],
+    );
+    return rows.map((r) => r.id);
+  }
+
   async listUnfinished(limit: number): Promise<readonly TaskRecord[]> {
     const { rows } = await this.db.query<Row>(`select * from tasks where status in ('waiting', 'generating') order by created_at limit $1`, [limit]);
     return rows.map(toTask);

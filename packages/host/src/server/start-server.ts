@@ -7,6 +7,7 @@ import express from 'express';
 import type { Logger } from 'pino';
 import { createGengateRouter } from '../http/create-router.js';
 import { createRequestScopedLogger } from '../http/request-log-scope.js';
+import { createPgKeyRateLimiter } from '../limits/create-rate-limiters.js';
 import { createBoss } from '../jobs/queues.js';
 import { startGenerationWorker } from '../jobs/generation-worker.js';
 import { ManualPaymentProcessor } from '../payments/manual-processor.js';
@@ -67,7 +68,8 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.use('/api/v1', createGengateRouter({ gengate, blobStore, logger, trustProxy: [...config.trustProxy] }));
+  const rateLimiter = createPgKeyRateLimiter(db.pool);
+  app.use('/api/v1', createGengateRouter({ gengate, blobStore, logger, trustProxy: [...config.trustProxy], rateLimiter }));
 
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));

@@ -1,6 +1,7 @@
 import { initial } from './001-initial.js';
+import { rateLimits } from './002-rate-limits.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in order. Append new ones; never edit an applied one. */
-export const MIGRATIONS: readonly Migration[] = [initial];
+export const MIGRATIONS: readonly Migration[] = [initial, rateLimits];
 export type { Migration };
