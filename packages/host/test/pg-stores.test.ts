@@ -12,6 +12,42 @@ import { createPgStores } from '../src/postgres/pg-unit-of-work.js';
 
 const logger = pino({ level: 'silent' });
 
+/**
+ * A pool whose close() resolves only when every connection has really closed: pg-pool's end() resolves
+ * before the sockets do, and TestDatabase.drop() would then terminate those backends, which surfaces as an
+ * uncaught "terminating connection due to administrator command" on a pool without an error listener.
+ */
+function openPool(url: string, max: number): { pool: pg.Pool; close(): Promise<void> } {
+  const pool = new pg.Pool({ connectionString: url, max });
+  let open = 0;
+  let closing = false;
+  let allClosed: (() => void) | null = null;
+  pool.on('connect', () => {
+    open++;
+  });
+  pool.on('remove', () => {
+    open--;
+    if (open === 0) allClosed?.();
+  });
+  pool.on('error', (err) => {
+    if (!closing) throw err;
+  });
+  return {
+    pool,
+    async close() {
+      closing = true;
+      const done = new Promise<void>((resolve) => {
+        allClosed = resolve;
+      });
+      await pool.end();
+      if (open > 0) {
+        const timeout = new Promise<void>((_, reject) => setTimeout(() => reject(new Error(`${open} connection(s) still open`)), 5_000).unref());
+        await Promise.race([done, timeout]);
+      }
+    },
+  };
+}
+
 interface PgHarness {
   readonly db: TestDatabase;
   readonly pool: pg.Pool;
@@ -24,7 +60,7 @@ interface PgHarness {
 /** A fresh database with the schema, pg-boss and the PostgreSQL stores over it. */
 async function openPgStores(): Promise<PgHarness> {
   const db = await createTestDatabase();
-  const pool = new pg.Pool({ connectionString: db.url, max: 10 });
+  const { pool, close } = openPool(db.url, 10);
   await runMigrations(pool);
   const boss = await createBoss({ connectionString: db.url, logger });
   const { stores, unitOfWork } = createPgStores(pool, boss);
@@ -36,7 +72,7 @@ async function openPgStores(): Promise<PgHarness> {
     uow: unitOfWork,
     async cleanup() {
       await boss.stop({ graceful: false, timeout: 1_000 });
-      await pool.end();
+      await close();
       await db.drop();
     },
   };
@@ -64,7 +100,7 @@ describe('PostgreSQL ledger under concurrency', () => {
       await tx.ledger.record({ userId, creditsMicro: 25 * quote, amountMicroUsd: 0, paymentMethod: 'grant', status: 'completed', description: 'race' });
     });
 
-    const taskIds = Array.from({ length: 100 }, () => randomUUID());
+    const taskIds: string[] = Array.from({ length: 100 }, () => randomUUID());
     const results = await Promise.allSettled(
       taskIds.map((taskId) =>
         h.uow.run(async (tx) => {
@@ -115,16 +151,16 @@ describe('PostgreSQL ledger under concurrency', () => {
 
 describe('PostgreSQL migrations', () => {
   const dbs: TestDatabase[] = [];
-  const pools: pg.Pool[] = [];
+  const pools: { pool: pg.Pool; close(): Promise<void> }[] = [];
 
   async function freshPool(db: TestDatabase): Promise<pg.Pool> {
-    const pool = new pg.Pool({ connectionString: db.url, max: 3 });
-    pools.push(pool);
-    return pool;
+    const opened = openPool(db.url, 3);
+    pools.push(opened);
+    return opened.pool;
   }
 
   afterAll(async () => {
-    for (const p of pools) await p.end();
+    for (const p of pools) await p.close();
     for (const d of dbs) await d.drop();
   });
 
@@ -152,7 +188,7 @@ describe('PostgreSQL migrations', () => {
     expect(all.length).toBeGreaterThan(0);
     expect(new Set(all).size).toBe(all.length);
     expect(a.applied.length === 0 || b.applied.length === 0).toBe(true);
-    const { rows } = await (pools[pools.length - 1] as pg.Pool).query<{ version: number }>('select version from gengate_migrations order by version');
+    const { rows } = await (pools[pools.length - 1]?.pool as pg.Pool).query<{ version: number }>('select version from gengate_migrations order by version');
     expect(rows.map((r) => r.version)).toEqual(all);
   });
 });

@@ -1,0 +1,2 @@
+export * from './adapter-suite.js';
+export * from './store-suite.js';
