@@ -45,3 +45,7 @@ export * from './util/json.js';
 export * from './util/money.js';
 export * from './util/media-type.js';
 export * from './ports/rate-limiter.js';
+export * from './ports/mailer.js';
+export * from './billing/alert-check.js';
+export * from './billing/complete-purchase.js';
+export * from './services/send-alert-mail.js';

@@ -12,3 +12,6 @@ export { createLogger } from './server/logger.js';
 export { startEmbeddedPostgres } from './server/embedded-postgres.js';
 export { createRequestScopedLogger } from './http/request-log-scope.js';
 export { createPgKeyRateLimiter, createMemoryKeyRateLimiter } from './limits/create-rate-limiters.js';
+export { StripePaymentProcessor, createStripeClient } from './payments/stripe-processor.js';
+export { createMailer } from './mail/create-mailer.js';
+export { startAlertMailWorker } from './jobs/alert-mail-worker.js';

@@ -243,6 +243,9 @@ export class MemoryAlertStore implements AlertStore {
   async countForUser(userId: string) {
     return (await this.listForUser(userId)).length;
   }
+  async findById(id: string) {
+    return this.db.alerts.get(id) ?? null;
+  }
   async delete(id: string, userId: string) {
     const a = this.db.alerts.get(id);
     if (!a || a.userId !== userId) return false;

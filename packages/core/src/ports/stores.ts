@@ -121,6 +121,7 @@ export interface BillingLedger {
 export interface AlertStore {
   insert(alert: { id: string; userId: string; thresholdMicro: number; armed: boolean }): Promise<BalanceAlertRecord>;
   listForUser(userId: string): Promise<readonly BalanceAlertRecord[]>;
+  findById(id: string): Promise<BalanceAlertRecord | null>;
   countForUser(userId: string): Promise<number>;
   delete(id: string, userId: string): Promise<boolean>;
   setArmed(id: string, armed: boolean): Promise<void>;

@@ -3,6 +3,8 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { IdGenerator } from '../ports/system.js';
 import type { UnitOfWork } from '../ports/stores.js';
 import { creditsToMicro } from '../util/money.js';
+import { checkBalanceAlerts } from '../billing/alert-check.js';
+import { completePendingPurchase } from '../billing/complete-purchase.js';
 import { issueApiKey } from './manage-keys.js';
 
 const createUserSchema = z.strictObject({
@@ -56,16 +58,15 @@ export class AdminService {
         status: 'completed',
         description,
       });
+      await checkBalanceAlerts(tx, userId);
       return { transaction_id: t.id, credits };
     });
   }
 
-  /** Completes a pending purchase (the `manual` processor's flow); exactly once. */
+  /** Completes a pending `manual` purchase; exactly once (a second call is a 409 conflict). */
   async completePurchase(transactionId: string): Promise<{ transaction_id: string; status: 'completed' }> {
-    return this.uow.run(async (tx) => {
-      const done = await tx.ledger.complete(transactionId);
-      if (!done) throw new GatewayError('conflict', `Transaction ${transactionId} is not a pending purchase.`, { param: 'transaction_id' });
-      return { transaction_id: done.id, status: 'completed' };
-    });
+    const outcome = await completePendingPurchase(this.uow, transactionId, { paymentMethod: 'manual', amountCents: null });
+    if (outcome !== 'completed') throw new GatewayError('conflict', `Transaction ${transactionId} is not a pending manual purchase.`, { param: 'transaction_id' });
+    return { transaction_id: transactionId, status: 'completed' };
   }
 }

@@ -2,6 +2,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { BalanceAlertRecord, BalanceAlertView, BalanceView, TransactionRecord, TransactionView } from '../model/billing.js';
 import { CREDITS_PER_USD } from '../model/pricing.js';
 import { createAlertSchema, MAX_ALERTS_PER_USER, topupSchema } from '../billing/billing-schemas.js';
+import { completePendingPurchase, type PurchaseOutcome } from '../billing/complete-purchase.js';
 import type { PaymentProcessor } from '../ports/payment-processor.js';
 import type { IdGenerator } from '../ports/system.js';
 import type { AlertStore, BillingLedger, UnitOfWork } from '../ports/stores.js';
@@ -87,6 +88,11 @@ export class BillingService {
       payment_method: this.processor.id,
       checkout_url: checkout.checkoutUrl,
     };
+  }
+
+  /** Completes a paid purchase reported by the payment processor (webhook); idempotent. */
+  completePurchase(transactionId: string, paid: { paymentMethod: PaymentProcessor['id']; amountCents: number | null }): Promise<PurchaseOutcome> {
+    return completePendingPurchase(this.uow, transactionId, paid);
   }
 
   async listAlerts(auth: AuthContext): Promise<{ data: BalanceAlertView[] }> {

@@ -11,6 +11,7 @@ import type { Clock, Logger } from '../ports/system.js';
 import type { TaskStore, UnitOfWork } from '../ports/stores.js';
 import { normalizeRunRequest } from '../run/normalize-request.js';
 import { extensionFor } from '../util/media-type.js';
+import { checkBalanceAlerts } from '../billing/alert-check.js';
 import { FailTask } from './fail-task.js';
 
 export interface ExecuteTaskOptions {
@@ -86,6 +87,7 @@ export class ExecuteTask {
         });
         if (!ok) return false;
         await tx.ledger.settle(taskId, charge, `${model.id} generation`);
+        await checkBalanceAlerts(tx, task.userId);
         if (task.callbackUrl) await tx.jobs.enqueueCallback(taskId);
         return true;
       });

@@ -13,6 +13,7 @@ import { billingRoutes } from './routes/billing.js';
 import { fileRoutes } from './routes/files.js';
 import { modelRoutes } from './routes/models.js';
 import { runRoutes } from './routes/run.js';
+import { stripeWebhookRoutes, type StripeWebhookOptions } from './routes/stripe-webhook.js';
 
 export interface GengateRouterOptions {
   readonly gengate: Gengate;
@@ -26,6 +27,8 @@ export interface GengateRouterOptions {
    * process on the database shares one count.
    */
   readonly rateLimiter?: KeyRateLimiter;
+  /** Mounts POST /billing/stripe/webhook (signed by Stripe, no API key) when Stripe sells the credits. */
+  readonly stripeWebhook?: StripeWebhookOptions;
   /** Largest accepted JSON body; default 1 MiB. */
   readonly maxBodyBytes?: number;
 }
@@ -39,6 +42,7 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
   const router = Router();
   router.use(requestContext(options.logger));
   router.use(fileRoutes(options.blobStore));
+  if (options.stripeWebhook) router.use(stripeWebhookRoutes(gengate, options.stripeWebhook));
   router.use(authenticate(gengate, createClientIpResolver(options.trustProxy ?? [])));
   router.use(rateLimit(options.rateLimiter ?? createMemoryKeyRateLimiter()));
   router.use(jsonBody(options.maxBodyBytes ?? 1_048_576));

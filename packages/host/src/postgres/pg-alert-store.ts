@@ -33,6 +33,11 @@ export class PgAlertStore implements AlertStore {
     return rows.map(toAlert);
   }
 
+  async findById(id: string): Promise<BalanceAlertRecord | null> {
+    const { rows } = await this.db.query<Row>('select * from balance_alerts where id = $1', [id]);
+    return rows[0] ? toAlert(rows[0]) : null;
+  }
+
   async countForUser(userId: string): Promise<number> {
     const { rows } = await this.db.query<{ n: number }>('select count(*)::int as n from balance_alerts where user_id = $1', [userId]);
     return rows[0]?.n ?? 0;

@@ -37,7 +37,19 @@ const envSchema = z.object({
   DEADLINE_IMAGE_SECONDS: int(1, 86_400).default(300),
   DEADLINE_VIDEO_SECONDS: int(1, 86_400).default(900),
   SANDBOX_LATENCY_MS: int(0, 3_600_000).optional(),
-  PAYMENT_PROCESSOR: z.enum(['manual']).default('manual'),
+  PAYMENT_PROCESSOR: z.enum(['manual', 'stripe']).default('manual'),
+  STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, 'must be a Stripe secret key (sk_test_... or sk_live_...)').optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_\w+$/, 'must be a Stripe webhook signing secret (whsec_...)').optional(),
+  STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
+  STRIPE_SUCCESS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  STRIPE_CANCEL_URL: z.url({ protocol: /^https?$/ }).optional(),
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  MAIL_FROM: z.string().min(3).default('gengate <no-reply@localhost>'),
+}).superRefine((c, ctx) => {
+  if (c.PAYMENT_PROCESSOR !== 'stripe') return;
+  for (const key of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const) {
+    if (!c[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'is required when PAYMENT_PROCESSOR=stripe' });
+  }
 });
 
 export interface GengateConfig {
@@ -54,7 +66,18 @@ export interface GengateConfig {
   readonly shutdownGraceMs: number;
   readonly deadlineSeconds: { readonly chat: number; readonly image: number; readonly video: number };
   readonly sandboxLatencyMs: number | null;
-  readonly paymentProcessor: 'manual';
+  readonly payments:
+    | { readonly processor: 'manual' }
+    | {
+        readonly processor: 'stripe';
+        readonly secretKey: string;
+        readonly webhookSecret: string;
+        readonly apiUrl: string | null;
+        readonly successUrl: string | null;
+        readonly cancelUrl: string | null;
+      };
+  readonly smtpUrl: string | null;
+  readonly mailFrom: string;
 }
 
 function fileValues(path: string): Record<string, string> {
@@ -102,6 +125,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     shutdownGraceMs: c.SHUTDOWN_GRACE_MS,
     deadlineSeconds: { chat: c.DEADLINE_CHAT_SECONDS, image: c.DEADLINE_IMAGE_SECONDS, video: c.DEADLINE_VIDEO_SECONDS },
     sandboxLatencyMs: c.SANDBOX_LATENCY_MS ?? null,
-    paymentProcessor: c.PAYMENT_PROCESSOR,
+    payments:
+      c.PAYMENT_PROCESSOR === 'stripe'
+        ? {
+            processor: 'stripe',
+            secretKey: c.STRIPE_SECRET_KEY ?? '',
+            webhookSecret: c.STRIPE_WEBHOOK_SECRET ?? '',
+            apiUrl: c.STRIPE_API_URL ?? null,
+            successUrl: c.STRIPE_SUCCESS_URL ?? null,
+            cancelUrl: c.STRIPE_CANCEL_URL ?? null,
+          }
+        : { processor: 'manual' },
+    smtpUrl: c.SMTP_URL ?? null,
+    mailFrom: c.MAIL_FROM,
   };
 }

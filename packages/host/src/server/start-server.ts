@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createSandboxAdapter } from '@gengate/adapters';
-import { createGengate, type Gengate, type ProviderAdapter } from '@gengate/core';
+import { createGengate, SendAlertMail, type Gengate, type PaymentProcessor, type ProviderAdapter } from '@gengate/core';
 import express from 'express';
 import type { Logger } from 'pino';
 import { createGengateRouter } from '../http/create-router.js';
@@ -10,7 +10,10 @@ import { createRequestScopedLogger } from '../http/request-log-scope.js';
 import { createPgKeyRateLimiter } from '../limits/create-rate-limiters.js';
 import { createBoss } from '../jobs/queues.js';
 import { startGenerationWorker } from '../jobs/generation-worker.js';
+import { startAlertMailWorker } from '../jobs/alert-mail-worker.js';
+import { createMailer } from '../mail/create-mailer.js';
 import { ManualPaymentProcessor } from '../payments/manual-processor.js';
+import { createStripeClient, StripePaymentProcessor } from '../payments/stripe-processor.js';
 import { createPgStores } from '../postgres/pg-unit-of-work.js';
 import { LocalBlobStore } from '../storage/local-blob-store.js';
 import { createResultUrlResolver } from '../storage/result-urls.js';
@@ -38,6 +41,24 @@ function defaultAdapters(config: GengateConfig): ProviderAdapter[] {
   return [createSandboxAdapter(latency === null ? {} : { latencyMs: { chat: latency, image: latency, video: latency } })];
 }
 
+function paymentsFor(
+  config: GengateConfig,
+  baseUrl: () => string,
+): { processor: PaymentProcessor; stripeWebhook: { stripe: ReturnType<typeof createStripeClient>; webhookSecret: string } | null } {
+  const p = config.payments;
+  if (p.processor === 'manual') return { processor: new ManualPaymentProcessor(), stripeWebhook: null };
+  const stripe = createStripeClient({ secretKey: p.secretKey, apiUrl: p.apiUrl });
+  const processor = new StripePaymentProcessor(stripe, {
+    get successUrl() {
+      return p.successUrl ?? `${baseUrl()}/api/v1/billing/balance?checkout=success`;
+    },
+    get cancelUrl() {
+      return p.cancelUrl ?? `${baseUrl()}/api/v1/billing/balance?checkout=cancelled`;
+    },
+  });
+  return { processor, stripeWebhook: { stripe, webhookSecret: p.webhookSecret } };
+}
+
 /** The standalone host: database, queue, worker, HTTP. */
 export async function startServer(config: GengateConfig, options: StartServerOptions): Promise<RunningServer> {
   const { logger } = options;
@@ -46,13 +67,14 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   const { stores, unitOfWork } = createPgStores(db.pool, boss);
   let baseUrl = config.publicUrl ?? '';
   const blobStore = new LocalBlobStore(join(config.dataDir, 'files'));
+  const payments = paymentsFor(config, () => baseUrl);
   const gengate = createGengate({
     adapters: options.adapters ?? defaultAdapters(config),
     stores,
     unitOfWork,
     blobStore,
     resultUrls: createResultUrlResolver(() => baseUrl),
-    paymentProcessor: new ManualPaymentProcessor(),
+    paymentProcessor: payments.processor,
     logger: createRequestScopedLogger(logger),
     execution: {
       deadlineMs: {
@@ -69,7 +91,17 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     res.json({ status: 'ok' });
   });
   const rateLimiter = createPgKeyRateLimiter(db.pool);
-  app.use('/api/v1', createGengateRouter({ gengate, blobStore, logger, trustProxy: [...config.trustProxy], rateLimiter }));
+  app.use(
+    '/api/v1',
+    createGengateRouter({
+      gengate,
+      blobStore,
+      logger,
+      trustProxy: [...config.trustProxy],
+      rateLimiter,
+      ...(payments.stripeWebhook ? { stripeWebhook: payments.stripeWebhook } : {}),
+    }),
+  );
 
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
@@ -78,6 +110,8 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   if (!config.publicUrl) baseUrl = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${port}`;
 
   const worker = config.runWorker ? await startGenerationWorker(boss, gengate, { concurrency: config.workerConcurrency, logger }) : null;
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
+  const mailWorker = config.runWorker ? await startAlertMailWorker(boss, new SendAlertMail(stores.alerts, stores.users, mailer), logger) : null;
   logger.info({ url: baseUrl, database: db.embedded ? 'embedded' : 'external', worker: worker !== null }, `gengate listening on ${baseUrl}`);
 
   let closing: Promise<void> | null = null;
@@ -94,6 +128,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
         await drained;
         clearTimeout(grace);
         await worker?.stop({ graceMs: config.shutdownGraceMs });
+        await mailWorker?.stop();
         await boss.stop({ graceful: true, timeout: config.shutdownGraceMs });
         await db.close();
         logger.info('gengate stopped');

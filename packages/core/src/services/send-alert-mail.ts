@@ -1,0 +1,31 @@
+import type { Mailer } from '../ports/mailer.js';
+import type { AlertStore, UserStore } from '../ports/stores.js';
+import { microToCredits } from '../util/money.js';
+
+/** The body of one balance alert mail (run by the mail job, outside any ledger transaction). */
+export class SendAlertMail {
+  constructor(
+    private readonly alerts: AlertStore,
+    private readonly users: UserStore,
+    private readonly mailer: Mailer,
+  ) {}
+
+  /** False when the alert or user no longer exists (nothing to send). */
+  async execute(alertId: string, balanceMicro: number): Promise<boolean> {
+    const alert = await this.alerts.findById(alertId);
+    if (!alert) return false;
+    const user = await this.users.findById(alert.userId);
+    if (!user) return false;
+    const balance = microToCredits(balanceMicro);
+    const threshold = microToCredits(alert.thresholdMicro);
+    await this.mailer.send({
+      to: user.email,
+      subject: `gengate balance alert: ${balance} credits, below ${threshold}`,
+      text:
+        `Your gengate balance is ${balance} credits, below your alert threshold of ${threshold} credits.\n\n` +
+        'Top up with POST /api/v1/billing/topup. You will not get this mail again for this alert until the balance ' +
+        'has gone back to or above the threshold.\n',
+    });
+    return true;
+  }
+}

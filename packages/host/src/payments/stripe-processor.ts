@@ -1,0 +1,56 @@
+import type { PaymentProcessor } from '@gengate/core';
+import Stripe from 'stripe';
+
+export interface StripeOptions {
+  readonly secretKey: string;
+  /** Where Stripe sends the payer after paying / cancelling. */
+  readonly successUrl: string;
+  readonly cancelUrl: string;
+  /** Base URL of the Stripe API; only for tests against a fake (default: Stripe's). */
+  readonly apiUrl?: string | null;
+}
+
+/** A Stripe SDK client, pointed at a fake API when apiUrl is given. */
+export function createStripeClient(opts: Pick<StripeOptions, 'secretKey' | 'apiUrl'>): Stripe {
+  if (!opts.apiUrl) return new Stripe(opts.secretKey, { maxNetworkRetries: 2 });
+  const url = new URL(opts.apiUrl);
+  return new Stripe(opts.secretKey, {
+    host: url.hostname,
+    port: url.port || (url.protocol === 'https:' ? 443 : 80),
+    protocol: url.protocol === 'https:' ? 'https' : 'http',
+    maxNetworkRetries: 0,
+  });
+}
+
+/**
+ * Top-ups through Stripe Checkout: a Checkout Session per pending purchase, carrying the gengate
+ * transaction id in its metadata; the signed `checkout.session.completed` webhook completes it.
+ */
+export class StripePaymentProcessor implements PaymentProcessor {
+  readonly id = 'stripe' as const;
+
+  constructor(
+    private readonly stripe: Stripe,
+    private readonly opts: Pick<StripeOptions, 'successUrl' | 'cancelUrl'>,
+  ) {}
+
+  async createCheckout(input: { transactionId: string; userId: string; amountCents: number; credits: number }) {
+    const session = await this.stripe.checkout.sessions.create(
+      {
+        mode: 'payment',
+        client_reference_id: input.transactionId,
+        metadata: { transaction_id: input.transactionId, user_id: input.userId },
+        line_items: [
+          {
+            quantity: 1,
+            price_data: { currency: 'usd', unit_amount: input.amountCents, product_data: { name: `${input.credits} gengate credits` } },
+          },
+        ],
+        success_url: this.opts.successUrl,
+        cancel_url: this.opts.cancelUrl,
+      },
+      { idempotencyKey: `gengate-topup-${input.transactionId}` },
+    );
+    return { checkoutUrl: session.url, externalRef: session.id };
+  }
+}

@@ -1,0 +1,83 @@
+import { createTestDatabase, startFakeStripe, type FakeStripe, type TestDatabase } from '@gengate/testing';
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, spawnServer, tempDataDir, type SpawnedServer } from './support/spawn-server.js';
+
+const SECRET_KEY = 'sk_test_gengatefake123';
+const WEBHOOK_SECRET = 'whsec_gengatetest456';
+
+/** Top-up through Stripe Checkout: the real SDK against a fake Stripe API, signed webhooks, exactly-once credit. */
+describe('Stripe top-up end to end', () => {
+  let db: TestDatabase;
+  let fake: FakeStripe;
+  let server: SpawnedServer;
+  let key: string;
+  const signer = new Stripe(SECRET_KEY);
+
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`${server.url}/api/v1${path}`, { ...init, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...init.headers } });
+  const deliver = (payload: string, signature: string) =>
+    fetch(`${server.url}/api/v1/billing/stripe/webhook`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Stripe-Signature': signature }, body: payload });
+  const balance = async () => ((await (await api('/billing/balance')).json()) as { credits: number }).credits;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    fake = await startFakeStripe({ secretKey: SECRET_KEY });
+    const env = {
+      DATABASE_URL: db.url,
+      GENGATE_DATA_DIR: tempDataDir(),
+      PAYMENT_PROCESSOR: 'stripe',
+      STRIPE_SECRET_KEY: SECRET_KEY,
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_API_URL: fake.url,
+    };
+    key = (JSON.parse(await runCli(['users', 'create', '--email', 'payer@example.com', '--credits', '10'], env)) as { api_key: string }).api_key;
+    server = await spawnServer(env);
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await fake?.close();
+    await db?.drop();
+  });
+
+  it('pending purchase -> signed webhook -> completed once, even when delivered twice; a bad signature changes nothing', async () => {
+    const res = await api('/billing/topup', { method: 'POST', body: JSON.stringify({ amount: 12.34 }) });
+    expect(res.status).toBe(200);
+    const topup = (await res.json()) as { transaction_id: string; status: string; checkout_url: string; credits: number; payment_method: string };
+    expect(topup).toMatchObject({ status: 'pending', credits: 1234, payment_method: 'stripe' });
+    expect(topup.checkout_url).toMatch(/^https:\/\/checkout\.stripe\.test\/c\/pay\/cs_test_/);
+
+    // What the SDK sent to "Stripe".
+    const sent = fake.requests.find((r) => r.path === '/v1/checkout/sessions');
+    expect(sent?.form).toMatchObject({
+      mode: 'payment',
+      client_reference_id: topup.transaction_id,
+      'metadata[transaction_id]': topup.transaction_id,
+      'line_items[0][price_data][unit_amount]': '1234',
+      'line_items[0][price_data][currency]': 'usd',
+    });
+    expect(sent?.idempotencyKey).toBe(`gengate-topup-${topup.transaction_id}`);
+    expect(await balance()).toBe(10);
+
+    const sessionId = [...fake.sessions.keys()][0] ?? '';
+    const payload = fake.completedEvent(sessionId);
+
+    const forged = await deliver(payload, signer.webhooks.generateTestHeaderString({ payload, secret: 'whsec_wrongsecret' }));
+    expect(forged.status).toBe(400);
+    expect(((await forged.json()) as { error: { type: string } }).error.type).toBe('invalid_request');
+    expect((await deliver(payload, 'garbage')).status).toBe(400);
+    expect(await balance()).toBe(10);
+
+    const signature = signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+    expect((await deliver(payload, signature)).status).toBe(200);
+    expect(await balance()).toBe(1244);
+    expect((await deliver(payload, signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }))).status).toBe(200);
+    expect(await balance()).toBe(1244);
+
+    const tx = (await (await api('/billing/transactions')).json()) as { data: { id: string; status: string; credits: number; amount: number; payment_method: string }[] };
+    const purchase = tx.data.find((t) => t.id === topup.transaction_id);
+    expect(purchase).toMatchObject({ status: 'completed', credits: 1234, amount: 12.34, payment_method: 'stripe' });
+    expect(tx.data.filter((t) => t.payment_method === 'stripe')).toHaveLength(1);
+  });
+});
