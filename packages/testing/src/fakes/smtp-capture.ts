@@ -5,6 +5,8 @@ export interface CapturedMail {
   readonly from: string;
   readonly to: readonly string[];
   readonly raw: string;
+  /** The raw message with quoted-printable soft line breaks removed, for text assertions. */
+  readonly unfolded: string;
 }
 
 export interface SmtpCapture {
@@ -26,10 +28,12 @@ export async function startSmtpCapture(): Promise<SmtpCapture> {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
         mails.push({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
+          raw,
+          unfolded: raw.replace(/=\r?\n/g, ''),
         });
         for (const w of waiters.filter((x) => mails.length >= x.count)) w.resolve();
         callback();

@@ -31,6 +31,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       const c = new pg.Client({ connectionString: admin });
       await c.connect();
       try {
+        // Pools resolve end() before their sockets close: wait (bounded) for their backends to go, so
+        // they are not terminated under a client that would report it as an error; then force the rest.
+        const until = Date.now() + 3_000;
+        for (;;) {
+          const { rows } = await c.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+          if ((rows[0]?.n ?? 0) === 0 || Date.now() > until) break;
+          await new Promise((r) => setTimeout(r, 25));
+        }
         await c.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
         await c.query(`drop database if exists ${name}`);
       } finally {
