@@ -20,6 +20,33 @@ async function bytesOf(adapter: SandboxAdapter, c: AdapterCall): Promise<Uint8Ar
   return file.data;
 }
 
+/** Walks the GIF block structure (not a byte search: LZW data can contain any byte pair) and counts image descriptors. */
+function countGifFrames(gif: Buffer): number {
+  const packed = gif[10] ?? 0;
+  let i = 13 + (packed & 0x80 ? 3 * 2 ** ((packed & 0x07) + 1) : 0);
+  const skipSubBlocks = () => {
+    while ((gif[i] ?? 0) !== 0) i += (gif[i] ?? 0) + 1;
+    i += 1;
+  };
+  let frames = 0;
+  for (;;) {
+    const block = gif[i];
+    if (block === 0x3b || block === undefined) return frames;
+    if (block === 0x21) {
+      i += 2;
+      skipSubBlocks();
+    } else if (block === 0x2c) {
+      frames++;
+      const local = gif[i + 9] ?? 0;
+      i += 10 + (local & 0x80 ? 3 * 2 ** ((local & 0x07) + 1) : 0);
+      i += 1; // LZW minimum code size
+      skipSubBlocks();
+    } else {
+      throw new Error(`unexpected GIF block 0x${block.toString(16)} at ${i}`);
+    }
+  }
+}
+
 describe('sandbox adapter', () => {
   it('renders a PNG honouring width and height, identical for the same seed', async () => {
     const a = fast();
@@ -43,9 +70,7 @@ describe('sandbox adapter', () => {
     const gif = Buffer.from(await bytesOf(fast(), call(SANDBOX_MODELS.video, { prompt: 'boat', video_params: { duration: 5, aspect_ratio: '1:1' } })));
     expect(gif.subarray(0, 6).toString('latin1')).toBe('GIF89a');
     expect(gif.readUInt16LE(6)).toBe(gif.readUInt16LE(8));
-    let frames = 0;
-    for (let i = 0; i + 1 < gif.length; i++) if (gif[i] === 0x21 && gif[i + 1] === 0xf9) frames++;
-    expect(frames).toBe(40);
+    expect(countGifFrames(gif)).toBe(40);
   });
 
   it('answers chat deterministically with token usage bounded by max_tokens', async () => {
