@@ -49,3 +49,4 @@ export * from './ports/mailer.js';
 export * from './billing/alert-check.js';
 export * from './billing/complete-purchase.js';
 export * from './services/send-alert-mail.js';
+export * from './services/cancel-task.js';

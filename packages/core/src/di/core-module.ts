@@ -11,6 +11,7 @@ import { Authenticate } from '../services/authenticate.js';
 import { BillingService } from '../services/billing.js';
 import { CatalogService } from '../services/catalog.js';
 import { DEFAULT_DEADLINES_MS, ExecuteTask, type ExecuteTaskOptions } from '../services/execute-task.js';
+import { CancelTask } from '../services/cancel-task.js';
 import { FailTask } from '../services/fail-task.js';
 import { GetTask } from '../services/get-task.js';
 import { ManageKeys } from '../services/manage-keys.js';
@@ -25,6 +26,18 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.GetTask).toDynamicValue((c) => new GetTask(c.get(TOKENS.Stores).tasks, c.get(TOKENS.ResultUrls))).inSingletonScope();
   bind(TOKENS.FailTask).toDynamicValue((c) => new FailTask(c.get(TOKENS.UnitOfWork))).inSingletonScope();
+  bind(TOKENS.CancelTask)
+    .toDynamicValue(
+      (c) =>
+        new CancelTask(
+          c.get(TOKENS.Stores).tasks,
+          c.get(TOKENS.GetTask),
+          c.get(TOKENS.FailTask),
+          c.get(TOKENS.Registry),
+          c.get(TOKENS.Logger),
+        ),
+    )
+    .inSingletonScope();
   bind(TOKENS.ExecuteTask)
     .toDynamicValue(
       (c) =>
@@ -79,6 +92,7 @@ export interface Gengate {
   readonly getTask: GetTask;
   readonly executeTask: ExecuteTask;
   readonly failTask: FailTask;
+  readonly cancelTask: CancelTask;
   readonly catalog: CatalogService;
   readonly keys: ManageKeys;
   readonly authenticate: Authenticate;
@@ -111,6 +125,7 @@ export function createGengate(config: GengateCoreConfig): Gengate {
     getTask: container.get(TOKENS.GetTask),
     executeTask: container.get(TOKENS.ExecuteTask),
     failTask: container.get(TOKENS.FailTask),
+    cancelTask: container.get(TOKENS.CancelTask),
     catalog: container.get(TOKENS.Catalog),
     keys: container.get(TOKENS.ManageKeys),
     authenticate: container.get(TOKENS.Authenticate),

@@ -10,6 +10,7 @@ import type { Authenticate } from '../services/authenticate.js';
 import type { BillingService } from '../services/billing.js';
 import type { CatalogService } from '../services/catalog.js';
 import type { ExecuteTask, ExecuteTaskOptions } from '../services/execute-task.js';
+import type { CancelTask } from '../services/cancel-task.js';
 import type { FailTask } from '../services/fail-task.js';
 import type { GetTask } from '../services/get-task.js';
 import type { ManageKeys } from '../services/manage-keys.js';
@@ -34,6 +35,7 @@ export const TOKENS = {
   GetTask: token<GetTask>('GetTask'),
   ExecuteTask: token<ExecuteTask>('ExecuteTask'),
   FailTask: token<FailTask>('FailTask'),
+  CancelTask: token<CancelTask>('CancelTask'),
   Catalog: token<CatalogService>('Catalog'),
   ManageKeys: token<ManageKeys>('ManageKeys'),
   Authenticate: token<Authenticate>('Authenticate'),

@@ -6,6 +6,12 @@ import { methodNotAllowed } from '../middleware/error-handler.js';
 export function runRoutes(gengate: Gengate): Router {
   const router = Router();
   router
+    .route('/run/tasks/:task_id/cancel')
+    .post(async (req, res) => {
+      res.json(await gengate.cancelTask.execute(authOf(res), req.params.task_id));
+    })
+    .all(methodNotAllowed('POST'));
+  router
     .route('/run/tasks/:task_id')
     .get(async (req, res) => {
       res.json(await gengate.getTask.execute(authOf(res), req.params.task_id));

@@ -1,0 +1,51 @@
+import type { ModelRegistry } from '../catalog/model-registry.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { TaskView } from '../model/task.js';
+import type { Logger } from '../ports/system.js';
+import type { TaskStore } from '../ports/stores.js';
+import { normalizeRunRequest } from '../run/normalize-request.js';
+import type { AuthContext } from './auth-context.js';
+import type { FailTask } from './fail-task.js';
+import type { GetTask } from './get-task.js';
+
+export const CANCELLED_MESSAGE = 'cancelled';
+
+/**
+ * POST /run/tasks/{id}/cancel (beyond the interface document): a waiting or generating task ends in
+ * `fail` with error_message "cancelled" and its hold released, in one transaction. A long-running
+ * upstream job is asked to stop where the adapter can; a worker still running the task cannot charge
+ * it afterwards (success is only recorded from `generating`).
+ */
+export class CancelTask {
+  constructor(
+    private readonly tasks: TaskStore,
+    private readonly getTask: GetTask,
+    private readonly failTask: FailTask,
+    private readonly registry: ModelRegistry,
+    private readonly logger: Logger,
+  ) {}
+
+  async execute(auth: AuthContext, taskId: string): Promise<TaskView> {
+    await this.getTask.execute(auth, taskId); // 404 unless it is the caller's
+    const task = await this.tasks.findById(taskId.toLowerCase());
+    if (!task) throw new GatewayError('task_not_found', `No task with id '${taskId}'.`, { param: 'task_id' });
+    if (!(await this.failTask.execute(task.id, CANCELLED_MESSAGE))) {
+      throw new GatewayError('conflict', `Task ${task.id} has already ended; only waiting or generating tasks can be cancelled.`, { param: 'task_id' });
+    }
+    const model = this.registry.find(task.modelId);
+    if (model && task.upstreamHandle !== null) {
+      const adapter = this.registry.adapterFor(model.id);
+      try {
+        await adapter.cancel?.(task.upstreamHandle, {
+          taskId: task.id,
+          model,
+          request: normalizeRunRequest(model, task.request),
+          abortSignal: AbortSignal.timeout(10_000),
+        });
+      } catch (err) {
+        this.logger.warn({ taskId: task.id, err: (err as Error).message }, 'upstream cancel failed; the task is cancelled here anyway');
+      }
+    }
+    return this.getTask.execute(auth, task.id);
+  }
+}
