@@ -53,6 +53,7 @@ export class MemoryKeyStore implements KeyStore {
   async listActiveForUser(userId: string) {
     return [...this.db.keys.values()]
       .filter((k) => k.userId === userId && !k.revokedAt)
+      .reverse() // insertion order breaks ties between keys created in the same millisecond
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
   }
   async countActiveForUser(userId: string) {

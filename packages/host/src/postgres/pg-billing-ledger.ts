@@ -57,15 +57,18 @@ export class PgBillingLedger implements BillingLedger {
 
   async hold(userId: string, taskId: string, amountMicro: number): Promise<void> {
     await this.openAccount(userId);
-    const { rows } = await this.db.query<{ ok: boolean }>(
-      `update accounts set held_micro = held_micro + $2
-       where user_id = $1 and balance_micro - held_micro >= $2 returning true as ok`,
-      [userId, amountMicro],
+    // One statement: the held amount and the hold row are written together or not at all.
+    const { rows } = await this.db.query<{ task_id: string }>(
+      `with acc as (
+         update accounts set held_micro = held_micro + $3
+         where user_id = $1 and balance_micro - held_micro >= $3 returning user_id)
+       insert into holds (task_id, user_id, amount_micro, state)
+       select $2, user_id, $3, 'held' from acc returning task_id`,
+      [userId, taskId, amountMicro],
     );
     if (!rows[0]) {
       throw new GatewayError('insufficient_credits', 'The available balance cannot cover the price of this run; top up with POST /api/v1/billing/topup.');
     }
-    await this.db.query(`insert into holds (task_id, user_id, amount_micro, state) values ($1, $2, $3, 'held')`, [taskId, userId, amountMicro]);
   }
 
   async settle(taskId: string, chargeMicro: number, description: string): Promise<TransactionRecord | null> {

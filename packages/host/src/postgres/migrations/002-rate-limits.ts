@@ -2,7 +2,7 @@ import type { Migration } from './migration.js';
 
 export const rateLimits: Migration = {
   version: 2,
-  name: 'rate limit counters (rate-limiter-flexible schema)',
+  name: 'rate limit counters (rate-limiter-flexible schema), creation-order timestamps',
   up: `
 create table gengate_rate_limits (
   key varchar(255) primary key,
@@ -10,5 +10,8 @@ create table gengate_rate_limits (
   expire bigint
 );
 create index tasks_waiting_by_key on tasks (api_key_id) where status = 'waiting';
+-- Rows created in one transaction keep their creation order (now() is the transaction's start).
+alter table api_keys alter column created_at set default clock_timestamp();
+alter table tasks alter column created_at set default clock_timestamp();
 `,
 };
