@@ -157,7 +157,12 @@ describe('HTTP: models, pricing, keys, billing', () => {
       expect(Object.keys(created.body).sort()).toEqual(['armed', 'created_at', 'id', 'threshold']);
       expect(created.body).toMatchObject({ threshold: 100, armed: true });
       expect((await get('/billing/alerts')).body.data).toHaveLength(1);
-      for (const threshold of [0, -1, 'x', 1.234]) expect((await send('post', '/billing/alerts', { threshold })).status).toBe(400);
+      for (const body of [{ threshold: 0 }, { threshold: -1 }, { threshold: 'x' }, { threshold: 1.234 }, { threshold: null }, {}, { threshold: 5, extra: 1 }]) {
+        const res = await send('post', '/billing/alerts', body);
+        expect(res.status, JSON.stringify(body)).toBe(400);
+        expect(res.body.error.type).toBe('invalid_request');
+      }
+      expect((await get('/billing/alerts')).body.data).toHaveLength(1);
       expect((await send('delete', `/billing/alerts/${created.body.id}`)).body).toEqual({ id: created.body.id, deleted: true });
       expect((await send('delete', `/billing/alerts/${created.body.id}`)).body.error.type).toBe('alert_not_found');
       expect((await get('/billing/alerts')).body.data).toEqual([]);
