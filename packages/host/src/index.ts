@@ -15,3 +15,6 @@ export { createPgKeyRateLimiter, createMemoryKeyRateLimiter } from './limits/cre
 export { StripePaymentProcessor, createStripeClient } from './payments/stripe-processor.js';
 export { createMailer } from './mail/create-mailer.js';
 export { startAlertMailWorker } from './jobs/alert-mail-worker.js';
+export { CallbackRepository } from './callbacks/callback-repository.js';
+export { startCallbackWorker } from './jobs/callback-worker.js';
+export { isForbiddenAddress } from './callbacks/address-guard.js';

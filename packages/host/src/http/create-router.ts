@@ -13,6 +13,8 @@ import { billingRoutes } from './routes/billing.js';
 import { fileRoutes } from './routes/files.js';
 import { modelRoutes } from './routes/models.js';
 import { runRoutes } from './routes/run.js';
+import { callbackRoutes } from './routes/callbacks.js';
+import type { CallbackRepository } from '../callbacks/callback-repository.js';
 import { stripeWebhookRoutes, type StripeWebhookOptions } from './routes/stripe-webhook.js';
 
 export interface GengateRouterOptions {
@@ -29,6 +31,8 @@ export interface GengateRouterOptions {
   readonly rateLimiter?: KeyRateLimiter;
   /** Mounts POST /billing/stripe/webhook (signed by Stripe, no API key) when Stripe sells the credits. */
   readonly stripeWebhook?: StripeWebhookOptions;
+  /** Mounts the callback secret and delivery-attempt endpoints (PostgreSQL hosts). */
+  readonly callbacks?: CallbackRepository;
   /** Largest accepted JSON body; default 1 MiB. */
   readonly maxBodyBytes?: number;
 }
@@ -46,6 +50,7 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
   router.use(authenticate(gengate, createClientIpResolver(options.trustProxy ?? [])));
   router.use(rateLimit(options.rateLimiter ?? createMemoryKeyRateLimiter()));
   router.use(jsonBody(options.maxBodyBytes ?? 1_048_576));
+  if (options.callbacks) router.use(callbackRoutes(options.callbacks));
   router.use(runRoutes(gengate));
   router.use(modelRoutes(gengate));
   router.use(apiKeyRoutes(gengate));

@@ -15,6 +15,8 @@ export interface BossOptions {
   readonly generateExpireSeconds?: number;
   /** Without a heartbeat for this long, a job whose worker died is failed and retried. Minimum 10. */
   readonly heartbeatSeconds?: number;
+  /** First callback retry delay; doubles each retry (with jitter) up to one hour. Default 10. */
+  readonly callbackRetryDelaySeconds?: number;
 }
 
 /**
@@ -43,7 +45,16 @@ export async function createBoss(opts: BossOptions): Promise<PgBoss> {
     deadLetter: QUEUES.generateDead,
     notify: true,
   });
-  await boss.createQueue(QUEUES.callback, { retryLimit: 20, retryDelay: 10, retryBackoff: true, notify: true });
+  // 10 s doubling to a 1 h cap over 35 retries: attempts keep coming for more than 24 hours.
+  await boss.createQueue(QUEUES.callback, {
+    retryLimit: 35,
+    retryDelay: opts.callbackRetryDelaySeconds ?? 10,
+    retryBackoff: true,
+    retryDelayMax: 3_600,
+    expireInSeconds: 120,
+    retentionSeconds: 2 * 86_400,
+    notify: true,
+  });
   await boss.createQueue(QUEUES.alertMail, { retryLimit: 10, retryDelay: 10, retryBackoff: true, notify: true });
   return boss;
 }

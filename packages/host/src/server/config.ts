@@ -43,6 +43,9 @@ const envSchema = z.object({
   STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
   STRIPE_SUCCESS_URL: z.url({ protocol: /^https?$/ }).optional(),
   STRIPE_CANCEL_URL: z.url({ protocol: /^https?$/ }).optional(),
+  CALLBACK_ALLOW_PRIVATE: bool.default(false),
+  CALLBACK_TIMEOUT_MS: int(100, 120_000).default(10_000),
+  CALLBACK_RETRY_DELAY_SECONDS: int(1, 3_600).default(10),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('gengate <no-reply@localhost>'),
 }).superRefine((c, ctx) => {
@@ -76,6 +79,7 @@ export interface GengateConfig {
         readonly successUrl: string | null;
         readonly cancelUrl: string | null;
       };
+  readonly callbacks: { readonly allowPrivate: boolean; readonly timeoutMs: number; readonly retryDelaySeconds: number };
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
 }
@@ -136,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
             cancelUrl: c.STRIPE_CANCEL_URL ?? null,
           }
         : { processor: 'manual' },
+    callbacks: { allowPrivate: c.CALLBACK_ALLOW_PRIVATE, timeoutMs: c.CALLBACK_TIMEOUT_MS, retryDelaySeconds: c.CALLBACK_RETRY_DELAY_SECONDS },
     smtpUrl: c.SMTP_URL ?? null,
     mailFrom: c.MAIL_FROM,
   };

@@ -10,7 +10,9 @@ import { createRequestScopedLogger } from '../http/request-log-scope.js';
 import { createPgKeyRateLimiter } from '../limits/create-rate-limiters.js';
 import { createBoss } from '../jobs/queues.js';
 import { startGenerationWorker } from '../jobs/generation-worker.js';
+import { CallbackRepository } from '../callbacks/callback-repository.js';
 import { startAlertMailWorker } from '../jobs/alert-mail-worker.js';
+import { startCallbackWorker } from '../jobs/callback-worker.js';
 import { createMailer } from '../mail/create-mailer.js';
 import { ManualPaymentProcessor } from '../payments/manual-processor.js';
 import { createStripeClient, StripePaymentProcessor } from '../payments/stripe-processor.js';
@@ -63,17 +65,19 @@ function paymentsFor(
 export async function startServer(config: GengateConfig, options: StartServerOptions): Promise<RunningServer> {
   const { logger } = options;
   const db = await openDatabase(config, logger);
-  const boss = await createBoss({ connectionString: db.url, logger });
+  const boss = await createBoss({ connectionString: db.url, logger, callbackRetryDelaySeconds: config.callbacks.retryDelaySeconds });
+  const callbacks = new CallbackRepository(db.pool);
   const { stores, unitOfWork } = createPgStores(db.pool, boss);
   let baseUrl = config.publicUrl ?? '';
   const blobStore = new LocalBlobStore(join(config.dataDir, 'files'));
+  const resultUrls = createResultUrlResolver(() => baseUrl);
   const payments = paymentsFor(config, () => baseUrl);
   const gengate = createGengate({
     adapters: options.adapters ?? defaultAdapters(config),
     stores,
     unitOfWork,
     blobStore,
-    resultUrls: createResultUrlResolver(() => baseUrl),
+    resultUrls,
     paymentProcessor: payments.processor,
     logger: createRequestScopedLogger(logger),
     execution: {
@@ -99,6 +103,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
       logger,
       trustProxy: [...config.trustProxy],
       rateLimiter,
+      callbacks,
       ...(payments.stripeWebhook ? { stripeWebhook: payments.stripeWebhook } : {}),
     }),
   );
@@ -111,6 +116,13 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
 
   const worker = config.runWorker ? await startGenerationWorker(boss, gengate, { concurrency: config.workerConcurrency, logger }) : null;
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
+  const callbackWorker = config.runWorker
+    ? await startCallbackWorker(
+        boss,
+        { tasks: stores.tasks, callbacks, urls: resultUrls },
+        { allowPrivate: config.callbacks.allowPrivate, timeoutMs: config.callbacks.timeoutMs, logger },
+      )
+    : null;
   const mailWorker = config.runWorker ? await startAlertMailWorker(boss, new SendAlertMail(stores.alerts, stores.users, mailer), logger) : null;
   logger.info({ url: baseUrl, database: db.embedded ? 'embedded' : 'external', worker: worker !== null }, `gengate listening on ${baseUrl}`);
 
@@ -129,6 +141,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
         clearTimeout(grace);
         await worker?.stop({ graceMs: config.shutdownGraceMs });
         await mailWorker?.stop();
+        await callbackWorker?.stop();
         await boss.stop({ graceful: true, timeout: config.shutdownGraceMs });
         await db.close();
         logger.info('gengate stopped');

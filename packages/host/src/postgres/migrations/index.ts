@@ -1,7 +1,8 @@
 import { initial } from './001-initial.js';
 import { rateLimits } from './002-rate-limits.js';
+import { callbacks } from './003-callbacks.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in order. Append new ones; never edit an applied one. */
-export const MIGRATIONS: readonly Migration[] = [initial, rateLimits];
+export const MIGRATIONS: readonly Migration[] = [initial, rateLimits, callbacks];
 export type { Migration };

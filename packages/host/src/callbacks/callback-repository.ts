@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import type { Queryable } from '../postgres/queryable.js';
+
+export interface CallbackAttemptView {
+  attempt: number;
+  url: string;
+  status_code: number | null;
+  delivered: boolean;
+  error: string | null;
+  duration_ms: number;
+  created_at: string;
+}
+
+function newSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** Callback signing secrets (one per user) and the record of delivery attempts. */
+export class CallbackRepository {
+  constructor(private readonly db: Queryable) {}
+
+  /** The user's signing secret, created on first use. */
+  async secretFor(userId: string): Promise<string> {
+    const { rows } = await this.db.query<{ webhook_secret: string }>(
+      `update users set webhook_secret = coalesce(webhook_secret, $2) where id = $1 returning webhook_secret`,
+      [userId, newSecret()],
+    );
+    const secret = rows[0]?.webhook_secret;
+    if (!secret) throw new Error(`no user ${userId}`);
+    return secret;
+  }
+
+  async rotate(userId: string): Promise<string> {
+    const secret = newSecret();
+    await this.db.query('update users set webhook_secret = $2 where id = $1', [userId, secret]);
+    return secret;
+  }
+
+  async record(a: { taskId: string; url: string; statusCode: number | null; delivered: boolean; error: string | null; durationMs: number }): Promise<void> {
+    await this.db.query(
+      'insert into callback_attempts (task_id, url, status_code, delivered, error, duration_ms) values ($1, $2, $3, $4, $5, $6)',
+      [a.taskId, a.url, a.statusCode, a.delivered, a.error, a.durationMs],
+    );
+  }
+
+  async isDelivered(taskId: string): Promise<boolean> {
+    const { rows } = await this.db.query('select 1 from callback_attempts where task_id = $1 and delivered', [taskId]);
+    return rows.length > 0;
+  }
+
+  async attemptsFor(taskId: string, userId: string): Promise<CallbackAttemptView[] | null> {
+    const owner = await this.db.query('select 1 from tasks where id = $1 and user_id = $2', [taskId, userId]);
+    if (owner.rows.length === 0) return null;
+    const { rows } = await this.db.query<{ url: string; status_code: number | null; delivered: boolean; error: string | null; duration_ms: number; created_at: Date }>(
+      'select url, status_code, delivered, error, duration_ms, created_at from callback_attempts where task_id = $1 order by id',
+      [taskId],
+    );
+    return rows.map((r, i) => ({ attempt: i + 1, url: r.url, status_code: r.status_code, delivered: r.delivered, error: r.error, duration_ms: r.duration_ms, created_at: r.created_at.toISOString() }));
+  }
+}
