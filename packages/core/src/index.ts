@@ -50,3 +50,4 @@ export * from './billing/alert-check.js';
 export * from './billing/complete-purchase.js';
 export * from './services/send-alert-mail.js';
 export * from './services/cancel-task.js';
+export * from './run/request-hash.js';

@@ -2,6 +2,7 @@ import type { ApiKeyRecord } from '../model/api-key.js';
 import type { BalanceAlertRecord, TransactionRecord } from '../model/billing.js';
 import type { TaskRecord } from '../model/task.js';
 import type { UserRecord } from '../model/user.js';
+import type { JsonObject } from '../util/json.js';
 
 export interface MemoryHold {
   userId: string;
@@ -26,6 +27,7 @@ export class MemoryDatabase {
   readonly alerts = new Map<string, BalanceAlertRecord>();
   readonly accounts = new Set<string>();
   readonly jobs: MemoryJob[] = [];
+  readonly idempotency = new Map<string, { requestHash: string; response: JsonObject; at: number }>();
   private tail: Promise<unknown> = Promise.resolve();
 
   /** Runs fn after every earlier serialized call: the memory stand-in for a transaction's isolation. */

@@ -10,6 +10,7 @@ import type {
   ApiKeyPatch,
   BillingLedger,
   CreditEntry,
+  IdempotencyStore,
   JobQueue,
   KeyStore,
   NewApiKey,
@@ -18,6 +19,7 @@ import type {
   TaskStore,
   UserStore,
 } from '../ports/stores.js';
+import type { JsonObject } from '../util/json.js';
 import { microCreditsToMicroUsd } from '../util/money.js';
 import type { MemoryDatabase } from './memory-database.js';
 
@@ -255,6 +257,21 @@ export class MemoryAlertStore implements AlertStore {
   async setArmed(id: string, armed: boolean) {
     const a = this.db.alerts.get(id);
     if (a) this.db.alerts.set(id, { ...a, armed });
+  }
+}
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+
+export class MemoryIdempotencyStore implements IdempotencyStore {
+  constructor(private readonly db: MemoryDatabase) {}
+  async find(userId: string, key: string) {
+    const r = this.db.idempotency.get(`${userId}:${key}`);
+    return r && Date.now() - r.at < IDEMPOTENCY_TTL_MS ? { requestHash: r.requestHash, response: r.response } : null;
+  }
+  async save(userId: string, key: string, requestHash: string, response: JsonObject) {
+    if (await this.find(userId, key)) return false;
+    this.db.idempotency.set(`${userId}:${key}`, { requestHash, response, at: Date.now() });
+    return true;
   }
 }
 

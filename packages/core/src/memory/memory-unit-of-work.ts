@@ -4,6 +4,7 @@ import { MemoryDatabase } from './memory-database.js';
 import {
   MemoryAlertStore,
   MemoryBillingLedger,
+  MemoryIdempotencyStore,
   MemoryJobQueue,
   MemoryKeyStore,
   MemoryTaskStore,
@@ -19,6 +20,7 @@ export function createMemoryStores(db = new MemoryDatabase()): { db: MemoryDatab
     ledger: new MemoryBillingLedger(db),
     alerts: new MemoryAlertStore(db),
     jobs: new MemoryJobQueue(db),
+    idempotency: new MemoryIdempotencyStore(db),
   };
   const uow: UnitOfWork = { run: (fn) => db.serialize(() => fn(scope)) };
   return { db, scope, uow };

@@ -4,7 +4,7 @@ import type { Modality } from '../model/modality.js';
 import type { TaskOutputFile, TaskRecord, TaskWarning } from '../model/task.js';
 import type { UserRecord } from '../model/user.js';
 import type { RunRequest } from '../run/run-request.schema.js';
-import type { JsonValue } from '../util/json.js';
+import type { JsonObject, JsonValue } from '../util/json.js';
 
 export interface Page<T> {
   readonly items: readonly T[];
@@ -127,6 +127,14 @@ export interface AlertStore {
   setArmed(id: string, armed: boolean): Promise<void>;
 }
 
+/** Remembered run responses per (user, Idempotency-Key), valid for 24 hours. */
+export interface IdempotencyStore {
+  /** The unexpired record for this key, locked until the caller's transaction ends. */
+  find(userId: string, key: string): Promise<{ requestHash: string; response: JsonObject } | null>;
+  /** Stores the response; false when another request stored one for the same key first. */
+  save(userId: string, key: string, requestHash: string, response: JsonObject): Promise<boolean>;
+}
+
 /** Jobs, enqueued inside the same unit of work as the state change that needs them. */
 export interface JobQueue {
   enqueueGeneration(taskId: string, options?: { startAfterSeconds?: number }): Promise<void>;
@@ -142,6 +150,7 @@ export interface TransactionScope {
   readonly ledger: BillingLedger;
   readonly alerts: AlertStore;
   readonly jobs: JobQueue;
+  readonly idempotency: IdempotencyStore;
 }
 
 /** Runs a function in one database transaction: all of its writes commit together or not at all. */

@@ -4,7 +4,9 @@ import { quoteRun } from '../pricing/quote.js';
 import type { IdGenerator, Logger } from '../ports/system.js';
 import type { UnitOfWork } from '../ports/stores.js';
 import { normalizeRunRequest } from '../run/normalize-request.js';
+import { requestHash } from '../run/request-hash.js';
 import { runRequestSchema } from '../run/run-request.schema.js';
+import type { JsonObject } from '../util/json.js';
 import type { AuthContext } from './auth-context.js';
 
 export interface RunAccepted {
@@ -26,33 +28,65 @@ export class SubmitRun {
     private readonly logger: Logger,
   ) {}
 
-  async execute(auth: AuthContext, modelId: string, body: unknown): Promise<RunAccepted> {
+  /**
+   * With an idempotency key, the same key and request within 24 hours answer the first response and
+   * create nothing; the same key with another request is a 409.
+   */
+  async execute(auth: AuthContext, modelId: string, body: unknown, options: { idempotencyKey?: string } = {}): Promise<RunAccepted> {
     const model = this.registry.requireActive(modelId);
     const parsed = runRequestSchema.safeParse(body);
     if (!parsed.success) throw GatewayError.fromZod(parsed.error);
     const request = parsed.data;
     const normalized = normalizeRunRequest(model, request);
     const quotedMicro = quoteRun(model, normalized);
-    const taskId = this.ids.uuid();
-    await this.uow.run(async (tx) => {
-      // A key revoked while this request was in flight fails it here, before anything commits.
-      if (!(await tx.keys.lockActive(auth.apiKeyId))) {
-        throw new GatewayError('authentication_failed', 'The API key was revoked while the request was in flight.');
+    const key = options.idempotencyKey;
+    const hash = key === undefined ? null : requestHash(model.id, request);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.uow.run(async (tx) => {
+          if (key !== undefined && hash !== null) {
+            const earlier = await tx.idempotency.find(auth.userId, key);
+            if (earlier) return replay(earlier, hash);
+          }
+          // A key revoked while this request was in flight fails it here, before anything commits.
+          if (!(await tx.keys.lockActive(auth.apiKeyId))) {
+            throw new GatewayError('authentication_failed', 'The API key was revoked while the request was in flight.');
+          }
+          const taskId = this.ids.uuid();
+          await tx.ledger.hold(auth.userId, taskId, quotedMicro);
+          await tx.tasks.insert({
+            id: taskId,
+            userId: auth.userId,
+            apiKeyId: auth.apiKeyId,
+            modelId: model.id,
+            modality: model.modality,
+            request,
+            callbackUrl: request.callback_url ?? null,
+            quotedMicro,
+          });
+          await tx.jobs.enqueueGeneration(taskId);
+          const accepted: RunAccepted = { code: 200, message: 'Task accepted.', task_id: taskId, status: 'waiting' };
+          if (key !== undefined && hash !== null && !(await tx.idempotency.save(auth.userId, key, hash, { ...accepted }))) {
+            throw new IdempotencyRace();
+          }
+          this.logger.info({ taskId, modelId: model.id, userId: auth.userId, quotedMicro }, 'task accepted');
+          return accepted;
+        });
+      } catch (err) {
+        // Another request with the same key committed first: this one rolled back; answer from its record.
+        if (err instanceof IdempotencyRace && attempt === 0) continue;
+        throw err;
       }
-      await tx.ledger.hold(auth.userId, taskId, quotedMicro);
-      await tx.tasks.insert({
-        id: taskId,
-        userId: auth.userId,
-        apiKeyId: auth.apiKeyId,
-        modelId: model.id,
-        modality: model.modality,
-        request,
-        callbackUrl: request.callback_url ?? null,
-        quotedMicro,
-      });
-      await tx.jobs.enqueueGeneration(taskId);
-    });
-    this.logger.info({ taskId, modelId: model.id, userId: auth.userId, quotedMicro }, 'task accepted');
-    return { code: 200, message: 'Task accepted.', task_id: taskId, status: 'waiting' };
+    }
   }
+}
+
+class IdempotencyRace extends Error {}
+
+function replay(earlier: { requestHash: string; response: JsonObject }, hash: string): RunAccepted {
+  if (earlier.requestHash !== hash) {
+    throw new GatewayError('conflict', 'This Idempotency-Key was already used with a different request.', { param: 'Idempotency-Key' });
+  }
+  const r = earlier.response;
+  return { code: 200, message: String(r['message']), task_id: String(r['task_id']), status: 'waiting' };
 }

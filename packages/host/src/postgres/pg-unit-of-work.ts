@@ -4,6 +4,7 @@ import type { PgBoss } from 'pg-boss';
 import { PgJobQueue } from '../jobs/pg-job-queue.js';
 import { PgAlertStore } from './pg-alert-store.js';
 import { PgBillingLedger } from './pg-billing-ledger.js';
+import { PgIdempotencyStore } from './pg-idempotency-store.js';
 import { PgKeyStore } from './pg-key-store.js';
 import { PgTaskStore } from './pg-task-store.js';
 import { PgUserStore } from './pg-user-store.js';
@@ -17,6 +18,7 @@ function scopeOver(db: Queryable, boss: PgBoss | null): TransactionScope {
     ledger: new PgBillingLedger(db),
     alerts: new PgAlertStore(db),
     jobs: new PgJobQueue(boss, db),
+    idempotency: new PgIdempotencyStore(db),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Gengate } from '@gengate/core';
+import { GatewayError, type Gengate } from '@gengate/core';
 import { Router } from 'express';
 import { authOf } from '../middleware/authenticate.js';
 import { methodNotAllowed } from '../middleware/error-handler.js';
@@ -20,7 +20,12 @@ export function runRoutes(gengate: Gengate): Router {
   router
     .route('/run/:model_id')
     .post(async (req, res) => {
-      res.json(await gengate.submitRun.execute(authOf(res), req.params.model_id, req.body ?? {}));
+      const key = req.get('Idempotency-Key');
+      if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) {
+        throw new GatewayError('invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', { param: 'Idempotency-Key' });
+      }
+      const options = key === undefined ? {} : { idempotencyKey: key };
+      res.json(await gengate.submitRun.execute(authOf(res), req.params.model_id, req.body ?? {}, options));
     })
     .all(methodNotAllowed('POST'));
   return router;

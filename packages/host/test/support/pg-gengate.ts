@@ -1,0 +1,50 @@
+import { SandboxAdapter } from '@gengate/adapters';
+import { createGengate, MemoryBlobStore, type Authenticated, type Gengate } from '@gengate/core';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import pg from 'pg';
+import type { PgBoss } from 'pg-boss';
+import { pino } from 'pino';
+import { createBoss } from '../../src/jobs/queues.js';
+import { ManualPaymentProcessor } from '../../src/payments/manual-processor.js';
+import { runMigrations } from '../../src/postgres/migrate.js';
+import { createPgStores } from '../../src/postgres/pg-unit-of-work.js';
+
+export interface PgGengate {
+  readonly db: TestDatabase;
+  readonly boss: PgBoss;
+  readonly gengate: Gengate;
+  /** A new user with these credits, authenticated. */
+  user(credits: number): Promise<Authenticated>;
+  close(): Promise<void>;
+}
+
+/** The use cases on a fresh PostgreSQL database with pg-boss and the fast sandbox (no worker started). */
+export async function openPgGengate(): Promise<PgGengate> {
+  const db = await createTestDatabase();
+  const pool = new pg.Pool({ connectionString: db.url, max: 20 });
+  await runMigrations(pool);
+  const boss = await createBoss({ connectionString: db.url, logger: pino({ level: 'silent' }) });
+  const { stores, unitOfWork } = createPgStores(pool, boss);
+  const gengate = createGengate({
+    adapters: [new SandboxAdapter({ latencyMs: { chat: 5, image: 5, video: 30 }, statusPollIntervalMs: 10 })],
+    stores,
+    unitOfWork,
+    blobStore: new MemoryBlobStore(),
+    resultUrls: { urlFor: (k) => `http://gengate.test/api/v1/files/${k}` },
+    paymentProcessor: new ManualPaymentProcessor(),
+  });
+  return {
+    db,
+    boss,
+    gengate,
+    async user(credits) {
+      const { api_key } = await gengate.admin.createUser({ email: `u${Math.random().toString(36).slice(2)}@example.com`, credits });
+      return gengate.authenticate.execute(api_key, '127.0.0.1');
+    },
+    async close() {
+      await boss.stop({ graceful: false });
+      await pool.end();
+      await db.drop();
+    },
+  };
+}
