@@ -5,9 +5,6 @@
  *  3. submit -> adapter called latency on an idle host (LISTEN/NOTIFY wake-up), over 500 tasks.
  * Uses DATABASE_URL's server when set (a fresh database on it), else an embedded PostgreSQL.
  */
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import {
   ADAPTER_SPECIFICATION_VERSION,
@@ -25,49 +22,17 @@ import {
   createPgStores,
   ManualPaymentProcessor,
   runMigrations,
-  startEmbeddedPostgres,
   startGenerationWorker,
 } from '@gengate/host';
 import express from 'express';
 import pg from 'pg';
 import pino from 'pino';
+import { scratchDatabase } from '../scripts/support/scratch-database.js';
 
 function percentiles(samples: number[]): string {
   const s = [...samples].sort((a, b) => a - b);
   const at = (p: number) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
   return `p50 ${at(50).toFixed(3)} ms, p99 ${at(99).toFixed(3)} ms (n=${s.length})`;
-}
-
-async function database(): Promise<{ url: string; close(): Promise<void> }> {
-  const base = process.env['DATABASE_URL'];
-  if (base) {
-    const name = `gg_bench_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: base });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const url = new URL(base);
-    url.pathname = `/${name}`;
-    return {
-      url: url.toString(),
-      async close() {
-        const c = new pg.Client({ connectionString: base });
-        await c.connect();
-        await c.query(`drop database if exists ${name} with (force)`);
-        await c.end();
-      },
-    };
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'gg-bench-'));
-  chmodSync(dir, 0o755);
-  const embedded = await startEmbeddedPostgres({ dataDir: join(dir, 'pg') });
-  return {
-    url: embedded.url,
-    async close() {
-      await embedded.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }
 
 /** An adapter that records when it is called and answers at once. */
@@ -87,7 +52,7 @@ function probeAdapter(calledAt: Map<string, number>): ProviderAdapter {
 
 async function main(): Promise<void> {
   const logger = pino({ level: 'silent' });
-  const db = await database();
+  const db = await scratchDatabase();
   const pool = new pg.Pool({ connectionString: db.url, max: 20 });
   await runMigrations(pool);
   const boss = await createBoss({ connectionString: db.url, logger });

@@ -25,6 +25,8 @@ export interface SandboxLatency {
 export interface SandboxAdapterOptions {
   /** Simulated generation time per modality, in milliseconds. Default chat 300, image 800, video 4000. */
   readonly latencyMs?: Partial<SandboxLatency>;
+  /** Extra latency per task, 0..jitter ms, derived from the task id (deterministic). Default 0. */
+  readonly latencyJitterMs?: number;
   /** Interval at which the worker polls a running video. Default 250 ms. */
   readonly statusPollIntervalMs?: number;
   /** Frames per second of sandbox videos. Default 8. */
@@ -77,12 +79,14 @@ export class SandboxAdapter implements ProviderAdapter {
   readonly statusPollIntervalMs: number;
   private readonly latency: SandboxLatency;
   private readonly fps: number;
+  private readonly jitter: number;
   private readonly now: () => number;
 
   constructor(options: SandboxAdapterOptions = {}) {
     this.latency = { ...DEFAULT_SANDBOX_LATENCY, ...options.latencyMs };
     this.statusPollIntervalMs = options.statusPollIntervalMs ?? 250;
     this.fps = options.fps ?? 8;
+    this.jitter = options.latencyJitterMs ?? 0;
     this.now = options.now ?? Date.now;
   }
 
@@ -92,7 +96,7 @@ export class SandboxAdapter implements ProviderAdapter {
 
   async generate(call: AdapterCall): Promise<GenerationResult> {
     const req = call.request;
-    await sleep(this.latency[req.modality], undefined, { signal: call.abortSignal });
+    await sleep(this.latencyFor(call), undefined, { signal: call.abortSignal });
     if (requestedFailure(call)) throw new UpstreamError(FAILURE_MESSAGE);
     switch (req.modality) {
       case 'chat': {
@@ -114,7 +118,7 @@ export class SandboxAdapter implements ProviderAdapter {
     if (call.request.modality !== 'video') throw new Error('sandbox start() serves video only');
     const startedAt = this.now();
     call.abortSignal.throwIfAborted();
-    const handle: VideoHandle = { sandboxJob: call.taskId, startedAt, readyAt: startedAt + this.latency.video };
+    const handle: VideoHandle = { sandboxJob: call.taskId, startedAt, readyAt: startedAt + this.latencyFor(call) };
     return handle;
   }
 
@@ -139,6 +143,10 @@ export class SandboxAdapter implements ProviderAdapter {
       fps: this.fps,
     });
     return { state: 'succeeded', result: { files: [{ kind: 'bytes', data, mediaType: 'image/gif' }], warnings: videoWarnings(req) } };
+  }
+
+  private latencyFor(call: AdapterCall): number {
+    return this.latency[call.request.modality] + (this.jitter > 0 ? hashString(call.taskId) % (this.jitter + 1) : 0);
   }
 
   async cancel(): Promise<void> {

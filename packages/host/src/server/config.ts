@@ -37,6 +37,7 @@ const envSchema = z.object({
   DEADLINE_IMAGE_SECONDS: int(1, 86_400).default(300),
   DEADLINE_VIDEO_SECONDS: int(1, 86_400).default(900),
   SANDBOX_LATENCY_MS: int(0, 3_600_000).optional(),
+  SANDBOX_LATENCY_JITTER_MS: int(0, 3_600_000).default(0),
   PAYMENT_PROCESSOR: z.enum(['manual', 'stripe']).default('manual'),
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, 'must be a Stripe secret key (sk_test_... or sk_live_...)').optional(),
   STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_\w+$/, 'must be a Stripe webhook signing secret (whsec_...)').optional(),
@@ -69,6 +70,7 @@ export interface GengateConfig {
   readonly shutdownGraceMs: number;
   readonly deadlineSeconds: { readonly chat: number; readonly image: number; readonly video: number };
   readonly sandboxLatencyMs: number | null;
+  readonly sandboxLatencyJitterMs: number;
   readonly payments:
     | { readonly processor: 'manual' }
     | {
@@ -129,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     shutdownGraceMs: c.SHUTDOWN_GRACE_MS,
     deadlineSeconds: { chat: c.DEADLINE_CHAT_SECONDS, image: c.DEADLINE_IMAGE_SECONDS, video: c.DEADLINE_VIDEO_SECONDS },
     sandboxLatencyMs: c.SANDBOX_LATENCY_MS ?? null,
+    sandboxLatencyJitterMs: c.SANDBOX_LATENCY_JITTER_MS,
     payments:
       c.PAYMENT_PROCESSOR === 'stripe'
         ? {

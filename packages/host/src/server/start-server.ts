@@ -40,7 +40,8 @@ export interface StartServerOptions {
 
 function defaultAdapters(config: GengateConfig): ProviderAdapter[] {
   const latency = config.sandboxLatencyMs;
-  return [createSandboxAdapter(latency === null ? {} : { latencyMs: { chat: latency, image: latency, video: latency } })];
+  const latencyMs = latency === null ? {} : { latencyMs: { chat: latency, image: latency, video: latency } };
+  return [createSandboxAdapter({ ...latencyMs, latencyJitterMs: config.sandboxLatencyJitterMs })];
 }
 
 function paymentsFor(
