@@ -86,6 +86,22 @@ describe('standalone server end to end', () => {
     expect(after.held_credits).toBe(0);
   });
 
+  it('sells credits through the manual processor: pending top-up, completed once by the operator CLI', async () => {
+    const before = ((await (await api('/billing/balance')).json()) as { credits: number }).credits;
+    const topup = (await (await api('/billing/topup', { method: 'POST', body: JSON.stringify({ amount: 5 }) })).json()) as {
+      transaction_id: string;
+      status: string;
+      checkout_url: string | null;
+    };
+    expect(topup).toMatchObject({ status: 'pending', checkout_url: null });
+    expect(((await (await api('/billing/balance')).json()) as { credits: number }).credits).toBe(before);
+    const done = JSON.parse(await runCli(['topups', 'complete', topup.transaction_id], env)) as { status: string };
+    expect(done).toEqual({ transaction_id: topup.transaction_id, status: 'completed' });
+    expect(((await (await api('/billing/balance')).json()) as { credits: number }).credits).toBe(before + 500);
+    await expect(runCli(['topups', 'complete', topup.transaction_id], env)).rejects.toThrow(/conflict/);
+    expect(((await (await api('/billing/balance')).json()) as { credits: number }).credits).toBe(before + 500);
+  });
+
   it('logs JSON lines, each line of a request carrying its request id', () => {
     const lines = server
       .output()
