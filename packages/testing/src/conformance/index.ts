@@ -1,2 +1,3 @@
 export * from './adapter-suite.js';
 export * from './store-suite.js';
+export * from './http-api-suite.js';
