@@ -51,3 +51,4 @@ export * from './billing/complete-purchase.js';
 export * from './services/send-alert-mail.js';
 export * from './services/cancel-task.js';
 export * from './run/request-hash.js';
+export * from './util/uuid.js';

@@ -149,6 +149,16 @@ describe('API keys across two host processes on one database', () => {
     expect(((await no.json()) as { error: { type: string } }).error.type).toBe('ip_not_allowed');
   });
 
+  it('answers 404 (not a database error) for malformed ids, and 401 with a Bearer challenge', async () => {
+    for (const [method, path] of [['PUT', '/api-keys/not-a-uuid'], ['DELETE', '/api-keys/not-a-uuid'], ['DELETE', '/billing/alerts/nope'], ['GET', '/run/tasks/nope']] as const) {
+      const res = await call(a, rootKey, path, { method, ...(method === 'PUT' ? { body: JSON.stringify({ name: 'x' }) } : {}) });
+      expect(res.status, `${method} ${path}`).toBe(404);
+    }
+    const unauth = await call(a, 'gg_live_unknown', '/models');
+    expect(unauth.status).toBe(401);
+    expect(unauth.headers.get('www-authenticate')).toBe('Bearer realm="gengate"');
+  });
+
   it('refuses a malformed whitelist entry with 400 on create and update, changing nothing', async () => {
     const bad = await call(a, rootKey, '/api-keys', { method: 'POST', body: JSON.stringify({ name: 'bad', ip_whitelist: ['10.0.0.0/33'] }) });
     expect(bad.status).toBe(400);

@@ -3,7 +3,7 @@ import express, { type Express } from 'express';
 import pino from 'pino';
 import request from 'supertest';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createMemoryGengate, type MemoryGengate } from '../../testing/src/fakes/memory-gengate.js';
+import { createMemoryGengate, type MemoryGengate } from '@gengate/testing';
 import { createGengateRouter } from '../src/http/create-router.js';
 
 /** /billing: balance, top-ups, transactions and balance alerts, with exact keys and value types. */
@@ -159,6 +159,7 @@ describe('HTTP contract: billing', () => {
     expect((await send('delete', `/billing/alerts/${above.id}`, undefined, other.api_key)).status).toBe(404);
     expect((await get('/billing/alerts', other.api_key)).body).toEqual({ data: [] });
     expect((await get('/billing/alerts')).body.data).toHaveLength(1);
+    expect((await send('delete', '/billing/alerts/not-a-uuid')).body.error).toEqual({ type: 'alert_not_found', param: 'id' });
   });
 
   it.each([[{ threshold: 0 }], [{ threshold: -1 }], [{ threshold: '5' }], [{ threshold: 1.234 }], [{ threshold: null }], [{}], [{ threshold: 5, email: 'x@y.z' }]])(

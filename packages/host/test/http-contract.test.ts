@@ -3,7 +3,7 @@ import express, { type Express } from 'express';
 import pino from 'pino';
 import request from 'supertest';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createMemoryGengate, MEMORY_GENGATE_BASE_URL, type MemoryGengate } from '../../testing/src/fakes/memory-gengate.js';
+import { createMemoryGengate, MEMORY_GENGATE_BASE_URL, type MemoryGengate } from '@gengate/testing';
 import { createGengateRouter } from '../src/http/create-router.js';
 
 /**

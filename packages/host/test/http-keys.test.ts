@@ -3,7 +3,7 @@ import express, { type Express } from 'express';
 import pino from 'pino';
 import request from 'supertest';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createMemoryGengate, type MemoryGengate } from '../../testing/src/fakes/memory-gengate.js';
+import { createMemoryGengate, type MemoryGengate } from '@gengate/testing';
 import { createGengateRouter } from '../src/http/create-router.js';
 
 /** GET/POST/PUT/DELETE /api-keys: exact shapes, masking, every update field, refusals and revocation. */
@@ -195,6 +195,10 @@ describe('HTTP contract: API keys', () => {
     expect((await list(other.api_key)).find((k) => k.id === theirs.id)?.name).toBe('theirs');
     expect((await get('/billing/balance', theirs.key as string)).status).toBe(200);
     expect((await send('put', '/api-keys/00000000-0000-4000-8000-000000000000', { name: 'x' })).status).toBe(404);
+    for (const id of ['not-a-uuid', "1' or '1'='1"]) {
+      expect((await send('put', `/api-keys/${encodeURIComponent(id)}`, { name: 'x' })).body.error.type, id).toBe('api_key_not_found');
+      expect((await send('delete', `/api-keys/${encodeURIComponent(id)}`)).body.error.type, id).toBe('api_key_not_found');
+    }
   });
 
   it('DELETE revokes at once: {id, deleted, failed_task_ids}; the key then gets 401; its waiting tasks fail', async () => {

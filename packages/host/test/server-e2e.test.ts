@@ -67,6 +67,8 @@ describe('standalone server end to end', () => {
       const file = await fetch(url);
       expect(file.status).toBe(200);
       expect(file.headers.get('content-type')).toContain(want.type);
+      expect(file.headers.get('x-content-type-options')).toBe('nosniff');
+      if (want.type === 'text/plain') expect(file.headers.get('content-type')).toBe('text/plain; charset=utf-8');
       expect(want.magic(Buffer.from(await file.arrayBuffer()))).toBe(true);
     }
     const tx = (await (await api('/billing/transactions')).json()) as { data: { payment_method: string; credits: number; status: string }[] };

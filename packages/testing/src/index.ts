@@ -3,3 +3,4 @@ export * from './postgres/test-database.js';
 export * from './fakes/fake-stripe.js';
 export * from './fakes/smtp-capture.js';
 export * from './conformance/index.js';
+export * from './fakes/memory-gengate.js';

@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import type { PaymentMethod } from '../model/billing.js';
 import type { UnitOfWork } from '../ports/stores.js';
+import { isUuid } from '../util/uuid.js';
 import { checkBalanceAlerts } from './alert-check.js';
 
 export type PurchaseOutcome = 'completed' | 'already_completed';
@@ -15,7 +16,7 @@ export async function completePendingPurchase(
   expect: { paymentMethod: PaymentMethod; amountCents: number | null },
 ): Promise<PurchaseOutcome> {
   return uow.run(async (tx) => {
-    const existing = await tx.ledger.findTransaction(transactionId);
+    const existing = isUuid(transactionId) ? await tx.ledger.findTransaction(transactionId.toLowerCase()) : null;
     if (!existing || existing.paymentMethod !== expect.paymentMethod) {
       throw new GatewayError('invalid_request', `No ${expect.paymentMethod} purchase ${transactionId}.`, { param: 'transaction_id' });
     }
@@ -23,7 +24,7 @@ export async function completePendingPurchase(
       throw new GatewayError('invalid_request', `The paid amount does not match purchase ${transactionId}.`, { param: 'amount' });
     }
     if (existing.status === 'completed') return 'already_completed';
-    const done = await tx.ledger.complete(transactionId);
+    const done = await tx.ledger.complete(existing.id);
     if (!done) return 'already_completed';
     await checkBalanceAlerts(tx, done.userId);
     return 'completed';

@@ -8,6 +8,9 @@ import type { AuthContext } from './auth-context.js';
 
 const TOUCH_INTERVAL_MS = 60_000;
 
+/** RFC 9110: a 401 names the scheme it expects. */
+export const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="gengate"' } as const;
+
 export interface Authenticated extends AuthContext {
   readonly key: ApiKeyRecord;
 }
@@ -21,12 +24,12 @@ export class Authenticate {
 
   async execute(secret: string | null, clientIp: string | null): Promise<Authenticated> {
     if (!secret) {
-      throw new GatewayError('authentication_failed', 'Missing API key: send the header Authorization: Bearer <API_KEY>.');
+      throw new GatewayError('authentication_failed', 'Missing API key: send the header Authorization: Bearer <API_KEY>.', { headers: CHALLENGE });
     }
     const hash = hashApiKeySecret(secret);
     const key = looksLikeApiKey(secret) ? await this.keys.findActiveByHash(hash) : null;
     if (!key || !hashesEqual(key.secretHash, hash)) {
-      throw new GatewayError('authentication_failed', 'Invalid or revoked API key.');
+      throw new GatewayError('authentication_failed', 'Invalid or revoked API key.', { headers: CHALLENGE });
     }
     if (key.ipWhitelist.length > 0 && !(clientIp !== null && compileWhitelist(key.ipWhitelist)(clientIp))) {
       throw new GatewayError('ip_not_allowed', `Requests from ${clientIp ?? 'this address'} are not allowed for this API key.`);

@@ -7,6 +7,7 @@ import type { PaymentProcessor } from '../ports/payment-processor.js';
 import type { IdGenerator } from '../ports/system.js';
 import type { AlertStore, BillingLedger, UnitOfWork } from '../ports/stores.js';
 import { creditsToMicro, microToCredits, microUsdToUsd } from '../util/money.js';
+import { isUuid } from '../util/uuid.js';
 import type { AuthContext } from './auth-context.js';
 import { pageQuerySchema } from './pagination.js';
 
@@ -114,7 +115,7 @@ export class BillingService {
   }
 
   async deleteAlert(auth: AuthContext, id: string): Promise<{ id: string; deleted: true }> {
-    if (!(await this.alerts.delete(id, auth.userId))) {
+    if (!isUuid(id) || !(await this.alerts.delete(id.toLowerCase(), auth.userId))) {
       throw new GatewayError('alert_not_found', `No balance alert with id '${id}'.`, { param: 'id' });
     }
     return { id, deleted: true };

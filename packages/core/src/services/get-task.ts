@@ -4,8 +4,7 @@ import type { ResultUrlResolver } from '../ports/blob-store.js';
 import type { TaskStore } from '../ports/stores.js';
 import type { AuthContext } from './auth-context.js';
 import { toTaskView } from './task-view.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../util/uuid.js';
 
 /** GET /run/tasks/{task_id}: the caller's task, or 404 (another user's task is indistinguishable from none). */
 export class GetTask {
@@ -15,7 +14,7 @@ export class GetTask {
   ) {}
 
   async execute(auth: AuthContext, taskId: string): Promise<TaskView> {
-    const task = UUID.test(taskId) ? await this.tasks.findForUser(taskId.toLowerCase(), auth.userId) : null;
+    const task = isUuid(taskId) ? await this.tasks.findForUser(taskId.toLowerCase(), auth.userId) : null;
     if (!task) throw new GatewayError('task_not_found', `No task with id '${taskId}'.`, { param: 'task_id' });
     return toTaskView(task, this.urls);
   }

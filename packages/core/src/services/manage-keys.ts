@@ -4,6 +4,7 @@ import type { IdGenerator } from '../ports/system.js';
 import type { ApiKeyPatch, KeyStore, UnitOfWork } from '../ports/stores.js';
 import { createApiKeySchema, MAX_KEYS_PER_USER, updateApiKeySchema } from '../keys/api-key-schemas.js';
 import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../keys/api-key-secret.js';
+import { isUuid } from '../util/uuid.js';
 import type { AuthContext } from './auth-context.js';
 
 export function toApiKeyView(k: ApiKeyRecord): ApiKeyView {
@@ -91,7 +92,7 @@ export class ManageKeys {
       ...(Object.keys(limits).length > 0 ? { limits } : {}),
       ...(b.ip_whitelist !== undefined ? { ipWhitelist: b.ip_whitelist } : {}),
     };
-    const updated = await this.keys.update(id, auth.userId, patch);
+    const updated = isUuid(id) ? await this.keys.update(id.toLowerCase(), auth.userId, patch) : null;
     if (!updated) throw notFound(id);
     return toApiKeyView(updated);
   }
@@ -103,8 +104,8 @@ export class ManageKeys {
    */
   async revoke(auth: AuthContext, id: string): Promise<{ id: string; deleted: true; failed_task_ids: string[] }> {
     const failed = await this.uow.run(async (tx) => {
-      if (!(await tx.keys.revoke(id, auth.userId))) throw notFound(id);
-      const taskIds = await tx.tasks.failWaitingForKey(id, REVOKED_MESSAGE, new Date());
+      if (!isUuid(id) || !(await tx.keys.revoke(id.toLowerCase(), auth.userId))) throw notFound(id);
+      const taskIds = await tx.tasks.failWaitingForKey(id.toLowerCase(), REVOKED_MESSAGE, new Date());
       for (const taskId of taskIds) {
         await tx.ledger.release(taskId);
         const task = await tx.tasks.findById(taskId);

@@ -8,6 +8,7 @@ import { requestHash } from '../run/request-hash.js';
 import { runRequestSchema } from '../run/run-request.schema.js';
 import type { JsonObject } from '../util/json.js';
 import type { AuthContext } from './auth-context.js';
+import { CHALLENGE } from './authenticate.js';
 
 export interface RunAccepted {
   code: 200;
@@ -50,7 +51,7 @@ export class SubmitRun {
           }
           // A key revoked while this request was in flight fails it here, before anything commits.
           if (!(await tx.keys.lockActive(auth.apiKeyId))) {
-            throw new GatewayError('authentication_failed', 'The API key was revoked while the request was in flight.');
+            throw new GatewayError('authentication_failed', 'The API key was revoked while the request was in flight.', { headers: CHALLENGE });
           }
           const taskId = this.ids.uuid();
           await tx.ledger.hold(auth.userId, taskId, quotedMicro);

@@ -1,4 +1,4 @@
-import { GatewayError } from '@gengate/core';
+import { GatewayError, isUuid } from '@gengate/core';
 import { Router } from 'express';
 import type { CallbackRepository } from '../../callbacks/callback-repository.js';
 import { authOf } from '../middleware/authenticate.js';
@@ -23,7 +23,7 @@ export function callbackRoutes(callbacks: CallbackRepository): Router {
     .route('/run/tasks/:task_id/callbacks')
     .get(async (req, res) => {
       const id = req.params.task_id;
-      const attempts = /^[0-9a-f-]{36}$/i.test(id) ? await callbacks.attemptsFor(id.toLowerCase(), authOf(res).userId) : null;
+      const attempts = isUuid(id) ? await callbacks.attemptsFor(id.toLowerCase(), authOf(res).userId) : null;
       if (!attempts) throw new GatewayError('task_not_found', `No task with id '${id}'.`, { param: 'task_id' });
       res.json({ data: attempts });
     })
