@@ -66,7 +66,13 @@ function paymentsFor(
 export async function startServer(config: GengateConfig, options: StartServerOptions): Promise<RunningServer> {
   const { logger } = options;
   const db = await openDatabase(config, logger);
-  const boss = await createBoss({ connectionString: db.url, logger, callbackRetryDelaySeconds: config.callbacks.retryDelaySeconds });
+  const boss = await createBoss({
+    connectionString: db.url,
+    logger,
+    callbackRetryDelaySeconds: config.callbacks.retryDelaySeconds,
+    // A generation job outlives the longest deadline, so the deadline (not pg-boss) ends a slow task.
+    generateExpireSeconds: Math.max(config.deadlineSeconds.chat, config.deadlineSeconds.image, config.deadlineSeconds.video) + 300,
+  });
   const callbacks = new CallbackRepository(db.pool);
   const { stores, unitOfWork } = createPgStores(db.pool, boss);
   let baseUrl = config.publicUrl ?? '';
