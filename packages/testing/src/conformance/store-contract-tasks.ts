@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import type { JsonValue, RunRequest } from '@gengate/core';
+import { describe, expect, it } from 'vitest';
+import { REQUEST, type StoreFixtures } from './store-fixtures.js';
+
+export function describeTasksContract(f: StoreFixtures): void {
+  const { stores, newUser, keyFor, taskFor, newTask } = f;
+  describe('tasks', () => {
+    it('insert stores a waiting task with empty results, and findById returns it', async () => {
+      const user = await newUser();
+      const task = await newTask(user.id, 1_234_567);
+      expect(task).toMatchObject({
+        userId: user.id,
+        apiKeyId: null,
+        modelId: 'conformance.image',
+        modality: 'image',
+        status: 'waiting',
+        request: REQUEST,
+        callbackUrl: null,
+        quotedMicro: 1_234_567,
+        chargedMicro: null,
+        outputs: [],
+        warnings: [],
+        errorMessage: null,
+        upstreamHandle: null,
+        attempts: 0,
+        startedAt: null,
+        finishedAt: null,
+      });
+      expect(task.createdAt).toBeInstanceOf(Date);
+      expect(await stores().tasks.findById(task.id)).toEqual(task);
+      expect(await stores().tasks.findById(randomUUID())).toBeNull();
+    });
+
+    it('keeps the API key id, the callback url and a full request', async () => {
+      const user = await newUser();
+      const key = await stores().keys.insert(keyFor(user.id));
+      const request: RunRequest = {
+        prompt: 'a paper boat — ünïcödé',
+        callback_url: 'https://example.com/hook?x=1',
+        video_params: { duration: 10, resolution: '1080p', enable_translation: true, multi_shots: false, image_urls: ['https://example.com/a.png'] },
+      };
+      const task = await stores().tasks.insert({
+        ...taskFor(user.id, 80_000_000),
+        apiKeyId: key.id,
+        modelId: 'conformance.video',
+        modality: 'video',
+        request,
+        callbackUrl: 'https://example.com/hook?x=1',
+      });
+      const found = await stores().tasks.findById(task.id);
+      expect(found).toMatchObject({ apiKeyId: key.id, modality: 'video', callbackUrl: 'https://example.com/hook?x=1', quotedMicro: 80_000_000 });
+      expect(found?.request).toEqual(request);
+    });
+
+    it('findForUser finds the owner’s task and returns null for another user', async () => {
+      const owner = await newUser();
+      const other = await newUser();
+      const task = await newTask(owner.id);
+      expect((await stores().tasks.findForUser(task.id, owner.id))?.id).toBe(task.id);
+      expect(await stores().tasks.findForUser(task.id, other.id)).toBeNull();
+      expect(await stores().tasks.findForUser(randomUUID(), owner.id)).toBeNull();
+    });
+
+    it('markGenerating moves waiting -> generating, counts every attempt and keeps the first startedAt', async () => {
+      const user = await newUser();
+      const task = await newTask(user.id);
+      const first = new Date(Date.now() - 10_000);
+      const g1 = await stores().tasks.markGenerating(task.id, first);
+      expect(g1).toMatchObject({ id: task.id, status: 'generating', attempts: 1 });
+      expect(g1?.startedAt?.getTime()).toBe(first.getTime());
+
+      const g2 = await stores().tasks.markGenerating(task.id, new Date());
+      expect(g2).toMatchObject({ status: 'generating', attempts: 2 });
+      expect(g2?.startedAt?.getTime()).toBe(first.getTime());
+
+      const stored = await stores().tasks.findById(task.id);
+      expect(stored).toMatchObject({ status: 'generating', attempts: 2, finishedAt: null });
+      expect(stored?.startedAt?.getTime()).toBe(first.getTime());
+      expect(await stores().tasks.markGenerating(randomUUID(), new Date())).toBeNull();
+    });
+
+    it('markSuccess only ends a generating task, and only once', async () => {
+      const user = await newUser();
+      const task = await newTask(user.id, 2_000_000);
+      const at = new Date();
+      const result = {
+        outputs: [{ key: `${task.id}/output-0.png`, mediaType: 'image/png', bytes: 1234 }],
+        warnings: [{ param: 'image_params.seed', message: 'ignored' }],
+        chargedMicro: 2_000_000,
+        at,
+      };
+      expect(await stores().tasks.markSuccess(task.id, result)).toBe(false);
+      expect((await stores().tasks.findById(task.id))?.status).toBe('waiting');
+
+      await stores().tasks.markGenerating(task.id, new Date());
+      expect(await stores().tasks.markSuccess(task.id, result)).toBe(true);
+      const done = await stores().tasks.findById(task.id);
+      expect(done).toMatchObject({
+        status: 'success',
+        outputs: result.outputs,
+        warnings: result.warnings,
+        chargedMicro: 2_000_000,
+        errorMessage: null,
+        attempts: 1,
+      });
+      expect(done?.finishedAt?.getTime()).toBe(at.getTime());
+
+      expect(await stores().tasks.markSuccess(task.id, { ...result, chargedMicro: 1 })).toBe(false);
+      expect(await stores().tasks.markFail(task.id, 'too late', new Date())).toBe(false);
+      expect(await stores().tasks.markGenerating(task.id, new Date())).toBeNull();
+      expect(await stores().tasks.markSuccess(randomUUID(), result)).toBe(false);
+      expect(await stores().tasks.findById(task.id)).toMatchObject({ status: 'success', chargedMicro: 2_000_000, errorMessage: null, attempts: 1 });
+    });
+
+    it('markFail ends a waiting or a generating task, and is false once the task has ended', async () => {
+      const user = await newUser();
+      const waiting = await newTask(user.id);
+      const generating = await newTask(user.id);
+      await stores().tasks.markGenerating(generating.id, new Date());
+      const at = new Date();
+
+      expect(await stores().tasks.markFail(waiting.id, 'rejected before start', at)).toBe(true);
+      expect(await stores().tasks.markFail(generating.id, 'upstream said no', at)).toBe(true);
+      const w = await stores().tasks.findById(waiting.id);
+      const g = await stores().tasks.findById(generating.id);
+      expect(w).toMatchObject({ status: 'fail', errorMessage: 'rejected before start', outputs: [], chargedMicro: null });
+      expect(g).toMatchObject({ status: 'fail', errorMessage: 'upstream said no', attempts: 1 });
+      expect(w?.finishedAt?.getTime()).toBe(at.getTime());
+
+      expect(await stores().tasks.markFail(waiting.id, 'again', new Date())).toBe(false);
+      expect(await stores().tasks.markGenerating(waiting.id, new Date())).toBeNull();
+      expect(await stores().tasks.markSuccess(generating.id, { outputs: [], warnings: [], chargedMicro: 0, at: new Date() })).toBe(false);
+      expect(await stores().tasks.markFail(randomUUID(), 'ghost', new Date())).toBe(false);
+      expect((await stores().tasks.findById(waiting.id))?.errorMessage).toBe('rejected before start');
+      expect((await stores().tasks.findById(generating.id))?.status).toBe('fail');
+    });
+
+    it('saveUpstreamHandle round-trips JSON values', async () => {
+      const user = await newUser();
+      const task = await newTask(user.id);
+      const handle: JsonValue = {
+        job: 'up-123',
+        attempt: 2,
+        ratio: 0.5,
+        ok: true,
+        nothing: null,
+        nested: { list: [1, 'two', false, null, { deep: 'ü ✓' }] },
+      };
+      await stores().tasks.saveUpstreamHandle(task.id, handle);
+      expect((await stores().tasks.findById(task.id))?.upstreamHandle).toEqual(handle);
+      await stores().tasks.saveUpstreamHandle(task.id, 'opaque-string-handle');
+      expect((await stores().tasks.findById(task.id))?.upstreamHandle).toBe('opaque-string-handle');
+      await stores().tasks.saveUpstreamHandle(task.id, [42, 'x']);
+      expect((await stores().tasks.findForUser(task.id, user.id))?.upstreamHandle).toEqual([42, 'x']);
+    });
+
+    it('listUnfinished lists waiting and generating tasks, never ended ones, up to the limit', async () => {
+      const user = await newUser();
+      const waiting = await newTask(user.id);
+      const generating = await newTask(user.id);
+      const succeeded = await newTask(user.id);
+      const failed = await newTask(user.id);
+      await stores().tasks.markGenerating(generating.id, new Date());
+      await stores().tasks.markGenerating(succeeded.id, new Date());
+      await stores().tasks.markSuccess(succeeded.id, { outputs: [], warnings: [], chargedMicro: 0, at: new Date() });
+      await stores().tasks.markFail(failed.id, 'no', new Date());
+
+      const all = await stores().tasks.listUnfinished(100_000);
+      const ids = new Set(all.map((t) => t.id));
+      expect(ids.has(waiting.id)).toBe(true);
+      expect(ids.has(generating.id)).toBe(true);
+      expect(ids.has(succeeded.id)).toBe(false);
+      expect(ids.has(failed.id)).toBe(false);
+      expect(all.every((t) => t.status === 'waiting' || t.status === 'generating')).toBe(true);
+      expect(all.find((t) => t.id === generating.id)?.status).toBe('generating');
+      expect((await stores().tasks.listUnfinished(1)).length).toBe(1);
+    });
+  });
+}
