@@ -12,9 +12,9 @@ function adminUrl(): string {
   return url;
 }
 
-/** A fresh, uniquely named database on the test server; drop() removes it. */
-export async function createTestDatabase(): Promise<TestDatabase> {
-  const admin = adminUrl();
+/** A fresh, uniquely named database on the test server (or on the given server); drop() removes it. */
+export async function createTestDatabase(onServer?: string): Promise<TestDatabase> {
+  const admin = onServer ?? adminUrl();
   const name = `gg_test_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: admin });
   await client.connect();
