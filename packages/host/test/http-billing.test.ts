@@ -179,7 +179,7 @@ describe('HTTP contract: billing', () => {
     await m.drainJobs();
     expect((await get('/billing/balance')).body.credits).toBe(996);
     const mails = m.db.jobs.filter((j) => j.queue === 'alert-mail');
-    expect(mails).toEqual([{ queue: 'alert-mail', payload: { alertId: alert.id, balanceMicro: expect.any(Number) }, startAfterSeconds: 0 }]);
+    expect(mails).toEqual([{ queue: 'alert-mail', payload: { alertId: alert.id, balanceMicro: expect.any(Number) }, startAfterMs: 0, availableAt: expect.any(Number) }]);
     expect((await get('/billing/alerts')).body.data[0]).toMatchObject({ id: alert.id, armed: false });
   });
 });

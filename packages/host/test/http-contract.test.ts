@@ -39,6 +39,7 @@ interface ModelBody {
 interface PriceLine {
   unit: string;
   resolution: string | null;
+  conditions: Record<string, string | number | boolean> | null;
   credits: number;
   usd: number;
 }
@@ -70,8 +71,14 @@ function expectModel(m: ModelBody): void {
   expect(typeof m.is_active).toBe('boolean');
 }
 
-function expectTask(t: TaskBody): void {
-  expect(Object.keys(t).sort()).toEqual(TASK_KEYS);
+function expectTask(t: TaskBody & { progress?: number }): void {
+  // `progress` (0..1) is gengate's one extension, present only while generating when the provider reports it.
+  const { progress, ...spec } = t;
+  expect(Object.keys(spec).sort()).toEqual(TASK_KEYS);
+  if (progress !== undefined) {
+    expect(t.status).toBe('generating');
+    expect(progress >= 0 && progress <= 1).toBe(true);
+  }
   expect(t.task_id).toMatch(UUID);
   expect(['waiting', 'generating', 'success', 'fail']).toContain(t.status);
   expect(Array.isArray(t.result_urls)).toBe(true);
@@ -249,13 +256,20 @@ describe('HTTP contract: runs, tasks, models, pricing', () => {
   });
 
   describe('model details, popular and pricing', () => {
-    it('GET /models/{id} answers the Model fields', async () => {
+    it('GET /models/{id} answers the Model fields, plus capabilities, the parameters schema and the polling interval', async () => {
       for (const id of ALL_MODELS) {
         const res = await get(`/models/${id}`);
         expect(res.status).toBe(200);
-        expectModel(res.body as ModelBody);
+        const { capabilities, parameters, inactive_reason, poll_interval_seconds, ...model } = res.body as ModelBody & Record<string, unknown>;
+        expectModel(model as ModelBody);
         expect(res.body.id).toBe(id);
+        expect(inactive_reason).toBeNull();
+        expect(typeof poll_interval_seconds).toBe('number');
+        expect((capabilities as { modality: string }).modality).toBe(model.modality);
+        expect(parameters).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', additionalProperties: false });
       }
+      const video = (await get('/models/sandbox.motion-video')).body as { parameters: { properties: Record<string, { properties: Record<string, unknown> }> } };
+      expect(video.parameters.properties['video_params']?.properties['duration']).toEqual({ type: 'number', enum: [5, 10] });
       expect((await get('/models/sandbox.motion-video')).body).toMatchObject({ provider: 'sandbox', modality: 'video', is_active: true, is_popular: true });
       const missing = await get('/models/sandbox.nope');
       expect(missing.status).toBe(404);
@@ -278,16 +292,16 @@ describe('HTTP contract: runs, tasks, models, pricing', () => {
     it('GET /models/{id}/pricing answers a pricing record; GET /pricing one per active model', async () => {
       const expected: Record<string, PriceLine[]> = {
         'sandbox.echo-chat': [
-          { unit: '1M_input_tokens', resolution: null, credits: 10, usd: 0.1 },
-          { unit: '1M_output_tokens', resolution: null, credits: 30, usd: 0.3 },
+          { unit: '1M_input_tokens', resolution: null, conditions: null, credits: 10, usd: 0.1 },
+          { unit: '1M_output_tokens', resolution: null, conditions: null, credits: 30, usd: 0.3 },
         ],
         'sandbox.pixel-image': [
-          { unit: 'image', resolution: null, credits: 2, usd: 0.02 },
-          { unit: 'image_above_1mp', resolution: null, credits: 4, usd: 0.04 },
+          { unit: 'image', resolution: null, conditions: null, credits: 2, usd: 0.02 },
+          { unit: 'image_above_1mp', resolution: null, conditions: null, credits: 4, usd: 0.04 },
         ],
         'sandbox.motion-video': [
-          { unit: 'second', resolution: '720p', credits: 5, usd: 0.05 },
-          { unit: 'second', resolution: '1080p', credits: 8, usd: 0.08 },
+          { unit: 'second', resolution: '720p', conditions: null, credits: 5, usd: 0.05 },
+          { unit: 'second', resolution: '1080p', conditions: null, credits: 8, usd: 0.08 },
         ],
       };
       const all = await get('/pricing');
@@ -302,7 +316,7 @@ describe('HTTP contract: runs, tasks, models, pricing', () => {
         expect(Object.keys(record).sort()).toEqual(PRICING_KEYS);
         expect(record).toMatchObject({ provider: 'sandbox', currency: 'USD', credits_per_usd: 100 });
         for (const line of record.prices) {
-          expect(Object.keys(line).sort()).toEqual(['credits', 'resolution', 'unit', 'usd']);
+          expect(Object.keys(line).sort()).toEqual(['conditions', 'credits', 'resolution', 'unit', 'usd']);
           expect(line.usd).toBeCloseTo(line.credits / record.credits_per_usd, 9);
         }
         const want = expected[record.model_id];

@@ -79,6 +79,8 @@ describe('PostgreSQL ledger under concurrency', () => {
             request: { prompt: 'race' },
             callbackUrl: null,
             quotedMicro: quote,
+            quotedCostMicro: quote,
+            admitted: true,
           });
           return taskId;
         }),

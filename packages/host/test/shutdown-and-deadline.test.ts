@@ -22,7 +22,7 @@ describe('deadlines', () => {
     const auth = await gengate.authenticate.execute(api_key, '127.0.0.1');
     const { task_id } = await gengate.submitRun.execute(auth, 'sandbox.echo-chat', { prompt: 'slow' });
     const started = Date.now();
-    const outcome = await gengate.executeTask.execute(task_id, new AbortController().signal, { isLast: false });
+    const outcome = await gengate.executeTask.runGeneration(task_id, new AbortController().signal);
     expect(Date.now() - started).toBeLessThan(2_000); // the adapter call was aborted, not waited for
     expect(outcome).toBe('fail');
     const task = await gengate.getTask.execute(auth, task_id);

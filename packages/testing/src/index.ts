@@ -4,3 +4,6 @@ export * from './fakes/fake-stripe.js';
 export * from './fakes/smtp-capture.js';
 export * from './conformance/index.js';
 export * from './fakes/memory-gengate.js';
+export * from './fakes/fake-upstream.js';
+export * from './conformance/adapter/adapter-requests.js';
+export * from './conformance/adapter/adapter-call.js';

@@ -13,7 +13,7 @@ import {
   type TaskWarning,
 } from '@gengate/core';
 import { dimensionsFor, hashString, renderAnimatedGif, renderPng } from './media/index.js';
-import { sandboxReply } from './sandbox-chat.js';
+import { sandboxChatWarnings, sandboxReply } from './sandbox-chat.js';
 import { SANDBOX_FAIL_MARKER, SANDBOX_MODELS } from './sandbox-models.js';
 
 export interface SandboxLatency {
@@ -27,7 +27,7 @@ export interface SandboxAdapterOptions {
   readonly latencyMs?: Partial<SandboxLatency>;
   /** Extra latency per task, 0..jitter ms, derived from the task id (deterministic). Default 0. */
   readonly latencyJitterMs?: number;
-  /** Interval at which the worker polls a running video. Default 250 ms. */
+  /** Delay between status checks of a running video. Default 250 ms. */
   readonly statusPollIntervalMs?: number;
   /** Frames per second of sandbox videos. Default 8. */
   readonly fps?: number;
@@ -37,7 +37,8 @@ export interface SandboxAdapterOptions {
 export const DEFAULT_SANDBOX_LATENCY: SandboxLatency = { chat: 300, image: 800, video: 4_000 };
 
 /** Long side in pixels of the sandbox's preview video per requested resolution. */
-const VIDEO_LONG_SIDE = { '720p': 320, '1080p': 480 } as const;
+const VIDEO_LONG_SIDE: Readonly<Record<string, number>> = { '720p': 320, '1080p': 480 };
+const videoLongSide = (resolution: string): number => VIDEO_LONG_SIDE[resolution] ?? 320;
 
 interface VideoHandle {
   readonly [key: string]: JsonValue;
@@ -62,7 +63,7 @@ function imageWarnings(req: NormalizedImageRequest): TaskWarning[] {
 
 function videoWarnings(req: NormalizedVideoRequest): TaskWarning[] {
   const w: TaskWarning[] = [
-    { param: 'video_params.resolution', message: `The sandbox renders a ${VIDEO_LONG_SIDE[req.resolution]}px preview GIF for ${req.resolution}.` },
+    { param: 'video_params.resolution', message: `The sandbox renders a ${videoLongSide(req.resolution)}px preview GIF for ${req.resolution}.` },
   ];
   if (req.enableTranslation) w.push({ param: 'video_params.enable_translation', message: 'The sandbox does not translate prompts.' });
   if (req.imageUrls.length + req.videoUrls.length > 0) {
@@ -76,7 +77,7 @@ export class SandboxAdapter implements ProviderAdapter {
   readonly specificationVersion = ADAPTER_SPECIFICATION_VERSION;
   readonly providerId = 'sandbox';
   readonly models: readonly ModelDescriptor[] = Object.values(SANDBOX_MODELS);
-  readonly statusPollIntervalMs: number;
+  private readonly statusPollIntervalMs: number;
   private readonly latency: SandboxLatency;
   private readonly fps: number;
   private readonly jitter: number;
@@ -97,17 +98,26 @@ export class SandboxAdapter implements ProviderAdapter {
   async generate(call: AdapterCall): Promise<GenerationResult> {
     const req = call.request;
     await sleep(this.latencyFor(call), undefined, { signal: call.abortSignal });
-    if (requestedFailure(call)) throw new UpstreamError(FAILURE_MESSAGE);
+    if (requestedFailure(call)) throw new UpstreamError(FAILURE_MESSAGE, { kind: 'invalid_input' });
     switch (req.modality) {
       case 'chat': {
         const { text, usage } = sandboxReply(req);
-        return { files: [{ kind: 'bytes', data: new TextEncoder().encode(text), mediaType: 'text/plain' }], usage };
+        return {
+          files: [{ kind: 'bytes', data: new TextEncoder().encode(text), mediaType: 'text/plain' }],
+          usage,
+          warnings: sandboxChatWarnings(req),
+          metadata: { requestId: `sandbox-${call.taskId}`, finishReason: usage.outputTokens >= req.maxTokens ? 'length' : 'stop' },
+        };
       }
       case 'image': {
         const seed = req.seed ?? hashString(call.taskId);
         const salt = [req.negativePrompt ?? '', ...req.imageUrls].join('|');
-        const data = renderPng({ width: req.width, height: req.height, seed, prompt: `${req.prompt ?? ''}${salt}` });
-        return { files: [{ kind: 'bytes', data, mediaType: 'image/png' }], warnings: imageWarnings(req) };
+        const files = Array.from({ length: req.n }, (_, i) => ({
+          kind: 'bytes' as const,
+          data: renderPng({ width: req.width, height: req.height, seed: (seed + i) >>> 0, prompt: `${req.prompt ?? ''}${salt}` }),
+          mediaType: 'image/png',
+        }));
+        return { files, usage: { images: files.length }, warnings: imageWarnings(req) };
       }
       case 'video':
         throw new Error('sandbox video is long-running: use start/status');
@@ -131,8 +141,8 @@ export class SandboxAdapter implements ProviderAdapter {
       const total = Math.max(1, handle.readyAt - handle.startedAt);
       return { state: 'running', progress: Math.min(0.99, (now - handle.startedAt) / total) };
     }
-    if (requestedFailure(call)) return { state: 'failed', message: FAILURE_MESSAGE };
-    const { width, height } = dimensionsFor(req.aspectRatio, VIDEO_LONG_SIDE[req.resolution]);
+    if (requestedFailure(call)) return { state: 'failed', error: new UpstreamError(FAILURE_MESSAGE, { kind: 'invalid_input' }) };
+    const { width, height } = dimensionsFor(req.aspectRatio, videoLongSide(req.resolution));
     const salt = [req.watermark ?? '', req.multiShots ? 'multi' : '', ...req.imageUrls, ...req.videoUrls].join('|');
     const data = renderAnimatedGif({
       width,
@@ -147,6 +157,10 @@ export class SandboxAdapter implements ProviderAdapter {
 
   private latencyFor(call: AdapterCall): number {
     return this.latency[call.request.modality] + (this.jitter > 0 ? hashString(call.taskId) % (this.jitter + 1) : 0);
+  }
+
+  pollDelayMs(): number {
+    return this.statusPollIntervalMs;
   }
 
   async cancel(): Promise<void> {

@@ -1,4 +1,4 @@
-import type { NormalizedChatRequest, TokenUsage } from '@gengate/core';
+import type { NormalizedChatRequest, TaskWarning, TokenUsage } from '@gengate/core';
 
 /** Sandbox tokens: whitespace-separated words (at least one). */
 export function countTokens(text: string): number {
@@ -13,5 +13,15 @@ export function sandboxReply(req: NormalizedChatRequest): { text: string; usage:
   for (let i = 0; words.length < Math.min(req.maxTokens, 24); i++) words.push(FILLER[i % FILLER.length] ?? '');
   const out = words.slice(0, req.maxTokens);
   const text = out.join(' ');
-  return { text, usage: { inputTokens: countTokens(req.prompt), outputTokens: out.length } };
+  const input = countTokens(req.prompt) + (req.system === null ? 0 : countTokens(req.system));
+  return { text, usage: { inputTokens: input, outputTokens: out.length } };
+}
+
+/** The sandbox is deterministic: sampling parameters are accepted but change nothing, and it says so. */
+export function sandboxChatWarnings(req: NormalizedChatRequest): TaskWarning[] {
+  const w: TaskWarning[] = [];
+  if (req.temperature !== null) w.push({ param: 'llm_params.temperature', message: 'The sandbox is deterministic; temperature has no effect.' });
+  if (req.topP !== null) w.push({ param: 'llm_params.top_p', message: 'The sandbox is deterministic; top_p has no effect.' });
+  if (req.system !== null) w.push({ param: 'llm_params.system', message: 'The sandbox counts the system instruction as input tokens but does not follow it.' });
+  return w;
 }

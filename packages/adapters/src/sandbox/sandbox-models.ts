@@ -3,7 +3,10 @@ import type { AspectRatio, ModelDescriptor } from '@gengate/core';
 const ALL_RATIOS: readonly AspectRatio[] = ['16:9', '9:16', '1:1', '4:3', '3:4'];
 const common = { provider: 'sandbox', isActive: true } as const;
 
-/** Offline models: real files, no credentials. Prices are data in micro-credits (100 credits = 1 USD). */
+/**
+ * Offline models: real files, no credentials. Prices are data in micro-USD, as for a real upstream
+ * (the markup applies on top; with none, 1 USD = 100 credits).
+ */
 export const SANDBOX_MODELS = {
   chat: {
     ...common,
@@ -13,8 +16,17 @@ export const SANDBOX_MODELS = {
     description: 'Offline chat model: answers deterministically from the prompt and reports token usage.',
     tags: ['sandbox', 'offline', 'chat', 'text'],
     isPopular: true,
-    capabilities: { modality: 'chat', promptRequired: true, maxOutputTokens: 4_096, defaultMaxTokens: 256, supportsTopP: true },
-    pricing: { kind: 'per_token', inputPerMillionTokens: 10_000_000, outputPerMillionTokens: 30_000_000 },
+    capabilities: {
+      modality: 'chat',
+      promptRequired: true,
+      maxOutputTokens: 4_096,
+      defaultMaxTokens: 256,
+      temperature: { min: 0, max: 2 },
+      supportsTopP: true,
+      supportsSystem: true,
+      contextWindow: 32_000,
+    },
+    pricing: { kind: 'per_token', inputPerMillionTokens: 100_000, outputPerMillionTokens: 300_000 },
     pollIntervalSeconds: 1,
   },
   image: {
@@ -29,14 +41,13 @@ export const SANDBOX_MODELS = {
       modality: 'image',
       promptRequired: true,
       aspectRatios: ALL_RATIOS,
-      minSide: 16,
-      maxSide: 2_048,
-      defaultLongSide: 512,
+      sizes: { kind: 'range', minSide: 16, maxSide: 2_048, defaultLongSide: 512 },
       supportsNegativePrompt: true,
       supportsSeed: true,
       maxReferenceImages: 4,
+      maxImages: 4,
     },
-    pricing: { kind: 'per_image', perImage: 2_000_000, perLargeImage: 4_000_000 },
+    pricing: { kind: 'per_image', perImage: 20_000, perLargeImage: 40_000 },
     pollIntervalSeconds: 3,
   },
   video: {
@@ -59,7 +70,7 @@ export const SANDBOX_MODELS = {
       supportsMultiShots: true,
       supportsTranslation: true,
     },
-    pricing: { kind: 'per_second', perSecond: { '720p': 5_000_000, '1080p': 8_000_000 } },
+    pricing: { kind: 'per_second', perSecond: { '720p': 50_000, '1080p': 80_000 } },
     pollIntervalSeconds: 3,
   },
   fail: {
@@ -74,14 +85,12 @@ export const SANDBOX_MODELS = {
       modality: 'image',
       promptRequired: false,
       aspectRatios: ALL_RATIOS,
-      minSide: 16,
-      maxSide: 2_048,
-      defaultLongSide: 256,
+      sizes: { kind: 'range', minSide: 16, maxSide: 2_048, defaultLongSide: 256 },
       supportsNegativePrompt: true,
       supportsSeed: true,
       maxReferenceImages: 0,
     },
-    pricing: { kind: 'per_image', perImage: 1_000_000 },
+    pricing: { kind: 'per_image', perImage: 10_000 },
     pollIntervalSeconds: 3,
   },
 } as const satisfies Record<string, ModelDescriptor>;

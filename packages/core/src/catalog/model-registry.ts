@@ -1,10 +1,11 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ModelDescriptor } from '../model/model.js';
-import { ADAPTER_SPECIFICATION_VERSION, type ProviderAdapter } from '../ports/provider-adapter.js';
+import { ADAPTER_SPECIFICATION_VERSION, type AdapterAvailability, type ProviderAdapter } from '../ports/provider-adapter.js';
+import { checkModelDeclaration } from './model-declaration.js';
 
-const MODEL_ID = /^[a-z0-9][a-z0-9-]*\.[a-z0-9][a-z0-9._-]*$/;
+const AVAILABLE: AdapterAvailability = { available: true };
 
-/** The catalog: every model of every registered adapter, and the adapter that serves it. */
+/** The catalog: every model of every registered adapter, the adapter that serves it, and whether it can run. */
 export class ModelRegistry {
   private readonly byId = new Map<string, { model: ModelDescriptor; adapter: ProviderAdapter }>();
 
@@ -17,9 +18,8 @@ export class ModelRegistry {
       throw new Error(`adapter ${adapter.providerId} implements ${String(adapter.specificationVersion)}, expected ${ADAPTER_SPECIFICATION_VERSION}`);
     }
     for (const model of adapter.models) {
-      if (!MODEL_ID.test(model.id)) throw new Error(`model id ${model.id} is not of the form <category>.<model_name>`);
       if (this.byId.has(model.id)) throw new Error(`model id ${model.id} is registered twice`);
-      if (model.capabilities.modality !== model.modality) throw new Error(`model ${model.id}: capabilities do not match its modality`);
+      checkModelDeclaration(model);
       const longRunning = adapter.isLongRunning(model.id);
       if (longRunning ? !(adapter.start && adapter.status) : !adapter.generate) {
         throw new Error(`adapter ${adapter.providerId} lacks the ${longRunning ? 'start/status' : 'generate'} method for ${model.id}`);
@@ -32,16 +32,38 @@ export class ModelRegistry {
     return [...this.byId.values()].map((e) => e.model);
   }
 
+  adapters(): readonly ProviderAdapter[] {
+    return [...new Set([...this.byId.values()].map((e) => e.adapter))];
+  }
+
   find(modelId: string): ModelDescriptor | null {
     return this.byId.get(modelId)?.model ?? null;
   }
 
-  /** The model, or a 404 when it is unknown or inactive. */
-  requireActive(modelId: string): ModelDescriptor {
+  availabilityOf(modelId: string): AdapterAvailability {
+    return this.byId.get(modelId)?.adapter.availability ?? AVAILABLE;
+  }
+
+  /** Active: declared active and its provider configured. Inactive models stay listed with is_active false. */
+  isActive(model: ModelDescriptor): boolean {
+    return model.isActive && this.availabilityOf(model.id).available;
+  }
+
+  /** The model, or a 4xx when it is unknown (404), switched off (404) or its provider is not configured (422, naming the setting). */
+  requireRunnable(modelId: string): ModelDescriptor {
     const model = this.find(modelId);
     if (!model) throw new GatewayError('model_not_found', `No model with id '${modelId}'. List models with GET /api/v1/models.`, { param: 'model_id' });
     if (!model.isActive) throw new GatewayError('model_inactive', `Model '${modelId}' is not active.`, { param: 'model_id' });
+    const availability = this.availabilityOf(model.id);
+    if (!availability.available) {
+      throw new GatewayError('provider_not_configured', `Model '${modelId}' cannot run: ${availability.reason}`, { param: 'model_id' });
+    }
     return model;
+  }
+
+  /** @deprecated use requireRunnable */
+  requireActive(modelId: string): ModelDescriptor {
+    return this.requireRunnable(modelId);
   }
 
   adapterFor(modelId: string): ProviderAdapter {

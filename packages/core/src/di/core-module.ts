@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Container, ContainerModule } from 'inversify';
 import { ModelRegistry } from '../catalog/model-registry.js';
+import { DEFAULT_DEADLINES_MS, type ExecuteTaskOptions } from '../execution/execution-options.js';
+import { fetchInput } from '../execution/fetch-input.js';
+import { InflightCalls } from '../execution/inflight-calls.js';
+import { DEFAULT_SCHEDULING, type SchedulingOptions } from '../execution/scheduling.js';
+import { NO_MARKUP, type MarkupPolicy } from '../pricing/markup.js';
+import { PriceBook } from '../pricing/price-book.js';
 import type { BlobStore, ResultUrlResolver } from '../ports/blob-store.js';
+import { UNLIMITED_CALLS, type ProviderCallLimiter } from '../ports/call-limiter.js';
 import type { PaymentProcessor } from '../ports/payment-processor.js';
 import type { ProviderAdapter } from '../ports/provider-adapter.js';
 import { silentLogger, type Clock, type IdGenerator, type Logger } from '../ports/system.js';
@@ -9,9 +16,9 @@ import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
 import { AdminService } from '../services/admin.js';
 import { Authenticate } from '../services/authenticate.js';
 import { BillingService } from '../services/billing.js';
-import { CatalogService } from '../services/catalog.js';
-import { DEFAULT_DEADLINES_MS, ExecuteTask, type ExecuteTaskOptions } from '../services/execute-task.js';
 import { CancelTask } from '../services/cancel-task.js';
+import { CatalogService } from '../services/catalog.js';
+import { ExecuteTask } from '../services/execute-task.js';
 import { FailTask } from '../services/fail-task.js';
 import { GetTask } from '../services/get-task.js';
 import { ManageKeys } from '../services/manage-keys.js';
@@ -21,21 +28,18 @@ import { TOKENS } from './tokens.js';
 /** The use cases, built from the ports bound in the container (no decorators: works under any runner). */
 export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.Registry).toDynamicValue((c) => new ModelRegistry(c.get(TOKENS.Adapters))).inSingletonScope();
+  bind(TOKENS.InflightCalls).toDynamicValue(() => new InflightCalls()).inSingletonScope();
   bind(TOKENS.SubmitRun)
-    .toDynamicValue((c) => new SubmitRun(c.get(TOKENS.Registry), c.get(TOKENS.UnitOfWork), c.get(TOKENS.Ids), c.get(TOKENS.Logger)))
+    .toDynamicValue(
+      (c) => new SubmitRun(c.get(TOKENS.Registry), c.get(TOKENS.UnitOfWork), c.get(TOKENS.Ids), c.get(TOKENS.Logger), c.get(TOKENS.PriceBook), c.get(TOKENS.Scheduling)),
+    )
     .inSingletonScope();
   bind(TOKENS.GetTask).toDynamicValue((c) => new GetTask(c.get(TOKENS.Stores).tasks, c.get(TOKENS.ResultUrls))).inSingletonScope();
-  bind(TOKENS.FailTask).toDynamicValue((c) => new FailTask(c.get(TOKENS.UnitOfWork))).inSingletonScope();
+  bind(TOKENS.FailTask).toDynamicValue((c) => new FailTask(c.get(TOKENS.UnitOfWork), c.get(TOKENS.Scheduling))).inSingletonScope();
   bind(TOKENS.CancelTask)
     .toDynamicValue(
       (c) =>
-        new CancelTask(
-          c.get(TOKENS.Stores).tasks,
-          c.get(TOKENS.GetTask),
-          c.get(TOKENS.FailTask),
-          c.get(TOKENS.Registry),
-          c.get(TOKENS.Logger),
-        ),
+        new CancelTask(c.get(TOKENS.Stores).tasks, c.get(TOKENS.GetTask), c.get(TOKENS.FailTask), c.get(TOKENS.Registry), c.get(TOKENS.Logger), c.get(TOKENS.InflightCalls)),
     )
     .inSingletonScope();
   bind(TOKENS.ExecuteTask)
@@ -48,23 +52,21 @@ export const coreModule = new ContainerModule(({ bind }) => {
           c.get(TOKENS.BlobStore),
           c.get(TOKENS.Clock),
           c.get(TOKENS.Logger),
+          c.get(TOKENS.PriceBook),
+          c.get(TOKENS.CallLimiter),
+          c.get(TOKENS.InflightCalls),
           c.get(TOKENS.ExecutionOptions),
         ),
     )
     .inSingletonScope();
-  bind(TOKENS.Catalog).toDynamicValue((c) => new CatalogService(c.get(TOKENS.Registry))).inSingletonScope();
-  bind(TOKENS.ManageKeys).toDynamicValue((c) => new ManageKeys(c.get(TOKENS.Stores).keys, c.get(TOKENS.UnitOfWork), c.get(TOKENS.Ids))).inSingletonScope();
+  bind(TOKENS.Catalog).toDynamicValue((c) => new CatalogService(c.get(TOKENS.Registry), c.get(TOKENS.PriceBook))).inSingletonScope();
+  bind(TOKENS.ManageKeys)
+    .toDynamicValue((c) => new ManageKeys(c.get(TOKENS.Stores).keys, c.get(TOKENS.UnitOfWork), c.get(TOKENS.Ids), c.get(TOKENS.Scheduling)))
+    .inSingletonScope();
   bind(TOKENS.Authenticate).toDynamicValue((c) => new Authenticate(c.get(TOKENS.Stores).keys, c.get(TOKENS.Clock))).inSingletonScope();
   bind(TOKENS.Billing)
     .toDynamicValue(
-      (c) =>
-        new BillingService(
-          c.get(TOKENS.Stores).ledger,
-          c.get(TOKENS.Stores).alerts,
-          c.get(TOKENS.UnitOfWork),
-          c.get(TOKENS.PaymentProcessor),
-          c.get(TOKENS.Ids),
-        ),
+      (c) => new BillingService(c.get(TOKENS.Stores).ledger, c.get(TOKENS.Stores).alerts, c.get(TOKENS.UnitOfWork), c.get(TOKENS.PaymentProcessor), c.get(TOKENS.Ids)),
     )
     .inSingletonScope();
   bind(TOKENS.Admin).toDynamicValue((c) => new AdminService(c.get(TOKENS.UnitOfWork), c.get(TOKENS.Ids))).inSingletonScope();
@@ -81,7 +83,13 @@ export interface GengateCoreConfig {
   readonly logger?: Logger;
   readonly clock?: Clock;
   readonly ids?: IdGenerator;
-  readonly execution?: Partial<ExecuteTaskOptions>;
+  readonly execution?: Partial<Omit<ExecuteTaskOptions, 'scheduling'>>;
+  /** Per-user running slots and queue length, attempts per task. */
+  readonly scheduling?: Partial<SchedulingOptions>;
+  /** The operator's markup over upstream costs; default none (x1.0). */
+  readonly markup?: MarkupPolicy;
+  /** Per-provider call limits shared by the worker processes; default unlimited. */
+  readonly callLimiter?: ProviderCallLimiter;
 }
 
 /** The use cases an HTTP layer or worker calls. */
@@ -98,12 +106,28 @@ export interface Gengate {
   readonly authenticate: Authenticate;
   readonly billing: BillingService;
   readonly admin: AdminService;
+  readonly inflight: InflightCalls;
+  readonly prices: PriceBook;
   readonly logger: Logger;
 }
 
 /** Builds the container from the given ports and resolves the use cases. */
 export function createGengate(config: GengateCoreConfig): Gengate {
   const container = new Container();
+  const scheduling: SchedulingOptions = {
+    ...DEFAULT_SCHEDULING,
+    ...config.scheduling,
+    maxRunningPerUser: { ...DEFAULT_SCHEDULING.maxRunningPerUser, ...config.scheduling?.maxRunningPerUser },
+  };
+  const fetchImpl = config.execution?.fetch ?? globalThis.fetch;
+  const execution: ExecuteTaskOptions = {
+    deadlineMs: { ...DEFAULT_DEADLINES_MS, ...config.execution?.deadlineMs },
+    fetch: fetchImpl,
+    scheduling,
+    secrets: config.execution?.secrets ?? [],
+    readInput: config.execution?.readInput ?? fetchInput(fetchImpl),
+    webhookUrl: config.execution?.webhookUrl ?? (() => null),
+  };
   container.bind(TOKENS.Adapters).toConstantValue(config.adapters);
   container.bind(TOKENS.Stores).toConstantValue(config.stores);
   container.bind(TOKENS.UnitOfWork).toConstantValue(config.unitOfWork);
@@ -113,10 +137,10 @@ export function createGengate(config: GengateCoreConfig): Gengate {
   container.bind(TOKENS.Logger).toConstantValue(config.logger ?? silentLogger);
   container.bind(TOKENS.Clock).toConstantValue(config.clock ?? { now: () => new Date() });
   container.bind(TOKENS.Ids).toConstantValue(config.ids ?? { uuid: () => randomUUID() });
-  container.bind(TOKENS.ExecutionOptions).toConstantValue({
-    deadlineMs: { ...DEFAULT_DEADLINES_MS, ...config.execution?.deadlineMs },
-    fetch: config.execution?.fetch ?? globalThis.fetch,
-  });
+  container.bind(TOKENS.ExecutionOptions).toConstantValue(execution);
+  container.bind(TOKENS.Scheduling).toConstantValue(scheduling);
+  container.bind(TOKENS.PriceBook).toConstantValue(new PriceBook(config.markup ?? NO_MARKUP));
+  container.bind(TOKENS.CallLimiter).toConstantValue(config.callLimiter ?? UNLIMITED_CALLS);
   container.load(coreModule);
   return {
     container,
@@ -131,6 +155,8 @@ export function createGengate(config: GengateCoreConfig): Gengate {
     authenticate: container.get(TOKENS.Authenticate),
     billing: container.get(TOKENS.Billing),
     admin: container.get(TOKENS.Admin),
+    inflight: container.get(TOKENS.InflightCalls),
+    prices: container.get(TOKENS.PriceBook),
     logger: container.get(TOKENS.Logger),
   };
 }

@@ -10,6 +10,10 @@ import type { Authenticate } from '../services/authenticate.js';
 import type { BillingService } from '../services/billing.js';
 import type { CatalogService } from '../services/catalog.js';
 import type { ExecuteTask, ExecuteTaskOptions } from '../services/execute-task.js';
+import type { InflightCalls } from '../execution/inflight-calls.js';
+import type { SchedulingOptions } from '../execution/scheduling.js';
+import type { PriceBook } from '../pricing/price-book.js';
+import type { ProviderCallLimiter } from '../ports/call-limiter.js';
 import type { CancelTask } from '../services/cancel-task.js';
 import type { FailTask } from '../services/fail-task.js';
 import type { GetTask } from '../services/get-task.js';
@@ -30,6 +34,10 @@ export const TOKENS = {
   Clock: token<Clock>('Clock'),
   Ids: token<IdGenerator>('Ids'),
   ExecutionOptions: token<ExecuteTaskOptions>('ExecutionOptions'),
+  Scheduling: token<SchedulingOptions>('Scheduling'),
+  PriceBook: token<PriceBook>('PriceBook'),
+  CallLimiter: token<ProviderCallLimiter>('CallLimiter'),
+  InflightCalls: token<InflightCalls>('InflightCalls'),
   Registry: token<ModelRegistry>('Registry'),
   SubmitRun: token<SubmitRun>('SubmitRun'),
   GetTask: token<GetTask>('GetTask'),

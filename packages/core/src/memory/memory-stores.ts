@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ApiKeyRecord } from '../model/api-key.js';
 import type { BalanceAlertRecord, TransactionRecord } from '../model/billing.js';
+import type { Modality } from '../model/modality.js';
 import type { TaskRecord } from '../model/task.js';
+import type { UpstreamMetadata } from '../ports/provider-adapter.js';
 import type { UserRecord } from '../model/user.js';
 import type {
   AccountBalance,
@@ -16,7 +18,9 @@ import type {
   NewApiKey,
   NewTask,
   Page,
+  ActiveTaskCounts,
   TaskStore,
+  TaskSuccess,
   UserStore,
 } from '../ports/stores.js';
 import type { JsonObject } from '../util/json.js';
@@ -103,6 +107,12 @@ export class MemoryTaskStore implements TaskStore {
       ...t,
       status: 'waiting',
       chargedMicro: null,
+      costMicro: null,
+      reportedCostMicro: null,
+      usage: null,
+      upstreamMetadata: null,
+      progress: null,
+      pollSeq: 0,
       outputs: [],
       warnings: [],
       errorMessage: null,
@@ -132,29 +142,62 @@ export class MemoryTaskStore implements TaskStore {
   async saveUpstreamHandle(id: string, handle: TaskRecord['upstreamHandle']) {
     this.patch(id, (t) => ({ ...t, upstreamHandle: handle }));
   }
-  async markSuccess(id: string, r: Parameters<TaskStore['markSuccess']>[1]) {
+  async setNextCheck(id: string, checkNumber: number, progress: number | null) {
+    return this.patch(id, (t) => (t.status === 'generating' ? { ...t, pollSeq: checkNumber, progress: progress ?? t.progress } : null)) !== null;
+  }
+  async markSuccess(id: string, r: TaskSuccess) {
     return (
       this.patch(id, (t) =>
         t.status === 'generating'
-          ? { ...t, status: 'success', outputs: r.outputs, warnings: r.warnings, chargedMicro: r.chargedMicro, finishedAt: r.at }
+          ? {
+              ...t,
+              status: 'success',
+              outputs: r.outputs,
+              warnings: r.warnings,
+              chargedMicro: r.chargedMicro,
+              costMicro: r.costMicro,
+              reportedCostMicro: r.reportedCostMicro,
+              usage: r.usage,
+              upstreamMetadata: r.metadata,
+              progress: null,
+              admitted: false,
+              finishedAt: r.at,
+            }
           : null,
       ) !== null
     );
   }
-  async markFail(id: string, message: string, at: Date) {
+  async markFail(id: string, message: string, at: Date, metadata?: UpstreamMetadata) {
     return (
       this.patch(id, (t) =>
-        t.status === 'waiting' || t.status === 'generating' ? { ...t, status: 'fail', errorMessage: message, finishedAt: at } : null,
+        t.status === 'waiting' || t.status === 'generating'
+          ? { ...t, status: 'fail', errorMessage: message, finishedAt: at, admitted: false, progress: null, upstreamMetadata: metadata ?? t.upstreamMetadata }
+          : null,
       ) !== null
     );
   }
   async failWaitingForKey(apiKeyId: string, message: string, at: Date) {
-    const ids = [...this.db.tasks.values()].filter((t) => t.apiKeyId === apiKeyId && t.status === 'waiting').map((t) => t.id);
-    for (const id of ids) await this.markFail(id, message, at);
-    return ids;
+    const ended = [...this.db.tasks.values()].filter((t) => t.apiKeyId === apiKeyId && t.status === 'waiting');
+    for (const t of ended) await this.markFail(t.id, message, at);
+    return ended.map((t) => ({ id: t.id, userId: t.userId, modality: t.modality }));
   }
   async listUnfinished(limit: number) {
     return [...this.db.tasks.values()].filter((t) => t.status === 'waiting' || t.status === 'generating').slice(0, limit);
+  }
+  private unfinishedOf(userId: string, modality: Modality): TaskRecord[] {
+    return [...this.db.tasks.values()].filter((t) => t.userId === userId && t.modality === modality && (t.status === 'waiting' || t.status === 'generating'));
+  }
+  async activeCounts(userId: string, modality: Modality): Promise<ActiveTaskCounts> {
+    const tasks = this.unfinishedOf(userId, modality);
+    return { admitted: tasks.filter((t) => t.admitted).length, queued: tasks.filter((t) => !t.admitted).length };
+  }
+  async admitQueued(userId: string, modality: Modality, slots: number) {
+    const next = this.unfinishedOf(userId, modality)
+      .filter((t) => !t.admitted && t.status === 'waiting')
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+      .slice(0, Math.max(0, slots));
+    for (const t of next) this.patch(t.id, (x) => ({ ...x, admitted: true }));
+    return next.map((t) => t.id);
   }
 }
 
@@ -278,13 +321,17 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 /** Records jobs; a test or the memory runner drains them. */
 export class MemoryJobQueue implements JobQueue {
   constructor(private readonly db: MemoryDatabase) {}
-  async enqueueGeneration(taskId: string, options?: { startAfterSeconds?: number }) {
-    this.db.jobs.push({ queue: 'generate', payload: { taskId }, startAfterSeconds: options?.startAfterSeconds ?? 0 });
+  async enqueueGeneration(taskId: string, options?: { startAfterMs?: number; providerId?: string }) {
+    const startAfterMs = options?.startAfterMs ?? 0;
+    this.db.jobs.push({ queue: 'generate', payload: { taskId, ...(options?.providerId ? { providerId: options.providerId } : {}) }, startAfterMs, availableAt: Date.now() + startAfterMs });
+  }
+  async enqueueStatusCheck(taskId: string, options: { checkNumber: number; startAfterMs: number; providerId?: string }) {
+    this.db.jobs.push({ queue: 'status-check', payload: { taskId, checkNumber: options.checkNumber }, startAfterMs: options.startAfterMs, availableAt: Date.now() + options.startAfterMs });
   }
   async enqueueCallback(taskId: string) {
-    this.db.jobs.push({ queue: 'callback', payload: { taskId }, startAfterSeconds: 0 });
+    this.db.jobs.push({ queue: 'callback', payload: { taskId }, startAfterMs: 0, availableAt: Date.now() });
   }
   async enqueueAlertMail(alertId: string, balanceMicro: number) {
-    this.db.jobs.push({ queue: 'alert-mail', payload: { alertId, balanceMicro }, startAfterSeconds: 0 });
+    this.db.jobs.push({ queue: 'alert-mail', payload: { alertId, balanceMicro }, startAfterMs: 0, availableAt: Date.now() });
   }
 }

@@ -11,7 +11,7 @@ import {
   MemoryUserStore,
 } from './memory-stores.js';
 
-/** Every store over one MemoryDatabase. Units of work are serialized; a failed one is NOT rolled back. */
+/** Every store over one MemoryDatabase. Units of work are serialized; a failed one is rolled back. */
 export function createMemoryStores(db = new MemoryDatabase()): { db: MemoryDatabase; scope: TransactionScope; uow: UnitOfWork } {
   const scope: TransactionScope = {
     users: new MemoryUserStore(db),
@@ -33,5 +33,8 @@ export class MemoryBlobStore implements BlobStore {
   }
   async get(key: string) {
     return this.blobs.get(key) ?? null;
+  }
+  async deletePrefix(prefix: string) {
+    for (const key of [...this.blobs.keys()]) if (key.startsWith(prefix)) this.blobs.delete(key);
   }
 }

@@ -1,6 +1,11 @@
+import type { z } from 'zod';
 import type { ModelCapabilities } from './capabilities.js';
 import type { Modality } from './modality.js';
-import type { ModelPricing } from './pricing.js';
+import type { ModelPricing, PriceSource } from './pricing.js';
+import type { JsonObject } from '../util/json.js';
+
+/** A strict zod object schema for a model's `provider_params` (its own parameters beyond the generic ones). */
+export type ProviderParamsSchema = z.ZodType<JsonObject, JsonObject>;
 
 /** A catalog entry as an adapter declares it. `id` is `<category>.<model_name>`. */
 export interface ModelDescriptor {
@@ -13,7 +18,15 @@ export interface ModelDescriptor {
   readonly isPopular: boolean;
   readonly isActive: boolean;
   readonly capabilities: ModelCapabilities;
+  /** Upstream cost as data (micro-USD); the user's price is this times the operator's markup. */
   readonly pricing: ModelPricing;
+  /** The provider's price page and the date the prices were taken from it. */
+  readonly priceSource?: PriceSource;
+  /**
+   * What this model accepts in `provider_params`, validated strictly before any credit is held (use
+   * `z.strictObject`); defaults declared here are applied. Absent: the model takes no provider parameters.
+   */
+  readonly providerParams?: ProviderParamsSchema;
   /** Recommended polling interval for clients, in seconds. */
   readonly pollIntervalSeconds?: number;
 }
@@ -30,7 +43,7 @@ export interface ModelView {
   is_active: boolean;
 }
 
-export function toModelView(m: ModelDescriptor): ModelView {
+export function toModelView(m: ModelDescriptor, active: boolean = m.isActive): ModelView {
   return {
     id: m.id,
     name: m.name,
@@ -39,6 +52,6 @@ export function toModelView(m: ModelDescriptor): ModelView {
     description: m.description,
     tags: [...m.tags],
     is_popular: m.isPopular,
-    is_active: m.isActive,
+    is_active: active,
   };
 }

@@ -1,4 +1,6 @@
 import type { Modality } from './modality.js';
+import type { ProducedUsage } from '../pricing/quote.js';
+import type { UpstreamMetadata } from '../ports/provider-adapter.js';
 import type { RunRequest } from '../run/run-request.schema.js';
 import type { JsonValue } from '../util/json.js';
 
@@ -32,10 +34,26 @@ export interface TaskRecord {
   readonly status: TaskStatus;
   readonly request: RunRequest;
   readonly callbackUrl: string | null;
-  /** Credits held for the task at submission, in micro-credits. */
+  /** Credits held for the task at submission (the user's price, markup included), in micro-credits. */
   readonly quotedMicro: number;
+  /** The upstream cost behind that quote (before markup), in micro-credits. */
+  readonly quotedCostMicro: number;
   /** Credits actually charged (set on success), in micro-credits. */
   readonly chargedMicro: number | null;
+  /** Upstream cost of what was charged (before markup), micro-credits: chargedMicro - costMicro is the margin. */
+  readonly costMicro: number | null;
+  /** The upstream's own statement of the cost, converted to micro-credits, where it gives one. */
+  readonly reportedCostMicro: number | null;
+  /** What the upstream produced (tokens, images, seconds), as reported. */
+  readonly usage: ProducedUsage | null;
+  /** Upstream request id, finish reason, serving model. */
+  readonly upstreamMetadata: UpstreamMetadata | null;
+  /** Fraction done (0..1) while generating, where the upstream reports it. */
+  readonly progress: number | null;
+  /** True once the task holds one of its user's running slots (its job is queued or it is generating). */
+  readonly admitted: boolean;
+  /** Number of the status check that is due next for a long-running upstream job (0 before the first). */
+  readonly pollSeq: number;
   readonly outputs: readonly TaskOutputFile[];
   readonly warnings: readonly TaskWarning[];
   readonly errorMessage: string | null;
@@ -54,4 +72,6 @@ export interface TaskView {
   result_urls: string[];
   error_message: string | null;
   created_at: string;
+  /** gengate extension: fraction done (0..1) while generating, where the provider reports it. */
+  progress?: number;
 }

@@ -1,10 +1,22 @@
+import type { UpstreamError } from '../errors/upstream-error.js';
 import type { ModelDescriptor } from '../model/model.js';
 import type { TaskWarning } from '../model/task.js';
+import type { ProducedUsage } from '../pricing/quote.js';
 import type { NormalizedRequest } from '../run/normalized-request.js';
 import type { JsonValue } from '../util/json.js';
 
-/** The literal version of the adapter contract; bumped on any breaking change. */
-export const ADAPTER_SPECIFICATION_VERSION = 'gengate.adapter/v1' as const;
+/**
+ * The literal version of the adapter contract; bumped on any breaking change.
+ * v2: open capabilities and per-model provider parameters, prices in upstream micro-USD, usage and cost
+ * in results, classified upstream errors, availability, and reference inputs read through the host.
+ */
+export const ADAPTER_SPECIFICATION_VERSION = 'gengate.adapter/v2' as const;
+
+/** Bytes of a user's reference input, read by the host through its address guard and size cap. */
+export interface InputFile {
+  readonly data: Uint8Array;
+  readonly mediaType: string;
+}
 
 /** What the worker hands an adapter for one call. */
 export interface AdapterCall {
@@ -13,6 +25,17 @@ export interface AdapterCall {
   readonly request: NormalizedRequest;
   /** Aborted on deadline, cancellation or shutdown; adapters must pass it to every I/O they do. */
   readonly abortSignal: AbortSignal;
+  /**
+   * Reads a user-supplied reference URL (image_urls, video_urls) for a provider that needs the bytes.
+   * Adapters never fetch a user's URL themselves: this goes through the host's private-address guard
+   * and size cap. Providers that take URLs pass them on as they are.
+   */
+  readInput(url: string): Promise<InputFile>;
+  /**
+   * A URL the upstream may call when a long-running job ends (its completion webhook), when the host has
+   * a public URL; null otherwise. Polling remains the fallback either way.
+   */
+  readonly webhookUrl: string | null;
 }
 
 /** A produced file: bytes, or a URL the gateway downloads into its own blob store (upstream URLs expire). */
@@ -20,33 +43,66 @@ export type GeneratedFile =
   | { readonly kind: 'bytes'; readonly data: Uint8Array; readonly mediaType: string }
   | { readonly kind: 'url'; readonly url: string; readonly mediaType?: string };
 
-export interface TokenUsage {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
+/** @deprecated v1 name; use ProducedUsage. */
+export type TokenUsage = Required<Pick<ProducedUsage, 'inputTokens' | 'outputTokens'>>;
+
+/** Facts about the upstream call, kept on the task for support and shown to operators. */
+export interface UpstreamMetadata {
+  /** The upstream's own id for the request (OpenAI `x-request-id`, Anthropic `request-id`, ...). */
+  readonly requestId?: string;
+  /** Why generation stopped, as the upstream says (`stop`, `length`, `content-filter`, ...). */
+  readonly finishReason?: string;
+  /** The upstream model that actually served the call, when it says. */
+  readonly model?: string;
 }
 
 export interface GenerationResult {
   readonly files: readonly GeneratedFile[];
-  /** Token usage for chat models; the actual cost is computed from it. */
-  readonly usage?: TokenUsage;
+  /**
+   * What was produced: tokens for chat (required), images for image models (default: files.length),
+   * seconds of video when the upstream reports them. The charge is computed from it, never above the hold.
+   */
+  readonly usage?: ProducedUsage;
+  /** The upstream's own statement of what the call cost, in micro-USD, where it gives one. */
+  readonly reportedCostMicroUsd?: number;
   /** Parameters the upstream ignored or adjusted: reported on the task, never dropped silently. */
   readonly warnings?: readonly TaskWarning[];
+  readonly metadata?: UpstreamMetadata;
 }
 
 export type LongRunningStatus =
-  | { readonly state: 'running'; readonly progress?: number }
+  | {
+      readonly state: 'running';
+      /** Fraction done, 0..1, where the upstream reports it. */
+      readonly progress?: number;
+      /** When to ask again, if the upstream says (otherwise the adapter's poll schedule). */
+      readonly retryAfterMs?: number;
+    }
   | { readonly state: 'succeeded'; readonly result: GenerationResult }
-  | { readonly state: 'failed'; readonly message: string; readonly isRetryable?: boolean };
+  | { readonly state: 'failed'; readonly error: UpstreamError };
+
+/** Whether an adapter can serve calls; unavailable providers keep their models listed, inactive. */
+export type AdapterAvailability =
+  | { readonly available: true }
+  | {
+      readonly available: false;
+      /** A sentence for the API's 4xx and the start-up log, naming the setting to fix; never a secret. */
+      readonly reason: string;
+      /** The configuration settings that are missing or wrong, e.g. ['OPENAI_API_KEY']. */
+      readonly settings: readonly string[];
+    };
 
 /**
  * A provider adapter. Models, capabilities and prices are data; the call is one-shot (`generate`)
- * or long-running (`start` returns a JSON handle the worker persists, then `status` is polled).
- * Adapters throw `UpstreamError` (with `isRetryable`) for upstream failures.
+ * or long-running (`start` returns a JSON handle the worker persists, then `status` is checked on a
+ * schedule). Adapters throw `UpstreamError` (classified, with `isRetryable` and `retryAfterMs`).
  */
 export interface ProviderAdapter {
   readonly specificationVersion: typeof ADAPTER_SPECIFICATION_VERSION;
   readonly providerId: string;
   readonly models: readonly ModelDescriptor[];
+  /** Default: available. */
+  readonly availability?: AdapterAvailability;
   /** True when the model uses start/status, false for generate. */
   isLongRunning(modelId: string): boolean;
   generate?(call: AdapterCall): Promise<GenerationResult>;
@@ -54,6 +110,9 @@ export interface ProviderAdapter {
   status?(handle: JsonValue, call: AdapterCall): Promise<LongRunningStatus>;
   /** Asks the upstream to stop a long-running generation, where it can. */
   cancel?(handle: JsonValue, call: AdapterCall): Promise<void>;
-  /** Interval between status polls; defaults to 2 s. */
-  readonly statusPollIntervalMs?: number;
+  /**
+   * Delay before the n-th status check (n = 1 for the first check after start), in milliseconds.
+   * Default: 2 s, backing off to 10 s. Follow the provider's recommendation.
+   */
+  pollDelayMs?(checkNumber: number, model: ModelDescriptor): number;
 }

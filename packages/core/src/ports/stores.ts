@@ -2,6 +2,8 @@ import type { ApiKeyLimits, ApiKeyRecord } from '../model/api-key.js';
 import type { BalanceAlertRecord, PaymentMethod, TransactionRecord } from '../model/billing.js';
 import type { Modality } from '../model/modality.js';
 import type { TaskOutputFile, TaskRecord, TaskWarning } from '../model/task.js';
+import type { ProducedUsage } from '../pricing/quote.js';
+import type { UpstreamMetadata } from './provider-adapter.js';
 import type { UserRecord } from '../model/user.js';
 import type { RunRequest } from '../run/run-request.schema.js';
 import type { JsonObject, JsonValue } from '../util/json.js';
@@ -60,26 +62,54 @@ export interface NewTask {
   readonly request: RunRequest;
   readonly callbackUrl: string | null;
   readonly quotedMicro: number;
+  readonly quotedCostMicro: number;
+  /** Whether the task takes one of its user's running slots now (its job is enqueued in the same transaction). */
+  readonly admitted: boolean;
+}
+
+/** What a successful task records, in the transaction that charges it. */
+export interface TaskSuccess {
+  readonly outputs: readonly TaskOutputFile[];
+  readonly warnings: readonly TaskWarning[];
+  readonly chargedMicro: number;
+  readonly costMicro: number;
+  readonly reportedCostMicro: number | null;
+  readonly usage: ProducedUsage;
+  readonly metadata: UpstreamMetadata;
+  readonly at: Date;
+}
+
+/** A user's unfinished tasks of one modality: those holding a running slot, and those queued behind them. */
+export interface ActiveTaskCounts {
+  readonly admitted: number;
+  readonly queued: number;
 }
 
 export interface TaskStore {
   insert(task: NewTask): Promise<TaskRecord>;
   findById(id: string): Promise<TaskRecord | null>;
   findForUser(id: string, userId: string): Promise<TaskRecord | null>;
-  /** waiting -> generating (or generating -> generating on a retried attempt); counts the attempt. Null when ended. */
+  /** waiting -> generating (or generating -> generating on a new attempt); counts the attempt. Null when ended. */
   markGenerating(id: string, at: Date): Promise<TaskRecord | null>;
-  saveUpstreamHandle(id: string, handle: JsonValue): Promise<void>;
+  /** Saves (or, with null, clears) the upstream handle of a long-running generation. */
+  saveUpstreamHandle(id: string, handle: JsonValue | null): Promise<void>;
+  /**
+   * Records that status check `checkNumber` is the next one of a generating task (older chains of checks
+   * are then stale), with the progress the upstream reported. False when the task is not generating.
+   */
+  setNextCheck(id: string, checkNumber: number, progress: number | null): Promise<boolean>;
   /** generating -> success. False when the task was not generating (already ended). */
-  markSuccess(
-    id: string,
-    result: { outputs: readonly TaskOutputFile[]; warnings: readonly TaskWarning[]; chargedMicro: number; at: Date },
-  ): Promise<boolean>;
+  markSuccess(id: string, result: TaskSuccess): Promise<boolean>;
   /** waiting|generating -> fail. False when the task had already ended. */
-  markFail(id: string, errorMessage: string, at: Date): Promise<boolean>;
-  /** waiting -> fail for every task submitted with this key; returns the ids of the tasks it ended. */
-  failWaitingForKey(apiKeyId: string, errorMessage: string, at: Date): Promise<readonly string[]>;
-  /** Tasks not in an end state (used to re-enqueue after a crash). */
+  markFail(id: string, errorMessage: string, at: Date, metadata?: UpstreamMetadata): Promise<boolean>;
+  /** waiting -> fail for every task submitted with this key; returns the tasks it ended. */
+  failWaitingForKey(apiKeyId: string, errorMessage: string, at: Date): Promise<readonly { id: string; userId: string; modality: Modality }[]>;
+  /** Tasks not in an end state, oldest first. */
   listUnfinished(limit: number): Promise<readonly TaskRecord[]>;
+  /** Counts of the user's unfinished tasks of one modality (call after the user's account row is locked). */
+  activeCounts(userId: string, modality: Modality): Promise<ActiveTaskCounts>;
+  /** Admits up to `slots` of the user's oldest queued (waiting, not admitted) tasks of this modality; returns their ids. */
+  admitQueued(userId: string, modality: Modality, slots: number): Promise<readonly string[]>;
 }
 
 export interface AccountBalance {
@@ -137,7 +167,10 @@ export interface IdempotencyStore {
 
 /** Jobs, enqueued inside the same unit of work as the state change that needs them. */
 export interface JobQueue {
-  enqueueGeneration(taskId: string, options?: { startAfterSeconds?: number }): Promise<void>;
+  /** A generation step: the upstream call of a one-shot model, or the start of a long-running one. */
+  enqueueGeneration(taskId: string, options?: { startAfterMs?: number; providerId?: string }): Promise<void>;
+  /** A status check of a long-running upstream job, after a delay. */
+  enqueueStatusCheck(taskId: string, options: { checkNumber: number; startAfterMs: number; providerId?: string }): Promise<void>;
   enqueueCallback(taskId: string): Promise<void>;
   enqueueAlertMail(alertId: string, balanceMicro: number): Promise<void>;
 }

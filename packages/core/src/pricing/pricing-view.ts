@@ -1,16 +1,18 @@
 import type { ModelDescriptor } from '../model/model.js';
-import { microCreditsToMicroUsd, microToCredits, microUsdToUsd } from '../util/money.js';
+import { CREDITS_PER_USD, MARKUP_ONE, type PriceVariant } from '../model/pricing.js';
 
 export interface PriceLine {
-  /** What one unit is: `1M_input_tokens`, `1M_output_tokens`, `image`, `image_above_1mp`, `second`. */
+  /** What one unit is: `1M_input_tokens`, `1M_output_tokens`, `image`, `image_above_1mp`, `megapixel`, `second`, `video`. */
   unit: string;
   /** Resolution the line applies to (video), else null. */
   resolution: string | null;
+  /** Further conditions under which this line applies (e.g. `{ "quality": "high", "size": "1024x1536" }`), else null. */
+  conditions: Record<string, string | number | boolean> | null;
   credits: number;
   usd: number;
 }
 
-/** The pricing record (GET /models/{id}/pricing and each entry of GET /pricing). */
+/** The pricing record (GET /models/{id}/pricing and each entry of GET /pricing): the user's price, markup included. */
 export interface PricingView {
   model_id: string;
   provider: string;
@@ -20,23 +22,39 @@ export interface PricingView {
   prices: PriceLine[];
 }
 
-function line(unit: string, micro: number, resolution: string | null = null): PriceLine {
-  return { unit, resolution, credits: microToCredits(micro), usd: microUsdToUsd(microCreditsToMicroUsd(micro)) };
+/** A micro-USD upstream price with the markup applied, exact to the decimal (integer arithmetic, one division). */
+function line(unit: string, microUsd: number, markupBp: number, resolution: string | null = null, conditions: PriceLine['conditions'] = null): PriceLine {
+  const scaled = microUsd * markupBp; // micro-USD x basis points: exact integer
+  return { unit, resolution, conditions, credits: (scaled * CREDITS_PER_USD) / (1_000_000 * MARKUP_ONE), usd: scaled / (1_000_000 * MARKUP_ONE) };
 }
 
-export function toPricingView(model: ModelDescriptor): PricingView {
+function variantLines(unit: string, variants: readonly PriceVariant[] | undefined, markupBp: number): PriceLine[] {
+  return (variants ?? []).map((v) => {
+    const { resolution, ...rest } = v.when;
+    return line(unit, v.price, markupBp, resolution === undefined ? null : String(resolution), Object.keys(rest).length > 0 ? rest : null);
+  });
+}
+
+export function toPricingView(model: ModelDescriptor, markupBp: number = MARKUP_ONE): PricingView {
   const p = model.pricing;
   let prices: PriceLine[];
   switch (p.kind) {
     case 'per_token':
-      prices = [line('1M_input_tokens', p.inputPerMillionTokens), line('1M_output_tokens', p.outputPerMillionTokens)];
+      prices = [line('1M_input_tokens', p.inputPerMillionTokens, markupBp), line('1M_output_tokens', p.outputPerMillionTokens, markupBp)];
       break;
     case 'per_image':
-      prices = [line('image', p.perImage), line('image_above_1mp', p.perLargeImage ?? p.perImage)];
+      prices =
+        p.perMegapixel !== undefined
+          ? [line('megapixel', p.perMegapixel, markupBp)]
+          : [line('image', p.perImage, markupBp), line('image_above_1mp', p.perLargeImage ?? p.perImage, markupBp)];
+      prices.push(...variantLines('image', p.variants, markupBp));
       break;
     case 'per_second':
-      prices = Object.entries(p.perSecond).map(([res, micro]) => line('second', micro, res));
+      prices = [...Object.entries(p.perSecond).map(([res, micro]) => line('second', micro, markupBp, res)), ...variantLines('second', p.variants, markupBp)];
+      break;
+    case 'per_video':
+      prices = [...Object.entries(p.perVideo).map(([res, micro]) => line('video', micro, markupBp, res)), ...variantLines('video', p.variants, markupBp)];
       break;
   }
-  return { model_id: model.id, provider: model.provider, modality: model.modality, currency: 'USD', credits_per_usd: 100, prices };
+  return { model_id: model.id, provider: model.provider, modality: model.modality, currency: 'USD', credits_per_usd: CREDITS_PER_USD, prices };
 }

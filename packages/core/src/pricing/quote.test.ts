@@ -1,34 +1,83 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelDescriptor } from '../model/model.js';
-import { actualCost, quoteRun } from './quote.js';
+import type { NormalizedImageRequest, NormalizedVideoRequest } from '../run/normalized-request.js';
+import { markupFor, parseMarkupFactor } from './markup.js';
 import { toPricingView } from './pricing-view.js';
+import { chargeForUsage, quoteRun } from './quote.js';
 
 const base = { name: 'm', provider: 'p', description: '', tags: [], isPopular: false, isActive: true } as const;
 const chat: ModelDescriptor = {
   ...base,
   id: 'p.chat',
   modality: 'chat',
-  capabilities: { modality: 'chat', promptRequired: true, maxOutputTokens: 1000, defaultMaxTokens: 100, supportsTopP: true },
-  pricing: { kind: 'per_token', inputPerMillionTokens: 15_000_000, outputPerMillionTokens: 60_000_000 },
+  capabilities: { modality: 'chat', promptRequired: true, maxOutputTokens: 1000, defaultMaxTokens: 100, temperature: { min: 0, max: 2 }, supportsTopP: true, supportsSystem: true },
+  // $1.50 / $6.00 per million tokens
+  pricing: { kind: 'per_token', inputPerMillionTokens: 1_500_000, outputPerMillionTokens: 6_000_000 },
 };
+const chatReq = { modality: 'chat', prompt: 'héllo', system: null, temperature: null, maxTokens: 100, topP: null, providerParams: {} } as const;
 
-describe('quote and actual cost', () => {
-  it('holds the chat worst case and charges the reported tokens, rounded up, never above the hold', () => {
-    const req = { modality: 'chat', prompt: 'héllo', temperature: null, maxTokens: 100, topP: null } as const;
-    const quoted = quoteRun(chat, req);
-    // 6 UTF-8 bytes * 15 + 100 * 60 micro-credits per token
-    expect(quoted).toBe(6 * 15 + 100 * 60);
-    expect(actualCost(chat, req, quoted, { inputTokens: 3, outputTokens: 7 })).toBe(3 * 15 + 7 * 60);
-    expect(actualCost(chat, req, quoted, { inputTokens: 10_000, outputTokens: 10_000 })).toBe(quoted);
+function imageReq(patch: Partial<NormalizedImageRequest> = {}): NormalizedImageRequest {
+  return { modality: 'image', prompt: 'x', aspectRatio: '1:1', width: 1024, height: 1024, n: 1, negativePrompt: null, seed: null, imageUrls: [], providerParams: {}, ...patch };
+}
+function videoReq(patch: Partial<NormalizedVideoRequest> = {}): NormalizedVideoRequest {
+  return { modality: 'video', prompt: 'x', aspectRatio: '16:9', duration: 10, resolution: '1080p', imageUrls: [], videoUrls: [], enableTranslation: false, watermark: null, multiShots: false, providerParams: {}, ...patch };
+}
+
+describe('quotes and charges', () => {
+  it('holds the chat worst case and charges the reported tokens, rounded up once, never above the hold', () => {
+    // 6 UTF-8 bytes of input and 100 tokens of output: 6 x 1.5 + 100 x 6 = 609 micro-USD = 60,900 micro-credits
+    const q = quoteRun(chat, chatReq);
+    expect(q).toEqual({ costMicro: 60_900, chargeMicro: 60_900 });
+    expect(chargeForUsage(chat, chatReq, q, { inputTokens: 3, outputTokens: 7 })).toEqual({ costMicro: 4_650, chargeMicro: 4_650 });
+    expect(chargeForUsage(chat, chatReq, q, { inputTokens: 10_000, outputTokens: 10_000 })).toEqual(q);
   });
 
-  it('rounds sub-micro token costs up (integer arithmetic, no float drift)', () => {
+  it('counts the system instruction in the chat worst case', () => {
+    expect(quoteRun(chat, { ...chatReq, system: 'abc' }).costMicro).toBe(quoteRun(chat, chatReq).costMicro + 3 * 150);
+  });
+
+  it('applies the markup in the same single rounding (integer arithmetic, no float drift)', () => {
     const cheap: ModelDescriptor = { ...chat, pricing: { kind: 'per_token', inputPerMillionTokens: 1, outputPerMillionTokens: 3 } };
-    const req = { modality: 'chat', prompt: 'a', temperature: null, maxTokens: 1, topP: null } as const;
-    expect(actualCost(cheap, req, 10, { inputTokens: 1, outputTokens: 1 })).toBe(2);
+    const req = { ...chatReq, prompt: 'a', maxTokens: 1 };
+    // 1 x 1 + 1 x 3 = 4 pico-USD per million... = 4e-6 micro-USD: rounds up to 1 micro-credit either way
+    expect(quoteRun(cheap, req)).toEqual({ costMicro: 1, chargeMicro: 1 });
+    // x1.25: 609 micro-USD -> 761.25 micro-USD -> 76,125 micro-credits exactly
+    expect(quoteRun(chat, chatReq, 12_500)).toEqual({ costMicro: 60_900, chargeMicro: 76_125 });
+    // x1.3333: 609 x 1.3333 = 811.9797 micro-USD -> 81,197.97 -> 81,198 micro-credits (rounded up)
+    expect(quoteRun(chat, chatReq, 13_333).chargeMicro).toBe(81_198);
   });
 
-  it('prices video per second and resolution, images per size band', () => {
+  it('prices n images, variants by provider parameters and size, and megapixels', () => {
+    const image: ModelDescriptor = {
+      ...base,
+      id: 'p.image',
+      modality: 'image',
+      capabilities: {
+        modality: 'image', promptRequired: true, aspectRatios: ['1:1'], sizes: { kind: 'range', minSide: 256, maxSide: 2048, defaultLongSide: 1024 },
+        supportsNegativePrompt: false, supportsSeed: false, maxReferenceImages: 0, maxImages: 4,
+      },
+      pricing: {
+        kind: 'per_image',
+        perImage: 40_000,
+        variants: [
+          { when: { quality: 'high', size: '1024x1024' }, price: 167_000 },
+          { when: { quality: 'low' }, price: 11_000 },
+        ],
+      },
+    };
+    expect(quoteRun(image, imageReq({ n: 3 })).chargeMicro).toBe(3 * 4_000_000);
+    const high = imageReq({ n: 2, providerParams: { quality: 'high' } });
+    const q = quoteRun(image, high);
+    expect(q.chargeMicro).toBe(2 * 16_700_000);
+    expect(chargeForUsage(image, high, q, { images: 1 }).chargeMicro).toBe(16_700_000);
+    expect(chargeForUsage(image, high, q, { images: 5 })).toEqual(q);
+    expect(quoteRun(image, imageReq({ providerParams: { quality: 'low' }, width: 512, height: 512 })).chargeMicro).toBe(1_100_000);
+    const flux: ModelDescriptor = { ...image, pricing: { kind: 'per_image', perImage: 0, perMegapixel: 25_000 } };
+    expect(quoteRun(flux, imageReq()).chargeMicro).toBe(2_500_000);
+    expect(quoteRun(flux, imageReq({ width: 1536, height: 1024 })).chargeMicro).toBe(5_000_000);
+  });
+
+  it('prices video per second and resolution (produced seconds when reported) or per video', () => {
     const video: ModelDescriptor = {
       ...base,
       id: 'p.video',
@@ -37,14 +86,47 @@ describe('quote and actual cost', () => {
         modality: 'video', promptRequired: true, durations: [5, 10], resolutions: ['720p', '1080p'], aspectRatios: ['16:9'],
         maxReferenceImages: 0, maxReferenceVideos: 0, supportsWatermark: false, supportsMultiShots: false, supportsTranslation: false,
       },
-      pricing: { kind: 'per_second', perSecond: { '720p': 5_000_000, '1080p': 8_000_000 } },
+      pricing: { kind: 'per_second', perSecond: { '720p': 50_000, '1080p': 80_000 }, variants: [{ when: { resolution: '1080p', generate_audio: true }, price: 120_000 }] },
     };
-    const v = { modality: 'video', prompt: 'x', aspectRatio: '16:9', duration: 10, resolution: '1080p', imageUrls: [], videoUrls: [], enableTranslation: false, watermark: null, multiShots: false } as const;
-    expect(quoteRun(video, v)).toBe(80_000_000);
-    const view = toPricingView(video);
-    expect(view.prices).toEqual([
-      { unit: 'second', resolution: '720p', credits: 5, usd: 0.05 },
-      { unit: 'second', resolution: '1080p', credits: 8, usd: 0.08 },
+    const q = quoteRun(video, videoReq());
+    expect(q.chargeMicro).toBe(80_000_000);
+    expect(chargeForUsage(video, videoReq(), q, { videoSeconds: 8.04 }).chargeMicro).toBe(72_000_000);
+    expect(quoteRun(video, videoReq({ providerParams: { generate_audio: true } })).chargeMicro).toBe(120_000_000);
+    const perVideo: ModelDescriptor = { ...video, pricing: { kind: 'per_video', perVideo: { '720p': 270_000, '1080p': 490_000 }, variants: [{ when: { duration: 10 }, price: 560_000 }] } };
+    expect(quoteRun(perVideo, videoReq({ duration: 5 })).chargeMicro).toBe(49_000_000);
+    expect(quoteRun(perVideo, videoReq({ duration: 10 })).chargeMicro).toBe(56_000_000);
+  });
+
+  it('shows the user’s price: markup included, variants with their conditions', () => {
+    const video: ModelDescriptor = {
+      ...base,
+      id: 'p.video',
+      modality: 'video',
+      capabilities: {
+        modality: 'video', promptRequired: true, durations: [5], resolutions: ['720p', '1080p'], aspectRatios: ['16:9'],
+        maxReferenceImages: 0, maxReferenceVideos: 0, supportsWatermark: false, supportsMultiShots: false, supportsTranslation: false,
+      },
+      pricing: { kind: 'per_second', perSecond: { '720p': 50_000, '1080p': 80_000 }, variants: [{ when: { resolution: '1080p', generate_audio: true }, price: 120_000 }] },
+    };
+    expect(toPricingView(video).prices).toEqual([
+      { unit: 'second', resolution: '720p', conditions: null, credits: 5, usd: 0.05 },
+      { unit: 'second', resolution: '1080p', conditions: null, credits: 8, usd: 0.08 },
+      { unit: 'second', resolution: '1080p', conditions: { generate_audio: true }, credits: 12, usd: 0.12 },
     ]);
+    expect(toPricingView(video, 12_500).prices[0]).toEqual({ unit: 'second', resolution: '720p', conditions: null, credits: 6.25, usd: 0.0625 });
+  });
+
+  it('parses markup factors and picks the model’s, else the provider’s, else the default', () => {
+    expect(parseMarkupFactor('1')).toBe(10_000);
+    expect(parseMarkupFactor('1.25')).toBe(12_500);
+    expect(parseMarkupFactor('0.9')).toBe(9_000);
+    expect(parseMarkupFactor('1.23456')).toBeNull();
+    expect(parseMarkupFactor('0')).toBeNull();
+    expect(parseMarkupFactor('-1')).toBeNull();
+    expect(parseMarkupFactor('abc')).toBeNull();
+    const policy = { defaultBp: 11_000, providers: new Map([['p', 12_000]]), models: new Map([['p.chat', 15_000]]) };
+    expect(markupFor(policy, chat)).toBe(15_000);
+    expect(markupFor(policy, { ...chat, id: 'p.other' })).toBe(12_000);
+    expect(markupFor(policy, { ...chat, id: 'q.x', provider: 'q' })).toBe(11_000);
   });
 });

@@ -1,44 +1,112 @@
 import type { ModelDescriptor } from '../model/model.js';
-import type { TokenUsage } from '../ports/provider-adapter.js';
+import { MARKUP_ONE } from '../model/pricing.js';
 import type { NormalizedRequest } from '../run/normalized-request.js';
-import { mulDivCeil } from '../util/money.js';
+import { matchVariant, priceDimensions } from './price-dimensions.js';
+
+/*
+ * Units: prices are integer micro-USD; costs are computed exactly in pico-USD (BigInt), then converted
+ * once to micro-credits (1 micro-credit = 1e-8 USD = 10,000 pico-USD), rounding up. The markup is in
+ * basis points (10,000 = x1.0) and applied in the same single rounding. See docs/billing.md.
+ */
 
 const ONE_MEGAPIXEL = 1_048_576;
-const PER_MILLION = 1_000_000;
+const PICO_PER_MICRO_USD = 1_000_000n;
+const PICO_PER_MICRO_CREDIT = 10_000n;
 
-/** Upper bound of input tokens for a prompt: a token is never shorter than one UTF-8 byte. */
-export function maxInputTokens(prompt: string): number {
-  return new TextEncoder().encode(prompt).length;
+/** What a request costs upstream and what the user pays for it, in micro-credits. */
+export interface PriceQuote {
+  /** Upstream cost before markup, rounded up. */
+  readonly costMicro: number;
+  /** The user's price: cost x markup, rounded up. This is what is held, and the most that is charged. */
+  readonly chargeMicro: number;
 }
 
-function tokenCost(model: ModelDescriptor, usage: TokenUsage): number {
+/** What a generation produced, as the adapter reports it. */
+export interface ProducedUsage {
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  readonly images?: number;
+  readonly videoSeconds?: number;
+}
+
+const ceilDiv = (n: bigint, d: bigint): bigint => (n + d - 1n) / d;
+
+function toQuote(pico: bigint, markupBp: number): PriceQuote {
+  return {
+    costMicro: Number(ceilDiv(pico, PICO_PER_MICRO_CREDIT)),
+    chargeMicro: Number(ceilDiv(pico * BigInt(markupBp), PICO_PER_MICRO_CREDIT * BigInt(MARKUP_ONE))),
+  };
+}
+
+/** Upper bound of input tokens for a text: a token is never shorter than one UTF-8 byte. */
+export function maxInputTokens(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+function tokensPico(model: ModelDescriptor, inputTokens: number, outputTokens: number): bigint {
   const p = model.pricing;
   if (p.kind !== 'per_token') throw new Error(`model ${model.id} is not priced per token`);
-  return mulDivCeil(usage.inputTokens, p.inputPerMillionTokens, PER_MILLION) + mulDivCeil(usage.outputTokens, p.outputPerMillionTokens, PER_MILLION);
+  return BigInt(inputTokens) * BigInt(p.inputPerMillionTokens) + BigInt(outputTokens) * BigInt(p.outputPerMillionTokens);
+}
+
+/** Micro-USD per unit (image, second or video) for this request; throws when the data has no price for it. */
+export function unitPriceMicroUsd(model: ModelDescriptor, req: NormalizedRequest): number {
+  const p = model.pricing;
+  const variant = p.kind === 'per_token' ? null : matchVariant(p.variants, priceDimensions(req));
+  if (variant) return variant.price;
+  if (p.kind === 'per_image' && req.modality === 'image') {
+    const pixels = req.width * req.height;
+    if (p.perMegapixel !== undefined) return Math.ceil(pixels / ONE_MEGAPIXEL) * p.perMegapixel;
+    return pixels > ONE_MEGAPIXEL ? (p.perLargeImage ?? p.perImage) : p.perImage;
+  }
+  if ((p.kind === 'per_second' || p.kind === 'per_video') && req.modality === 'video') {
+    const table = p.kind === 'per_second' ? p.perSecond : p.perVideo;
+    const price = table[req.resolution];
+    if (price === undefined) throw new Error(`model ${model.id} has no price for resolution ${req.resolution}`);
+    return price;
+  }
+  throw new Error(`model ${model.id}: pricing ${p.kind} does not fit a ${req.modality} request`);
+}
+
+function unitsPico(model: ModelDescriptor, req: NormalizedRequest, units: number): bigint {
+  return BigInt(unitPriceMicroUsd(model, req)) * BigInt(units) * PICO_PER_MICRO_USD;
+}
+
+function requestedUnits(model: ModelDescriptor, req: NormalizedRequest): number {
+  if (req.modality === 'image') return req.n;
+  if (req.modality === 'video') return model.pricing.kind === 'per_second' ? req.duration : 1;
+  return 0;
 }
 
 /**
- * The price held before a run, in micro-credits. For chat it is the worst case
- * (every prompt byte a token, max_tokens output); the actual cost is charged from the usage.
+ * The price held before a run. For chat it is the worst case (every prompt and system byte a token,
+ * max_tokens of output); images are n x the unit price; video is seconds x the per-second price, or one video.
  */
-export function quoteRun(model: ModelDescriptor, req: NormalizedRequest): number {
-  const p = model.pricing;
-  switch (req.modality) {
-    case 'chat':
-      return tokenCost(model, { inputTokens: maxInputTokens(req.prompt), outputTokens: req.maxTokens });
-    case 'image': {
-      if (p.kind !== 'per_image') throw new Error(`model ${model.id} is not priced per image`);
-      return req.width * req.height > ONE_MEGAPIXEL ? (p.perLargeImage ?? p.perImage) : p.perImage;
-    }
-    case 'video': {
-      if (p.kind !== 'per_second') throw new Error(`model ${model.id} is not priced per second`);
-      return p.perSecond[req.resolution] * req.duration;
-    }
+export function quoteRun(model: ModelDescriptor, req: NormalizedRequest, markupBp: number = MARKUP_ONE): PriceQuote {
+  if (req.modality === 'chat') {
+    const input = maxInputTokens(req.prompt) + (req.system === null ? 0 : maxInputTokens(req.system));
+    return toQuote(tokensPico(model, input, req.maxTokens), markupBp);
   }
+  return toQuote(unitsPico(model, req, requestedUnits(model, req)), markupBp);
 }
 
-/** The amount charged on success: from the usage for chat (never more than the quote), else the quote. */
-export function actualCost(model: ModelDescriptor, req: NormalizedRequest, quotedMicro: number, usage: TokenUsage | undefined): number {
-  if (req.modality === 'chat' && usage !== undefined) return Math.min(quotedMicro, tokenCost(model, usage));
-  return quotedMicro;
+/**
+ * What is charged on success, from what was produced: reported tokens for chat, images produced, seconds
+ * produced (rounded up) for per-second video. Never more than the quote that was held.
+ */
+export function chargeForUsage(model: ModelDescriptor, req: NormalizedRequest, quote: PriceQuote, usage: ProducedUsage, markupBp: number = MARKUP_ONE): PriceQuote {
+  let actual: PriceQuote;
+  if (req.modality === 'chat') {
+    if (usage.inputTokens === undefined || usage.outputTokens === undefined) return quote;
+    actual = toQuote(tokensPico(model, usage.inputTokens, usage.outputTokens), markupBp);
+  } else {
+    const asked = requestedUnits(model, req);
+    let units = asked;
+    if (req.modality === 'image' && usage.images !== undefined) units = Math.min(asked, usage.images);
+    if (req.modality === 'video' && model.pricing.kind === 'per_second' && usage.videoSeconds !== undefined) {
+      units = Math.min(asked, Math.ceil(usage.videoSeconds));
+    }
+    actual = toQuote(unitsPico(model, req, units), markupBp);
+  }
+  return { costMicro: Math.min(actual.costMicro, quote.costMicro), chargeMicro: Math.min(actual.chargeMicro, quote.chargeMicro) };
 }

@@ -1,30 +1,54 @@
+import type { z } from 'zod';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ChatCapabilities, ImageCapabilities, VideoCapabilities } from '../model/capabilities.js';
-import type { AspectRatio } from '../model/modality.js';
+import { ratioValue, type AspectRatio } from '../model/modality.js';
 import type { ModelDescriptor } from '../model/model.js';
-import type {
-  NormalizedChatRequest,
-  NormalizedImageRequest,
-  NormalizedRequest,
-  NormalizedVideoRequest,
-} from './normalized-request.js';
-import type { RunRequest } from './run-request.schema.js';
+import type { JsonObject } from '../util/json.js';
+import { modelRequestSchema } from './model-request-schema.js';
+import type { NormalizedChatRequest, NormalizedImageRequest, NormalizedRequest, NormalizedVideoRequest } from './normalized-request.js';
+import { runRequestSchema, type RunRequest } from './run-request.schema.js';
+
+const PARAM_OBJECTS = ['video_params', 'image_params', 'llm_params'] as const;
 
 function unsupported(param: string, message: string): GatewayError {
   return new GatewayError('unsupported_parameter', message, { param });
 }
 
-function pickDefaultRatio(allowed: readonly AspectRatio[], preferred: AspectRatio): AspectRatio {
-  const first = allowed[0];
-  if (allowed.includes(preferred) || first === undefined) return preferred;
-  return first;
+const schemaCache = new WeakMap<ModelDescriptor, ReturnType<typeof modelRequestSchema>>();
+function schemaFor(model: ModelDescriptor): ReturnType<typeof modelRequestSchema> {
+  let s = schemaCache.get(model);
+  if (!s) schemaCache.set(model, (s = modelRequestSchema(model)));
+  return s;
 }
 
-function checkList(values: readonly string[] | undefined, max: number, param: string, what: string): readonly string[] {
-  const list = values ?? [];
-  if (list.length > 0 && max === 0) throw unsupported(param, `This model does not accept ${what}.`);
-  if (list.length > max) throw unsupported(param, `This model accepts at most ${max} ${what}.`);
-  return list;
+/** The first problem the model's own schema found, as a 400 naming the parameter. */
+function modelSchemaError(model: ModelDescriptor, error: z.ZodError): GatewayError {
+  const issue = error.issues[0];
+  if (!issue) return new GatewayError('invalid_request', 'Invalid request.');
+  const path = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0] ?? '';
+    const param = path ? `${path}.${key}` : key;
+    if (path === '' && (PARAM_OBJECTS as readonly string[]).includes(key)) {
+      return unsupported(param, `${key} does not apply to a ${model.modality} model.`);
+    }
+    if (path === 'provider_params') {
+      return unsupported(
+        param,
+        model.providerParams
+          ? `${param} is not a parameter of ${model.id}; GET /api/v1/models/${model.id} lists what it accepts.`
+          : `${model.id} takes no provider_params.`,
+      );
+    }
+    return unsupported(param, `This model does not support ${param}.`);
+  }
+  if (path.startsWith('provider_params')) return new GatewayError('invalid_request', `${path}: ${issue.message}`, { param: path });
+  if (path === 'generation_type') return new GatewayError('invalid_request', issue.message, { param: path });
+  return unsupported(path, issue.message);
+}
+
+function defaultRatio(allowed: readonly AspectRatio[], preferred: AspectRatio): AspectRatio {
+  return allowed.includes(preferred) || allowed[0] === undefined ? preferred : allowed[0];
 }
 
 function requirePrompt(req: RunRequest, required: boolean): string | null {
@@ -35,125 +59,122 @@ function requirePrompt(req: RunRequest, required: boolean): string | null {
   return prompt;
 }
 
-function refuseForeignParams(req: RunRequest, modality: ModelDescriptor['modality']): void {
-  const foreign = (['video_params', 'image_params', 'llm_params'] as const).filter(
-    (k) => req[k] !== undefined && k !== `${modality === 'chat' ? 'llm' : modality}_params`,
-  );
-  const first = foreign[0];
-  if (first !== undefined) throw unsupported(first, `${first} does not apply to a ${modality} model.`);
-}
-
-function normalizeVideo(req: RunRequest, caps: VideoCapabilities): NormalizedVideoRequest {
-  const p = req.video_params ?? { enable_translation: false, multi_shots: false };
-  const aspectRatio = p.aspect_ratio ?? pickDefaultRatio(caps.aspectRatios, '16:9');
-  if (!caps.aspectRatios.includes(aspectRatio)) {
-    throw unsupported('video_params.aspect_ratio', `Aspect ratio ${aspectRatio} is not supported by this model; use one of ${caps.aspectRatios.join(', ')}.`);
-  }
-  const duration = p.duration ?? caps.durations[0];
-  if (duration === undefined || !caps.durations.includes(duration)) {
-    throw unsupported('video_params.duration', `Duration ${String(p.duration)} is not supported by this model; use one of ${caps.durations.join(', ')} seconds.`);
-  }
-  const resolution = p.resolution ?? caps.resolutions[0];
-  if (resolution === undefined || !caps.resolutions.includes(resolution)) {
-    throw unsupported('video_params.resolution', `Resolution ${String(p.resolution)} is not supported by this model; use one of ${caps.resolutions.join(', ')}.`);
-  }
-  if (p.watermark !== undefined && !caps.supportsWatermark) throw unsupported('video_params.watermark', 'This model does not support a watermark.');
-  if (p.multi_shots && !caps.supportsMultiShots) throw unsupported('video_params.multi_shots', 'This model does not support multi_shots.');
-  if (p.enable_translation && !caps.supportsTranslation) throw unsupported('video_params.enable_translation', 'This model does not support enable_translation.');
-  const imageUrls = checkList(p.image_urls, caps.maxReferenceImages, 'video_params.image_urls', 'reference images');
-  const videoUrls = checkList(p.video_urls, caps.maxReferenceVideos, 'video_params.video_urls', 'reference videos');
-  const prompt = requirePrompt(req, caps.promptRequired && imageUrls.length === 0 && videoUrls.length === 0);
+function normalizeVideo(req: RunRequest, caps: VideoCapabilities, providerParams: JsonObject): NormalizedVideoRequest {
+  const p = req.video_params ?? {};
+  const imageUrls = p.image_urls ?? [];
+  const videoUrls = p.video_urls ?? [];
   return {
     modality: 'video',
-    prompt,
-    aspectRatio,
-    duration,
-    resolution,
+    prompt: requirePrompt(req, caps.promptRequired && imageUrls.length === 0 && videoUrls.length === 0),
+    aspectRatio: p.aspect_ratio ?? defaultRatio(caps.aspectRatios, '16:9'),
+    duration: p.duration ?? caps.durations[0] ?? 5,
+    resolution: p.resolution ?? caps.resolutions[0] ?? '720p',
     imageUrls,
     videoUrls,
-    enableTranslation: p.enable_translation,
+    enableTranslation: p.enable_translation ?? false,
     watermark: p.watermark ?? null,
-    multiShots: p.multi_shots,
+    multiShots: p.multi_shots ?? false,
+    providerParams,
   };
 }
 
-const RATIO_VALUES: Record<AspectRatio, number> = { '16:9': 16 / 9, '9:16': 9 / 16, '1:1': 1, '4:3': 4 / 3, '3:4': 3 / 4 };
-
-/** Width and height for an aspect ratio with the given long side (even integers). */
-export function sizeForAspectRatio(ratio: AspectRatio, longSide: number): { width: number; height: number } {
-  const r = RATIO_VALUES[ratio];
-  const even = (n: number) => Math.max(2, Math.round(n / 2) * 2);
-  return r >= 1 ? { width: even(longSide), height: even(longSide / r) } : { width: even(longSide * r), height: even(longSide) };
+/** Width and height for an aspect ratio with the given long side, rounded to a multiple of `multipleOf` (default 2). */
+export function sizeForAspectRatio(ratio: AspectRatio, longSide: number, multipleOf = 2): { width: number; height: number } {
+  const r = ratioValue(ratio);
+  const round = (n: number) => Math.max(multipleOf, Math.round(n / multipleOf) * multipleOf);
+  return r >= 1 ? { width: round(longSide), height: round(longSide / r) } : { width: round(longSide * r), height: round(longSide) };
 }
 
-function normalizeImage(req: RunRequest, caps: ImageCapabilities): NormalizedImageRequest {
+function imageSize(req: RunRequest, caps: ImageCapabilities, aspectRatio: AspectRatio): { width: number; height: number } {
   const p = req.image_params ?? {};
-  const aspectRatio = p.aspect_ratio ?? pickDefaultRatio(caps.aspectRatios, '1:1');
-  if (!caps.aspectRatios.includes(aspectRatio)) {
-    throw unsupported('image_params.aspect_ratio', `Aspect ratio ${aspectRatio} is not supported by this model; use one of ${caps.aspectRatios.join(', ')}.`);
+  const sizes = caps.sizes;
+  if (sizes.kind === 'fixed') {
+    const fits = (o: { width: number; height: number }) =>
+      (p.width === undefined || o.width === p.width) && (p.height === undefined || o.height === p.height);
+    const explicit = p.width !== undefined || p.height !== undefined;
+    const byRatio = sizes.options.filter((o) => Math.abs(o.width / o.height - ratioValue(aspectRatio)) < 0.02);
+    const pick = explicit ? sizes.options.find((o) => fits(o) && (p.aspect_ratio === undefined || byRatio.includes(o))) : byRatio[0];
+    if (!pick) {
+      const offered = sizes.options.map((o) => `${o.width}x${o.height}`).join(', ');
+      throw unsupported(explicit ? 'image_params.width' : 'image_params.aspect_ratio', `This model produces only these sizes: ${offered}.`);
+    }
+    return pick;
   }
-  let { width, height } = sizeForAspectRatio(aspectRatio, caps.defaultLongSide);
-  if (p.width !== undefined && p.height !== undefined) {
-    width = p.width;
-    height = p.height;
-  } else if (p.width !== undefined) {
-    width = p.width;
-    height = Math.max(1, Math.round(p.width / RATIO_VALUES[aspectRatio]));
-  } else if (p.height !== undefined) {
-    height = p.height;
-    width = Math.max(1, Math.round(p.height * RATIO_VALUES[aspectRatio]));
-  }
+  const m = sizes.multipleOf ?? 1;
+  const roundTo = (n: number) => Math.max(m, Math.round(n / m) * m);
+  const r = ratioValue(aspectRatio);
+  let { width, height } = sizeForAspectRatio(aspectRatio, sizes.defaultLongSide, Math.max(2, m));
+  if (p.width !== undefined && p.height !== undefined) ({ width, height } = { width: p.width, height: p.height });
+  else if (p.width !== undefined) ({ width, height } = { width: p.width, height: roundTo(p.width / r) });
+  else if (p.height !== undefined) ({ width, height } = { width: roundTo(p.height * r), height: p.height });
   for (const [param, v] of [['image_params.width', width], ['image_params.height', height]] as const) {
-    if (v < caps.minSide || v > caps.maxSide) {
-      throw unsupported(param, `${param.split('.')[1]} ${v} is outside this model's range ${caps.minSide}..${caps.maxSide} pixels.`);
+    if (v < sizes.minSide || v > sizes.maxSide) {
+      throw unsupported(param, `${param.split('.')[1]} ${v} is outside this model's range ${sizes.minSide}..${sizes.maxSide} pixels.`);
     }
   }
-  if (p.negative_prompt !== undefined && !caps.supportsNegativePrompt) throw unsupported('image_params.negative_prompt', 'This model does not support negative_prompt.');
-  if (p.seed !== undefined && !caps.supportsSeed) throw unsupported('image_params.seed', 'This model does not support seed.');
-  const imageUrls = checkList(p.image_urls, caps.maxReferenceImages, 'image_params.image_urls', 'reference images');
+  return { width, height };
+}
+
+function normalizeImage(req: RunRequest, caps: ImageCapabilities, providerParams: JsonObject): NormalizedImageRequest {
+  const p = req.image_params ?? {};
+  const imageUrls = p.image_urls ?? [];
+  const requested = p.aspect_ratio ?? defaultRatio(caps.aspectRatios, '1:1');
+  const { width, height } = imageSize(req, caps, requested);
+  // Explicit sides without a ratio: report the ratio of the size actually produced when the model lists it.
+  const aspectRatio =
+    p.aspect_ratio ?? (p.width !== undefined || p.height !== undefined ? caps.aspectRatios.find((r) => Math.abs(ratioValue(r) - width / height) < 0.02) : undefined) ?? requested;
   return {
     modality: 'image',
     prompt: requirePrompt(req, caps.promptRequired && imageUrls.length === 0),
     aspectRatio,
     width,
     height,
+    n: p.n ?? 1,
     negativePrompt: p.negative_prompt ?? null,
     seed: p.seed ?? null,
     imageUrls,
+    providerParams,
   };
 }
 
-function normalizeChat(req: RunRequest, caps: ChatCapabilities): NormalizedChatRequest {
+function normalizeChat(req: RunRequest, caps: ChatCapabilities, providerParams: JsonObject): NormalizedChatRequest {
   const p = req.llm_params ?? {};
-  const prompt = requirePrompt(req, true) ?? '';
-  if (p.max_tokens !== undefined && p.max_tokens > caps.maxOutputTokens) {
-    throw unsupported('llm_params.max_tokens', `max_tokens ${p.max_tokens} exceeds this model's maximum of ${caps.maxOutputTokens}.`);
+  if (caps.exclusiveTemperatureTopP && p.temperature !== undefined && p.top_p !== undefined) {
+    throw unsupported('llm_params.top_p', 'This model accepts temperature or top_p, not both; send one of them.');
   }
-  if (p.top_p !== undefined && !caps.supportsTopP) throw unsupported('llm_params.top_p', 'This model does not support top_p.');
   return {
     modality: 'chat',
-    prompt,
+    prompt: requirePrompt(req, true) ?? '',
+    system: p.system?.trim() ? p.system : null,
     temperature: p.temperature ?? null,
     maxTokens: p.max_tokens ?? caps.defaultMaxTokens,
     topP: p.top_p ?? null,
+    providerParams,
   };
 }
 
-/** Checks a parsed run request against the model's capabilities and resolves defaults. Throws 400s. */
+/**
+ * Checks a run request (already of the generic shape) against the model's own schema and resolves every
+ * default. Throws 400 GatewayErrors: `unsupported_parameter` for what this model does not accept.
+ */
 export function normalizeRunRequest(model: ModelDescriptor, req: RunRequest): NormalizedRequest {
-  if (req.generation_type !== undefined && req.generation_type !== model.modality) {
-    throw new GatewayError('invalid_request', `generation_type ${req.generation_type} does not match the model's modality ${model.modality}.`, {
-      param: 'generation_type',
-    });
-  }
-  refuseForeignParams(req, model.modality);
+  const checked = schemaFor(model).safeParse(req);
+  if (!checked.success) throw modelSchemaError(model, checked.error);
+  const providerParams: JsonObject = checked.data.provider_params ?? {};
   const caps = model.capabilities;
   switch (caps.modality) {
     case 'video':
-      return normalizeVideo(req, caps);
+      return normalizeVideo(req, caps, providerParams);
     case 'image':
-      return normalizeImage(req, caps);
+      return normalizeImage(req, caps, providerParams);
     case 'chat':
-      return normalizeChat(req, caps);
+      return normalizeChat(req, caps, providerParams);
   }
+}
+
+/** The whole check of a run body: the generic schema (400 invalid_request), then the model's (400 unsupported_parameter). */
+export function validateRunRequest(model: ModelDescriptor, body: unknown): { request: RunRequest; normalized: NormalizedRequest } {
+  const parsed = runRequestSchema.safeParse(body);
+  if (!parsed.success) throw GatewayError.fromZod(parsed.error);
+  return { request: parsed.data, normalized: normalizeRunRequest(model, parsed.data) };
 }

@@ -1,9 +1,18 @@
 import type { AspectRatio, VideoResolution } from '../model/modality.js';
+import type { JsonObject } from '../util/json.js';
 
-/** A run request checked against a model's capabilities, with every default resolved. */
+/** A run request checked against a model's parameter schema, with every default resolved. */
 export type NormalizedRequest = NormalizedVideoRequest | NormalizedImageRequest | NormalizedChatRequest;
 
-export interface NormalizedVideoRequest {
+interface NormalizedCommon {
+  /**
+   * `provider_params`, validated by the model's own schema with its defaults applied; `{}` when the
+   * model declares none.
+   */
+  readonly providerParams: JsonObject;
+}
+
+export interface NormalizedVideoRequest extends NormalizedCommon {
   readonly modality: 'video';
   readonly prompt: string | null;
   readonly aspectRatio: AspectRatio;
@@ -16,20 +25,24 @@ export interface NormalizedVideoRequest {
   readonly multiShots: boolean;
 }
 
-export interface NormalizedImageRequest {
+export interface NormalizedImageRequest extends NormalizedCommon {
   readonly modality: 'image';
   readonly prompt: string | null;
   readonly aspectRatio: AspectRatio;
   readonly width: number;
   readonly height: number;
+  /** Number of images asked for (`image_params.n`, default 1). */
+  readonly n: number;
   readonly negativePrompt: string | null;
   readonly seed: number | null;
   readonly imageUrls: readonly string[];
 }
 
-export interface NormalizedChatRequest {
+export interface NormalizedChatRequest extends NormalizedCommon {
   readonly modality: 'chat';
   readonly prompt: string;
+  /** A system instruction (`llm_params.system`), or null. */
+  readonly system: string | null;
   readonly temperature: number | null;
   readonly maxTokens: number;
   readonly topP: number | null;

@@ -1,5 +1,6 @@
 import type { ModelRegistry } from '../catalog/model-registry.js';
 import { GatewayError } from '../errors/gateway-error.js';
+import type { InflightCalls } from '../execution/inflight-calls.js';
 import type { TaskView } from '../model/task.js';
 import type { Logger } from '../ports/system.js';
 import type { TaskStore } from '../ports/stores.js';
@@ -12,9 +13,9 @@ export const CANCELLED_MESSAGE = 'cancelled';
 
 /**
  * POST /run/tasks/{id}/cancel (beyond the interface document): a waiting or generating task ends in
- * `fail` with error_message "cancelled" and its hold released, in one transaction. A long-running
- * upstream job is asked to stop where the adapter can; a worker still running the task cannot charge
- * it afterwards (success is only recorded from `generating`).
+ * `fail` with error_message "cancelled" and its hold released, in one transaction. The worker's call
+ * is aborted and a long-running upstream job is asked to stop where the adapter can; a worker finishing
+ * anyway cannot charge it (success is only recorded from `generating`) and its files are deleted.
  */
 export class CancelTask {
   constructor(
@@ -23,6 +24,7 @@ export class CancelTask {
     private readonly failTask: FailTask,
     private readonly registry: ModelRegistry,
     private readonly logger: Logger,
+    private readonly inflight: InflightCalls,
   ) {}
 
   async execute(auth: AuthContext, taskId: string): Promise<TaskView> {
@@ -32,6 +34,8 @@ export class CancelTask {
     if (!(await this.failTask.execute(task.id, CANCELLED_MESSAGE))) {
       throw new GatewayError('conflict', `Task ${task.id} has already ended; only waiting or generating tasks can be cancelled.`, { param: 'task_id' });
     }
+    // A call this process is making stops now; one in another process stops through the host's task-ended notification.
+    this.inflight.abort(task.id, CANCELLED_MESSAGE);
     const model = this.registry.find(task.modelId);
     if (model && task.upstreamHandle !== null) {
       const adapter = this.registry.adapterFor(model.id);
@@ -41,6 +45,8 @@ export class CancelTask {
           model,
           request: normalizeRunRequest(model, task.request),
           abortSignal: AbortSignal.timeout(10_000),
+          readInput: () => Promise.reject(new Error('no inputs are read when cancelling')),
+          webhookUrl: null,
         });
       } catch (err) {
         this.logger.warn({ taskId: task.id, err: (err as Error).message }, 'upstream cancel failed; the task is cancelled here anyway');

@@ -1,15 +1,20 @@
 import { z } from 'zod';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ModelRegistry } from '../catalog/model-registry.js';
+import type { ModelCapabilities } from '../model/capabilities.js';
 import { modalitySchema } from '../model/modality.js';
-import { toModelView, type ModelView } from '../model/model.js';
-import { toPricingView, type PricingView } from '../pricing/pricing-view.js';
+import { toModelView, type ModelDescriptor, type ModelView } from '../model/model.js';
+import type { PriceBook } from '../pricing/price-book.js';
+import type { PricingView } from '../pricing/pricing-view.js';
+import { modelParametersJsonSchema } from '../run/model-request-schema.js';
 import { pageQuerySchema } from './pagination.js';
 
 export const listModelsQuerySchema = pageQuerySchema.extend({
   task: z.union([modalitySchema, z.array(modalitySchema)]).optional(),
   provider: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
   search: z.string().max(200).optional(),
+  /** gengate extension: only active (true) or only inactive (false) models; default both. */
+  active: z.enum(['true', 'false']).optional(),
 });
 
 export interface ModelListView {
@@ -20,14 +25,36 @@ export interface ModelListView {
   total_pages: number;
 }
 
+/** GET /models/{id}: the Model resource plus gengate's extension fields. */
+export interface ModelDetailView extends ModelView {
+  /** Why the model cannot run now (e.g. its provider is not configured), else null. */
+  inactive_reason: string | null;
+  /** What the model accepts, as data (durations, resolutions, sizes, token limits...). */
+  capabilities: ModelCapabilities;
+  /** JSON Schema (2020-12) of the run body this model accepts, provider_params included. */
+  parameters: Record<string, unknown>;
+  /** Recommended polling interval, in seconds. */
+  poll_interval_seconds: number;
+}
+
 function asList<T>(v: T | T[] | undefined): T[] {
   return v === undefined ? [] : Array.isArray(v) ? v : [v];
 }
 
+const DEFAULT_POLL_SECONDS = { chat: 1, image: 3, video: 3 } as const;
+
 /** Model catalog and pricing queries. */
 export class CatalogService {
-  constructor(private readonly registry: ModelRegistry) {}
+  constructor(
+    private readonly registry: ModelRegistry,
+    private readonly prices: PriceBook,
+  ) {}
 
+  private view(m: ModelDescriptor): ModelView {
+    return toModelView(m, this.registry.isActive(m));
+  }
+
+  /** Every model, active or not (inactive ones show `is_active: false`), sorted by id. */
   list(rawQuery: unknown): ModelListView {
     const parsed = listModelsQuerySchema.safeParse(rawQuery);
     if (!parsed.success) throw GatewayError.fromZod(parsed.error);
@@ -37,7 +64,7 @@ export class CatalogService {
     const terms = (q.search ?? '').toLowerCase().split(/\s+/).filter(Boolean);
     const matches = this.registry
       .all()
-      .filter((m) => m.isActive)
+      .filter((m) => q.active === undefined || this.registry.isActive(m) === (q.active === 'true'))
       .filter((m) => tasks.length === 0 || tasks.includes(m.modality))
       .filter((m) => providers.length === 0 || providers.includes(m.provider.toLowerCase()))
       .filter((m) => {
@@ -47,7 +74,7 @@ export class CatalogService {
       .sort((a, b) => a.id.localeCompare(b.id));
     const start = (q.page - 1) * q.per_page;
     return {
-      data: matches.slice(start, start + q.per_page).map(toModelView),
+      data: matches.slice(start, start + q.per_page).map((m) => this.view(m)),
       page: q.page,
       per_page: q.per_page,
       total: matches.length,
@@ -55,23 +82,39 @@ export class CatalogService {
     };
   }
 
-  get(modelId: string): ModelView {
+  private require(modelId: string): ModelDescriptor {
     const model = this.registry.find(modelId);
     if (!model) throw new GatewayError('model_not_found', `No model with id '${modelId}'.`, { param: 'model_id' });
-    return toModelView(model);
+    return model;
+  }
+
+  get(modelId: string): ModelDetailView {
+    const model = this.require(modelId);
+    const availability = this.registry.availabilityOf(model.id);
+    return {
+      ...this.view(model),
+      inactive_reason: !model.isActive ? 'The operator switched this model off.' : availability.available ? null : availability.reason,
+      capabilities: model.capabilities,
+      parameters: modelParametersJsonSchema(model),
+      poll_interval_seconds: model.pollIntervalSeconds ?? DEFAULT_POLL_SECONDS[model.modality],
+    };
   }
 
   popular(): { data: ModelView[] } {
-    return { data: this.registry.all().filter((m) => m.isActive && m.isPopular).map(toModelView) };
+    return { data: this.registry.all().filter((m) => this.registry.isActive(m) && m.isPopular).map((m) => this.view(m)) };
   }
 
   pricing(modelId: string): PricingView {
-    const model = this.registry.find(modelId);
-    if (!model) throw new GatewayError('model_not_found', `No model with id '${modelId}'.`, { param: 'model_id' });
-    return toPricingView(model);
+    return this.prices.view(this.require(modelId));
   }
 
   allPricing(): { data: PricingView[] } {
-    return { data: this.registry.all().filter((m) => m.isActive).sort((a, b) => a.id.localeCompare(b.id)).map(toPricingView) };
+    return {
+      data: this.registry
+        .all()
+        .filter((m) => this.registry.isActive(m))
+        .sort((a, b) => a.id.localeCompare(b.id))
+        .map((m) => this.prices.view(m)),
+    };
   }
 }

@@ -1,164 +1,252 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ModelRegistry } from '../catalog/model-registry.js';
-import { isUpstreamError, UpstreamError } from '../errors/upstream-error.js';
-import type { Modality } from '../model/modality.js';
+import { isUpstreamError } from '../errors/upstream-error.js';
+import { checkStep, firstStep, pollDelayMs, type StepResult } from '../execution/adapter-step.js';
+import type { ExecuteTaskOptions } from '../execution/execution-options.js';
+import { TaskCancelled, type InflightCalls } from '../execution/inflight-calls.js';
+import { retryDelayMs } from '../execution/retry-policy.js';
+import { DeadlineExceeded, deadlineMessage, failureMessage } from '../execution/task-failure.js';
+import { TaskResultWriter } from '../execution/task-result-writer.js';
 import type { ModelDescriptor } from '../model/model.js';
-import type { TaskOutputFile, TaskRecord } from '../model/task.js';
-import { actualCost } from '../pricing/quote.js';
+import type { TaskRecord } from '../model/task.js';
+import type { PriceBook } from '../pricing/price-book.js';
 import type { BlobStore } from '../ports/blob-store.js';
-import type { AdapterCall, GeneratedFile, GenerationResult, ProviderAdapter } from '../ports/provider-adapter.js';
+import type { ProviderCallLimiter } from '../ports/call-limiter.js';
+import type { AdapterCall, ProviderAdapter } from '../ports/provider-adapter.js';
 import type { Clock, Logger } from '../ports/system.js';
 import type { TaskStore, UnitOfWork } from '../ports/stores.js';
+import type { NormalizedRequest } from '../run/normalized-request.js';
 import { normalizeRunRequest } from '../run/normalize-request.js';
-import { extensionFor } from '../util/media-type.js';
-import { checkBalanceAlerts } from '../billing/alert-check.js';
+import type { JsonValue } from '../util/json.js';
 import { FailTask } from './fail-task.js';
 
-export interface ExecuteTaskOptions {
-  /** Maximum run time per modality, in milliseconds, counted from the first start. */
-  readonly deadlineMs: Readonly<Record<Modality, number>>;
-  /** Used to download files an adapter returns as URLs. */
-  readonly fetch: typeof fetch;
-}
-
-export const DEFAULT_DEADLINES_MS: Readonly<Record<Modality, number>> = {
-  chat: 120_000,
-  image: 300_000,
-  video: 900_000,
-};
-
-export type ExecuteOutcome = 'success' | 'fail' | 'skipped';
-
-class DeadlineExceeded extends Error {}
+export { DEFAULT_DEADLINES_MS, type ExecuteTaskOptions } from '../execution/execution-options.js';
 
 /**
- * Drives one task: waiting -> generating -> success | fail. Called by the generation worker for each
- * attempt of the task's job. Throws (so the job is retried) only when the process is shutting down
- * or the upstream failure is retryable and this is not the last attempt.
+ * What one job did: `waiting` = a long-running upstream job is under way (a status check is scheduled);
+ * `deferred` = the provider's call limits were full, the step was rescheduled; `retrying` = a retryable
+ * upstream failure, a new attempt is scheduled.
+ */
+export type ExecuteOutcome = 'success' | 'fail' | 'skipped' | 'waiting' | 'deferred' | 'retrying';
+
+interface Prepared {
+  readonly task: TaskRecord;
+  readonly model: ModelDescriptor;
+  readonly request: NormalizedRequest;
+  readonly adapter: ProviderAdapter;
+  readonly log: Logger;
+}
+
+/**
+ * Drives one task: waiting -> generating -> success | fail, one short job at a time. A generation job
+ * calls the upstream (generate, or start for a long-running model, whose handle is saved with the first
+ * status check in one transaction); each status check is its own scheduled job, so a waiting video holds
+ * no worker slot. Retryable upstream failures start a new attempt after a backoff (Retry-After honoured)
+ * within the task's deadline. Throws only when the process is shutting down (the job is then retried).
  */
 export class ExecuteTask {
   private readonly failTask: FailTask;
+  private readonly results: TaskResultWriter;
 
   constructor(
     private readonly registry: ModelRegistry,
     private readonly tasks: TaskStore,
     private readonly uow: UnitOfWork,
-    private readonly blobs: BlobStore,
+    blobs: BlobStore,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly prices: PriceBook,
+    private readonly limiter: ProviderCallLimiter,
+    private readonly inflight: InflightCalls,
     private readonly options: ExecuteTaskOptions,
   ) {
-    this.failTask = new FailTask(uow);
+    this.failTask = new FailTask(uow, options.scheduling);
+    this.results = new TaskResultWriter(uow, blobs, prices, options);
   }
 
-  async execute(taskId: string, shutdown: AbortSignal, attempt: { isLast: boolean }): Promise<ExecuteOutcome> {
-    const existing = await this.tasks.findById(taskId);
-    if (!existing || existing.status === 'success' || existing.status === 'fail') return 'skipped';
-    const log = this.logger.child({ taskId, modelId: existing.modelId });
-    const model = this.registry.find(existing.modelId);
-    if (!model) return this.fail(taskId, `Model ${existing.modelId} is no longer available.`, log);
-    let request;
-    try {
-      request = normalizeRunRequest(model, existing.request);
-    } catch (e) {
-      return this.fail(taskId, `The request is no longer valid for this model: ${(e as Error).message}`, log);
+  /** A generation job: the upstream call of a one-shot model, or the start of a long-running one. */
+  async runGeneration(taskId: string, shutdown: AbortSignal): Promise<ExecuteOutcome> {
+    const p = await this.prepare(taskId);
+    if (typeof p === 'string') return p;
+    const permit = await this.limiter.acquire(p.model.provider, taskId);
+    if (!permit.acquired) {
+      await this.uow.run((tx) => tx.jobs.enqueueGeneration(taskId, { startAfterMs: permit.retryAfterMs, providerId: p.model.provider }));
+      return 'deferred';
     }
-    const task = await this.tasks.markGenerating(taskId, this.clock.now());
-    if (!task) return 'skipped';
-    const deadlineMs = this.options.deadlineMs[model.modality];
-    const startedAt = task.startedAt ?? this.clock.now();
-    const remaining = startedAt.getTime() + deadlineMs - this.clock.now().getTime();
-    if (remaining <= 0) return this.fail(taskId, deadlineMessage(deadlineMs), log);
+    try {
+      const task = await this.tasks.markGenerating(taskId, this.clock.now());
+      if (!task) return 'skipped';
+      const longRunning = p.adapter.isLongRunning(p.model.id);
+      if (longRunning && task.upstreamHandle !== null) {
+        // The upstream job was started by an earlier run of this job: follow it, never submit twice.
+        return await this.scheduleCheck({ ...p, task }, 1, null, null);
+      }
+      return await this.withCall({ ...p, task }, shutdown, async (call) => {
+        const step = await firstStep(p.adapter, call);
+        if (step.kind === 'started') {
+          p.log.info({ attempt: task.attempts }, 'upstream job started');
+          // Persisted with the first status check, in one transaction: a restarted worker follows this handle instead of submitting again.
+          const outcome = await this.scheduleCheck({ ...p, task }, 1, null, null, step.handle);
+          if (outcome === 'skipped') await this.cancelUpstream(p, call); // cancelled while starting: stop what was started
+          return outcome;
+        }
+        return this.finish({ ...p, task }, step, call);
+      });
+    } finally {
+      await permit.release();
+    }
+  }
 
+  /** A status-check job of a long-running upstream job. Stale checks (superseded by a newer chain) are skipped. */
+  async checkStatus(taskId: string, checkNumber: number, shutdown: AbortSignal): Promise<ExecuteOutcome> {
+    const p = await this.prepare(taskId);
+    if (typeof p === 'string') return p;
+    const handle = p.task.upstreamHandle;
+    if (p.task.status !== 'generating' || handle === null || p.task.pollSeq !== checkNumber) return 'skipped';
+    const permit = await this.limiter.acquire(p.model.provider, taskId);
+    if (!permit.acquired) {
+      await this.uow.run((tx) => tx.jobs.enqueueStatusCheck(taskId, { checkNumber, startAfterMs: permit.retryAfterMs, providerId: p.model.provider }));
+      return 'deferred';
+    }
+    try {
+      return await this.withCall(p, shutdown, async (call) => {
+        let step: StepResult;
+        try {
+          step = await checkStep(p.adapter, handle, call);
+        } catch (error) {
+          // The check itself failed, not the upstream job: ask again later, unless asking again cannot help.
+          if (!isUpstreamError(error) || !error.isRetryable || call.abortSignal.aborted) throw error;
+          p.log.warn({ err: error.message, kind: error.kind }, 'status check failed; checking again later');
+          return this.scheduleCheck(p, checkNumber + 1, null, retryDelayMs(1, error.retryAfterMs));
+        }
+        if (step.kind === 'running') return this.scheduleCheck(p, checkNumber + 1, step.progress, step.retryAfterMs);
+        if (step.kind === 'failed') throw step.error;
+        return this.finish(p, step, call);
+      });
+    } finally {
+      await permit.release();
+    }
+  }
+
+  private async prepare(taskId: string): Promise<Prepared | ExecuteOutcome> {
+    const task = await this.tasks.findById(taskId);
+    if (!task || task.status === 'success' || task.status === 'fail') return 'skipped';
+    const log = this.logger.child({ taskId, modelId: task.modelId });
+    const model = this.registry.find(task.modelId);
+    if (!model) return this.fail(taskId, `Model ${task.modelId} is no longer available; no credits were charged.`, log);
+    let request: NormalizedRequest;
+    try {
+      request = normalizeRunRequest(model, task.request);
+    } catch (e) {
+      return this.fail(taskId, `The request is no longer valid for this model: ${(e as Error).message} No credits were charged.`, log);
+    }
+    const availability = this.registry.availabilityOf(model.id);
+    if (!availability.available) return this.fail(taskId, `${availability.reason} No credits were charged.`, log);
+    const deadlineMs = this.options.deadlineMs[model.modality];
+    if (task.startedAt && task.startedAt.getTime() + deadlineMs <= this.clock.now().getTime()) {
+      return this.fail(taskId, deadlineMessage(deadlineMs), log);
+    }
+    return { task, model, request, adapter: this.registry.adapterFor(model.id), log };
+  }
+
+  /**
+   * Runs one upstream step with the task's deadline, cancellation and shutdown in one AbortSignal, and
+   * turns what it throws into the task's next state.
+   */
+  private async withCall(p: Prepared, shutdown: AbortSignal, step: (call: AdapterCall) => Promise<ExecuteOutcome>): Promise<ExecuteOutcome> {
+    const deadlineMs = this.options.deadlineMs[p.model.modality];
+    const startedAt = p.task.startedAt ?? this.clock.now();
+    const remaining = startedAt.getTime() + deadlineMs - this.clock.now().getTime();
+    if (remaining <= 0) return this.fail(p.task.id, deadlineMessage(deadlineMs), p.log);
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new DeadlineExceeded()), remaining);
-    const call: AdapterCall = { taskId, model, request, abortSignal: AbortSignal.any([shutdown, deadline.signal]) };
+    const cancelled = this.inflight.begin(p.task.id);
+    const signal = AbortSignal.any([shutdown, deadline.signal, cancelled]);
+    const call: AdapterCall = {
+      taskId: p.task.id,
+      model: p.model,
+      request: p.request,
+      abortSignal: signal,
+      readInput: (url) => this.options.readInput(url, signal),
+      webhookUrl: this.options.webhookUrl(p.model.provider, p.task.id),
+    };
     try {
-      const adapter = this.registry.adapterFor(model.id);
-      const result = await this.runAdapter(adapter, task, call);
-      const outputs = await this.storeFiles(taskId, result.files, call.abortSignal);
-      const charge = actualCost(model, request, task.quotedMicro, result.usage);
-      const ended = await this.uow.run(async (tx) => {
-        const ok = await tx.tasks.markSuccess(taskId, {
-          outputs,
-          warnings: result.warnings ?? [],
-          chargedMicro: charge,
-          at: this.clock.now(),
-        });
-        if (!ok) return false;
-        await tx.ledger.settle(taskId, charge, `${model.id} generation`);
-        await checkBalanceAlerts(tx, task.userId);
-        if (task.callbackUrl) await tx.jobs.enqueueCallback(taskId);
-        return true;
-      });
-      log.info({ chargedMicro: charge, files: outputs.length }, ended ? 'task succeeded' : 'task had already ended');
-      return ended ? 'success' : 'skipped';
+      return await step(call);
     } catch (error) {
       if (shutdown.aborted) throw error;
-      if (deadline.signal.aborted) return this.fail(taskId, deadlineMessage(deadlineMs), log);
-      if (isUpstreamError(error) && error.isRetryable && !attempt.isLast) {
-        log.warn({ err: error.message }, 'retryable upstream failure; the job will be retried');
-        throw error;
+      if (cancelled.aborted || error instanceof TaskCancelled) {
+        p.log.info({}, 'upstream call aborted: the task was cancelled');
+        await this.results.discardFiles(p.task.id);
+        return 'skipped';
       }
-      log.warn({ err: (error as Error).message }, 'task failed');
-      return this.fail(taskId, failureMessage(model, error), log);
+      if (deadline.signal.aborted) {
+        await this.cancelUpstream(p, call);
+        return this.fail(p.task.id, deadlineMessage(deadlineMs), p.log);
+      }
+      return this.failed(p, error, startedAt.getTime() + deadlineMs);
     } finally {
       clearTimeout(timer);
+      this.inflight.end(p.task.id);
     }
   }
 
-  private async runAdapter(adapter: ProviderAdapter, task: TaskRecord, call: AdapterCall): Promise<GenerationResult> {
-    if (!adapter.isLongRunning(call.model.id)) {
-      if (!adapter.generate) throw new Error(`adapter ${adapter.providerId} has no generate()`);
-      return adapter.generate(call);
+  private async finish(p: Prepared, step: StepResult, call: AdapterCall): Promise<ExecuteOutcome> {
+    if (step.kind !== 'done') throw new Error(`unexpected step ${step.kind}`);
+    const outcome = await this.results.commitSuccess(p.task, p.model, p.request, step.result, call.abortSignal);
+    p.log.info({ chargedMicro: outcome.chargedMicro, files: outcome.files }, outcome.ended ? 'task succeeded' : 'task had already ended');
+    return outcome.ended ? 'success' : 'skipped';
+  }
+
+  /** A retryable upstream failure within the attempts and the deadline starts a new attempt; anything else ends the task. */
+  private async failed(p: Prepared, error: unknown, deadlineAt: number): Promise<ExecuteOutcome> {
+    const attempts = (await this.tasks.findById(p.task.id))?.attempts ?? p.task.attempts;
+    if (isUpstreamError(error) && error.isRetryable && attempts < this.options.scheduling.maxAttempts) {
+      const delay = retryDelayMs(attempts, error.retryAfterMs);
+      if (this.clock.now().getTime() + delay < deadlineAt) {
+        const retried = await this.uow.run(async (tx) => {
+          const task = await tx.tasks.findById(p.task.id);
+          if (!task || task.status !== 'generating') return false;
+          // A retry starts a new upstream job: the old handle is cleared with the scheduling of the new attempt.
+          if (task.upstreamHandle !== null) await tx.tasks.saveUpstreamHandle(p.task.id, null);
+          await tx.jobs.enqueueGeneration(p.task.id, { startAfterMs: delay, providerId: p.model.provider });
+          return true;
+        });
+        p.log.warn({ err: error.message, kind: error.kind, attempt: attempts, retryInMs: delay }, 'retryable upstream failure; a new attempt is scheduled');
+        return retried ? 'retrying' : 'skipped';
+      }
     }
-    if (!adapter.start || !adapter.status) throw new Error(`adapter ${adapter.providerId} has no start()/status()`);
-    let handle = task.upstreamHandle;
-    if (handle === null) {
-      handle = await adapter.start(call);
-      // Persisted before waiting: a restarted worker polls this handle instead of submitting again.
-      await this.tasks.saveUpstreamHandle(task.id, handle);
-    }
-    const interval = adapter.statusPollIntervalMs ?? 2_000;
-    for (;;) {
-      const status = await adapter.status(handle, call);
-      if (status.state === 'succeeded') return status.result;
-      if (status.state === 'failed') throw new UpstreamError(status.message, { isRetryable: status.isRetryable ?? false });
-      await sleep(interval, undefined, { signal: call.abortSignal });
+    p.log.warn({ err: error instanceof Error ? error.message : String(error), kind: isUpstreamError(error) ? error.kind : 'internal' }, 'task failed');
+    const message = failureMessage(p.model, error, this.registry.availabilityOf(p.model.id), this.options.secrets);
+    return this.fail(p.task.id, message, p.log, isUpstreamError(error) && error.requestId ? { requestId: error.requestId } : undefined);
+  }
+
+  private async scheduleCheck(p: Prepared, checkNumber: number, progress: number | null, hintMs: number | null, newHandle?: JsonValue): Promise<ExecuteOutcome> {
+    const scheduled = await this.uow.run(async (tx) => {
+      if (newHandle !== undefined) await tx.tasks.saveUpstreamHandle(p.task.id, newHandle);
+      if (!(await tx.tasks.setNextCheck(p.task.id, checkNumber, progress))) return false;
+      await tx.jobs.enqueueStatusCheck(p.task.id, {
+        checkNumber,
+        startAfterMs: pollDelayMs(p.adapter, p.model, checkNumber, hintMs),
+        providerId: p.model.provider,
+      });
+      return true;
+    });
+    return scheduled ? 'waiting' : 'skipped';
+  }
+
+  private async cancelUpstream(p: Prepared, call: AdapterCall): Promise<void> {
+    const handle = (await this.tasks.findById(p.task.id))?.upstreamHandle ?? null;
+    if (handle === null || !p.adapter.cancel) return;
+    try {
+      await p.adapter.cancel(handle, { ...call, abortSignal: AbortSignal.timeout(10_000) });
+    } catch (err) {
+      p.log.warn({ err: (err as Error).message }, 'upstream cancel failed');
     }
   }
 
-  private async storeFiles(taskId: string, files: readonly GeneratedFile[], signal: AbortSignal): Promise<TaskOutputFile[]> {
-    if (files.length === 0) throw new UpstreamError('The provider returned no output.');
-    const outputs: TaskOutputFile[] = [];
-    for (const [i, file] of files.entries()) {
-      const { data, mediaType } = file.kind === 'bytes' ? file : await this.download(file.url, file.mediaType, signal);
-      const key = `${taskId}/output-${i}.${extensionFor(mediaType)}`;
-      await this.blobs.put(key, data, mediaType);
-      outputs.push({ key, mediaType, bytes: data.byteLength });
-    }
-    return outputs;
-  }
-
-  private async download(url: string, mediaType: string | undefined, signal: AbortSignal): Promise<{ data: Uint8Array; mediaType: string }> {
-    const res = await this.options.fetch(url, { signal });
-    if (!res.ok) throw new UpstreamError(`Downloading the result failed with HTTP ${res.status}.`, { isRetryable: res.status >= 500, statusCode: res.status });
-    const type = mediaType ?? res.headers.get('content-type')?.split(';')[0] ?? 'application/octet-stream';
-    return { data: new Uint8Array(await res.arrayBuffer()), mediaType: type };
-  }
-
-  private async fail(taskId: string, message: string, log: Logger): Promise<ExecuteOutcome> {
-    const ended = await this.failTask.execute(taskId, message);
+  private async fail(taskId: string, message: string, log: Logger, metadata?: { requestId: string }): Promise<ExecuteOutcome> {
+    const ended = await this.failTask.execute(taskId, message, metadata);
+    await this.results.discardFiles(taskId);
     log.info({ message }, ended ? 'task failed' : 'task had already ended');
     return ended ? 'fail' : 'skipped';
   }
-}
-
-function deadlineMessage(ms: number): string {
-  return `Generation did not finish within the deadline of ${Math.round(ms / 1000)} seconds; no credits were charged.`;
-}
-
-function failureMessage(model: ModelDescriptor, error: unknown): string {
-  const detail = error instanceof Error ? error.message : String(error);
-  return `Generation failed at provider ${model.provider}: ${detail}`;
 }

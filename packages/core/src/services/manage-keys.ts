@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.js';
+import { admitQueued, DEFAULT_SCHEDULING, type SchedulingOptions } from '../execution/scheduling.js';
 import type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, CreatedApiKeyView } from '../model/api-key.js';
 import type { IdGenerator } from '../ports/system.js';
 import type { ApiKeyPatch, KeyStore, UnitOfWork } from '../ports/stores.js';
@@ -53,6 +54,7 @@ export class ManageKeys {
     private readonly keys: KeyStore,
     private readonly uow: UnitOfWork,
     private readonly ids: IdGenerator,
+    private readonly scheduling: SchedulingOptions = DEFAULT_SCHEDULING,
   ) {}
 
   async create(auth: AuthContext, body: unknown): Promise<CreatedApiKeyView> {
@@ -105,13 +107,14 @@ export class ManageKeys {
   async revoke(auth: AuthContext, id: string): Promise<{ id: string; deleted: true; failed_task_ids: string[] }> {
     const failed = await this.uow.run(async (tx) => {
       if (!isUuid(id) || !(await tx.keys.revoke(id.toLowerCase(), auth.userId))) throw notFound(id);
-      const taskIds = await tx.tasks.failWaitingForKey(id.toLowerCase(), REVOKED_MESSAGE, new Date());
-      for (const taskId of taskIds) {
+      const ended = await tx.tasks.failWaitingForKey(id.toLowerCase(), REVOKED_MESSAGE, new Date());
+      for (const { id: taskId } of ended) {
         await tx.ledger.release(taskId);
         const task = await tx.tasks.findById(taskId);
         if (task?.callbackUrl) await tx.jobs.enqueueCallback(taskId);
       }
-      return taskIds;
+      for (const modality of new Set(ended.map((t) => t.modality))) await admitQueued(tx, auth.userId, modality, this.scheduling);
+      return ended.map((t) => t.id);
     });
     return { id, deleted: true, failed_task_ids: [...failed] };
   }

@@ -1,11 +1,11 @@
 import type { ModelRegistry } from '../catalog/model-registry.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { quoteRun } from '../pricing/quote.js';
+import { admitOnSubmit, type SchedulingOptions } from '../execution/scheduling.js';
+import type { PriceBook } from '../pricing/price-book.js';
 import type { IdGenerator, Logger } from '../ports/system.js';
 import type { UnitOfWork } from '../ports/stores.js';
-import { normalizeRunRequest } from '../run/normalize-request.js';
+import { validateRunRequest } from '../run/normalize-request.js';
 import { requestHash } from '../run/request-hash.js';
-import { runRequestSchema } from '../run/run-request.schema.js';
 import type { JsonObject } from '../util/json.js';
 import type { AuthContext } from './auth-context.js';
 import { CHALLENGE } from './authenticate.js';
@@ -18,8 +18,9 @@ export interface RunAccepted {
 }
 
 /**
- * POST /run/{model_id}: validate against the model, quote, then in ONE transaction hold the credits,
- * insert the task as waiting and enqueue its job. Any refusal happens before a write.
+ * POST /run/{model_id}: validate against the model's own schema, quote (markup included), then in ONE
+ * transaction hold the credits, insert the task as waiting and, when the user has a free running slot,
+ * enqueue its job. Any refusal happens before a write.
  */
 export class SubmitRun {
   constructor(
@@ -27,6 +28,8 @@ export class SubmitRun {
     private readonly uow: UnitOfWork,
     private readonly ids: IdGenerator,
     private readonly logger: Logger,
+    private readonly prices: PriceBook,
+    private readonly scheduling: SchedulingOptions,
   ) {}
 
   /**
@@ -34,12 +37,9 @@ export class SubmitRun {
    * create nothing; the same key with another request is a 409.
    */
   async execute(auth: AuthContext, modelId: string, body: unknown, options: { idempotencyKey?: string } = {}): Promise<RunAccepted> {
-    const model = this.registry.requireActive(modelId);
-    const parsed = runRequestSchema.safeParse(body);
-    if (!parsed.success) throw GatewayError.fromZod(parsed.error);
-    const request = parsed.data;
-    const normalized = normalizeRunRequest(model, request);
-    const quotedMicro = quoteRun(model, normalized);
+    const model = this.registry.requireRunnable(modelId);
+    const { request, normalized } = validateRunRequest(model, body);
+    const quote = this.prices.quote(model, normalized);
     const key = options.idempotencyKey;
     const hash = key === undefined ? null : requestHash(model.id, request);
     for (let attempt = 0; ; attempt++) {
@@ -54,7 +54,9 @@ export class SubmitRun {
             throw new GatewayError('authentication_failed', 'The API key was revoked while the request was in flight.', { headers: CHALLENGE });
           }
           const taskId = this.ids.uuid();
-          await tx.ledger.hold(auth.userId, taskId, quotedMicro);
+          // The hold locks the user's account row: admission below counts the user's tasks without a race.
+          await tx.ledger.hold(auth.userId, taskId, quote.chargeMicro);
+          const admitted = await admitOnSubmit(tx, auth.userId, model.modality, this.scheduling);
           await tx.tasks.insert({
             id: taskId,
             userId: auth.userId,
@@ -63,14 +65,16 @@ export class SubmitRun {
             modality: model.modality,
             request,
             callbackUrl: request.callback_url ?? null,
-            quotedMicro,
+            quotedMicro: quote.chargeMicro,
+            quotedCostMicro: quote.costMicro,
+            admitted,
           });
-          await tx.jobs.enqueueGeneration(taskId);
+          if (admitted) await tx.jobs.enqueueGeneration(taskId, { providerId: model.provider });
           const accepted: RunAccepted = { code: 200, message: 'Task accepted.', task_id: taskId, status: 'waiting' };
           if (key !== undefined && hash !== null && !(await tx.idempotency.save(auth.userId, key, hash, { ...accepted }))) {
             throw new IdempotencyRace();
           }
-          this.logger.info({ taskId, modelId: model.id, userId: auth.userId, quotedMicro }, 'task accepted');
+          this.logger.info({ taskId, modelId: model.id, userId: auth.userId, quotedMicro: quote.chargeMicro, admitted }, 'task accepted');
           return accepted;
         });
       } catch (err) {

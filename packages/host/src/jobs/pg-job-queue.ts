@@ -10,17 +10,24 @@ export class PgJobQueue implements JobQueue {
     private readonly db: Queryable,
   ) {}
 
-  private async send(queue: string, data: object, startAfterSeconds = 0): Promise<void> {
+  private async send(queue: string, data: object, options: { startAfterMs?: number; groupId?: string } = {}): Promise<void> {
     if (!this.boss) throw new Error('this process was started without a job queue');
+    const delay = options.startAfterMs ?? 0;
     const id = await this.boss.send(queue, data, {
-      ...(startAfterSeconds > 0 ? { startAfter: startAfterSeconds } : {}),
+      ...(delay > 0 ? { startAfter: new Date(Date.now() + delay) } : {}),
+      // Grouped by provider: workers cap each provider's concurrent calls with pg-boss's groupConcurrency.
+      ...(options.groupId ? { group: { id: options.groupId, tier: options.groupId } } : {}),
       db: { executeSql: (text, values) => this.db.query(text, values) },
     });
     if (id === null) throw new Error(`pg-boss refused a job for queue ${queue}`);
   }
 
-  enqueueGeneration(taskId: string, options?: { startAfterSeconds?: number }): Promise<void> {
-    return this.send(QUEUES.generate, { taskId }, options?.startAfterSeconds);
+  enqueueGeneration(taskId: string, options: { startAfterMs?: number; providerId?: string } = {}): Promise<void> {
+    return this.send(QUEUES.generate, { taskId }, { ...(options.startAfterMs ? { startAfterMs: options.startAfterMs } : {}), ...(options.providerId ? { groupId: options.providerId } : {}) });
+  }
+
+  enqueueStatusCheck(taskId: string, options: { checkNumber: number; startAfterMs: number; providerId?: string }): Promise<void> {
+    return this.send(QUEUES.check, { taskId, checkNumber: options.checkNumber }, { startAfterMs: options.startAfterMs, ...(options.providerId ? { groupId: options.providerId } : {}) });
   }
 
   enqueueCallback(taskId: string): Promise<void> {

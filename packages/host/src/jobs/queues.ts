@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 
 export const QUEUES = {
   generate: 'gengate-generate',
+  check: 'gengate-check',
   generateDead: 'gengate-generate-dead',
   callback: 'gengate-callback',
   alertMail: 'gengate-alert-mail',
@@ -11,7 +12,7 @@ export const QUEUES = {
 export interface BossOptions {
   readonly connectionString: string;
   readonly logger: Logger;
-  /** Longest time one generation attempt may hold its job before it is expired and retried. */
+  /** Longest time one generation step may hold its job before it is expired and retried. */
   readonly generateExpireSeconds?: number;
   /** Without a heartbeat for this long, a job whose worker died is failed and retried. Minimum 10. */
   readonly heartbeatSeconds?: number;
@@ -21,8 +22,11 @@ export interface BossOptions {
 
 /**
  * Starts pg-boss and creates the queues (pg-boss drops jobs sent to a queue that does not exist).
- * The generate queue uses LISTEN/NOTIFY so an idle worker starts a new task at once, retries with
- * backoff, and dead-letters exhausted jobs so their tasks can be ended in `fail`.
+ * `generate` runs upstream calls (one-shot generations and starts of long-running jobs); `check` runs the
+ * short, scheduled status checks of long-running jobs. Both use LISTEN/NOTIFY so an idle worker starts a
+ * new job at once. Upstream failures are retried by gengate itself (a new job after a backoff, within
+ * the task's deadline); pg-boss's own retries cover a worker that died mid-job, and exhausted jobs are
+ * dead-lettered so their tasks end in `fail`.
  */
 export async function createBoss(opts: BossOptions): Promise<PgBoss> {
   const boss = new PgBoss({
@@ -36,11 +40,21 @@ export async function createBoss(opts: BossOptions): Promise<PgBoss> {
   await boss.start();
   await boss.createQueue(QUEUES.generateDead, { retryLimit: 3, retryDelay: 5, retryBackoff: true });
   await boss.createQueue(QUEUES.generate, {
-    retryLimit: 5,
+    retryLimit: 3,
     retryDelay: 2,
     retryBackoff: true,
     retryDelayMax: 60,
     expireInSeconds: opts.generateExpireSeconds ?? 20 * 60,
+    heartbeatSeconds: opts.heartbeatSeconds ?? 10,
+    deadLetter: QUEUES.generateDead,
+    notify: true,
+  });
+  await boss.createQueue(QUEUES.check, {
+    retryLimit: 5,
+    retryDelay: 2,
+    retryBackoff: true,
+    retryDelayMax: 60,
+    expireInSeconds: 5 * 60,
     heartbeatSeconds: opts.heartbeatSeconds ?? 10,
     deadLetter: QUEUES.generateDead,
     notify: true,

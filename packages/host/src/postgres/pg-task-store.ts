@@ -1,4 +1,4 @@
-import type { JsonValue, NewTask, TaskRecord, TaskStore } from '@gengate/core';
+import type { ActiveTaskCounts, JsonValue, Modality, NewTask, ProducedUsage, TaskRecord, TaskStore, TaskSuccess, UpstreamMetadata } from '@gengate/core';
 import { toSafeInt, type Queryable } from './queryable.js';
 
 interface Row {
@@ -11,7 +11,15 @@ interface Row {
   request: TaskRecord['request'];
   callback_url: string | null;
   quoted_micro: string;
+  quoted_cost_micro: string;
   charged_micro: string | null;
+  cost_micro: string | null;
+  reported_cost_micro: string | null;
+  usage: ProducedUsage | null;
+  upstream_metadata: UpstreamMetadata | null;
+  progress: number | null;
+  admitted: boolean;
+  poll_seq: number;
   outputs: TaskRecord['outputs'];
   warnings: TaskRecord['warnings'];
   error_message: string | null;
@@ -21,6 +29,8 @@ interface Row {
   started_at: Date | null;
   finished_at: Date | null;
 }
+
+const nullableInt = (v: string | null): number | null => (v === null ? null : toSafeInt(v));
 
 const toTask = (r: Row): TaskRecord => ({
   id: r.id,
@@ -32,7 +42,15 @@ const toTask = (r: Row): TaskRecord => ({
   request: r.request,
   callbackUrl: r.callback_url,
   quotedMicro: toSafeInt(r.quoted_micro),
-  chargedMicro: r.charged_micro === null ? null : toSafeInt(r.charged_micro),
+  quotedCostMicro: toSafeInt(r.quoted_cost_micro),
+  chargedMicro: nullableInt(r.charged_micro),
+  costMicro: nullableInt(r.cost_micro),
+  reportedCostMicro: nullableInt(r.reported_cost_micro),
+  usage: r.usage,
+  upstreamMetadata: r.upstream_metadata,
+  progress: r.progress,
+  admitted: r.admitted,
+  pollSeq: r.poll_seq,
   outputs: r.outputs,
   warnings: r.warnings,
   errorMessage: r.error_message,
@@ -43,14 +61,16 @@ const toTask = (r: Row): TaskRecord => ({
   finishedAt: r.finished_at,
 });
 
+const UNFINISHED = `status in ('waiting', 'generating')`;
+
 export class PgTaskStore implements TaskStore {
   constructor(private readonly db: Queryable) {}
 
   async insert(t: NewTask): Promise<TaskRecord> {
     const { rows } = await this.db.query<Row>(
-      `insert into tasks (id, user_id, api_key_id, model_id, modality, status, request, callback_url, quoted_micro)
-       values ($1, $2, $3, $4, $5, 'waiting', $6, $7, $8) returning *`,
-      [t.id, t.userId, t.apiKeyId, t.modelId, t.modality, JSON.stringify(t.request), t.callbackUrl, t.quotedMicro],
+      `insert into tasks (id, user_id, api_key_id, model_id, modality, status, request, callback_url, quoted_micro, quoted_cost_micro, admitted)
+       values ($1, $2, $3, $4, $5, 'waiting', $6, $7, $8, $9, $10) returning *`,
+      [t.id, t.userId, t.apiKeyId, t.modelId, t.modality, JSON.stringify(t.request), t.callbackUrl, t.quotedMicro, t.quotedCostMicro, t.admitted],
     );
     return toTask(rows[0] as Row);
   }
@@ -68,43 +88,76 @@ export class PgTaskStore implements TaskStore {
   async markGenerating(id: string, at: Date): Promise<TaskRecord | null> {
     const { rows } = await this.db.query<Row>(
       `update tasks set status = 'generating', attempts = attempts + 1, started_at = coalesce(started_at, $2)
-       where id = $1 and status in ('waiting', 'generating') returning *`,
+       where id = $1 and ${UNFINISHED} returning *`,
       [id, at],
     );
     return rows[0] ? toTask(rows[0]) : null;
   }
 
-  async saveUpstreamHandle(id: string, handle: JsonValue): Promise<void> {
-    await this.db.query('update tasks set upstream_handle = $2 where id = $1', [id, JSON.stringify(handle)]);
+  async saveUpstreamHandle(id: string, handle: JsonValue | null): Promise<void> {
+    await this.db.query('update tasks set upstream_handle = $2 where id = $1', [id, handle === null ? null : JSON.stringify(handle)]);
   }
 
-  async markSuccess(id: string, r: Parameters<TaskStore['markSuccess']>[1]): Promise<boolean> {
+  async setNextCheck(id: string, checkNumber: number, progress: number | null): Promise<boolean> {
     const { rowCount } = await this.db.query(
-      `update tasks set status = 'success', outputs = $2, warnings = $3, charged_micro = $4, finished_at = $5
+      `update tasks set poll_seq = $2, progress = coalesce($3, progress) where id = $1 and status = 'generating'`,
+      [id, checkNumber, progress],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
+  async markSuccess(id: string, r: TaskSuccess): Promise<boolean> {
+    const { rowCount } = await this.db.query(
+      `update tasks set status = 'success', outputs = $2, warnings = $3, charged_micro = $4, cost_micro = $5, reported_cost_micro = $6,
+         usage = $7, upstream_metadata = $8, progress = null, finished_at = $9
        where id = $1 and status = 'generating'`,
-      [id, JSON.stringify(r.outputs), JSON.stringify(r.warnings), r.chargedMicro, r.at],
+      [id, JSON.stringify(r.outputs), JSON.stringify(r.warnings), r.chargedMicro, r.costMicro, r.reportedCostMicro, JSON.stringify(r.usage), JSON.stringify(r.metadata), r.at],
     );
     return (rowCount ?? 0) > 0;
   }
 
-  async markFail(id: string, message: string, at: Date): Promise<boolean> {
+  async markFail(id: string, message: string, at: Date, metadata?: UpstreamMetadata): Promise<boolean> {
     const { rowCount } = await this.db.query(
-      `update tasks set status = 'fail', error_message = $2, finished_at = $3 where id = $1 and status in ('waiting', 'generating')`,
-      [id, message, at],
+      `update tasks set status = 'fail', error_message = $2, finished_at = $3, progress = null,
+         upstream_metadata = coalesce($4::jsonb, upstream_metadata)
+       where id = $1 and ${UNFINISHED}`,
+      [id, message, at, metadata === undefined ? null : JSON.stringify(metadata)],
     );
     return (rowCount ?? 0) > 0;
   }
 
-  async failWaitingForKey(apiKeyId: string, message: string, at: Date): Promise<readonly string[]> {
-    const { rows } = await this.db.query<{ id: string }>(
-      `update tasks set status = 'fail', error_message = $2, finished_at = $3 where api_key_id = $1 and status = 'waiting' returning id`,
+  async failWaitingForKey(apiKeyId: string, message: string, at: Date): Promise<readonly { id: string; userId: string; modality: Modality }[]> {
+    const { rows } = await this.db.query<{ id: string; user_id: string; modality: Modality }>(
+      `update tasks set status = 'fail', error_message = $2, finished_at = $3 where api_key_id = $1 and status = 'waiting'
+       returning id, user_id, modality`,
       [apiKeyId, message, at],
     );
-    return rows.map((r) => r.id);
+    return rows.map((r) => ({ id: r.id, userId: r.user_id, modality: r.modality }));
   }
 
   async listUnfinished(limit: number): Promise<readonly TaskRecord[]> {
-    const { rows } = await this.db.query<Row>(`select * from tasks where status in ('waiting', 'generating') order by created_at limit $1`, [limit]);
+    const { rows } = await this.db.query<Row>(`select * from tasks where ${UNFINISHED} order by created_at limit $1`, [limit]);
     return rows.map(toTask);
+  }
+
+  async activeCounts(userId: string, modality: Modality): Promise<ActiveTaskCounts> {
+    const { rows } = await this.db.query<{ admitted: number; queued: number }>(
+      `select count(*) filter (where admitted)::int as admitted, count(*) filter (where not admitted)::int as queued
+       from tasks where user_id = $1 and modality = $2 and ${UNFINISHED}`,
+      [userId, modality],
+    );
+    return rows[0] ?? { admitted: 0, queued: 0 };
+  }
+
+  async admitQueued(userId: string, modality: Modality, slots: number): Promise<readonly string[]> {
+    if (slots <= 0) return [];
+    const { rows } = await this.db.query<{ id: string; created_at: Date }>(
+      `update tasks set admitted = true where id in (
+         select id from tasks where user_id = $1 and modality = $2 and status = 'waiting' and not admitted
+         order by created_at, id limit $3 for update skip locked)
+       returning id, created_at`,
+      [userId, modality, slots],
+    );
+    return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id)).map((r) => r.id);
   }
 }

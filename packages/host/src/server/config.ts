@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseIpEntry } from '@gengate/core';
+import { MARKUP_ONE, parseIpEntry, parseMarkupFactor, type MarkupPolicy, type Modality, type ProviderLimits } from '@gengate/core';
 import { z } from 'zod';
 
 export class ConfigError extends Error {
@@ -14,6 +14,27 @@ const int = (min: number, max: number) =>
     .regex(/^\d+$/, `must be an integer ${min}..${max}`)
     .transform(Number)
     .refine((n) => n >= min && n <= max, `must be an integer ${min}..${max}`);
+
+/** `name=value,name=value` lists (e.g. `openai=8,anthropic=4`), each value checked by `parse`. */
+function keyValueList<T>(parse: (v: string) => T | null, what: string) {
+  return z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      const out = new Map<string, T>();
+      for (const item of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+        const [name, raw, extra] = item.split('=').map((s) => s.trim());
+        const value = raw === undefined ? null : parse(raw);
+        if (!name || !/^[a-z0-9][a-z0-9._-]*$/.test(name) || value === null || extra !== undefined) {
+          ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of name=${what}` });
+          return z.NEVER;
+        }
+        out.set(name, value);
+      }
+      return out;
+    });
+}
+const positiveInt = (v: string): number | null => (/^\d{1,9}$/.test(v) && Number(v) > 0 ? Number(v) : null);
 
 const envSchema = z.object({
   PORT: int(0, 65_535).default(3000),
@@ -31,6 +52,16 @@ const envSchema = z.object({
     .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
     .refine((list) => list.every((e) => parseIpEntry(e) !== null), 'must be a comma-separated list of IP addresses or CIDR ranges'),
   WORKER_CONCURRENCY: int(1, 256).default(8),
+  STATUS_CHECK_CONCURRENCY: int(1, 1_024).default(16),
+  PRICE_MARKUP: z.string().default('1').refine((v) => parseMarkupFactor(v) !== null, 'must be a factor such as 1.25 (up to 4 decimals, at most 100)'),
+  PRICE_MARKUP_OVERRIDES: keyValueList(parseMarkupFactor, 'factor (a provider id or a model id)'),
+  TASKS_RUNNING_PER_USER_CHAT: int(1, 10_000).default(8),
+  TASKS_RUNNING_PER_USER_IMAGE: int(1, 10_000).default(4),
+  TASKS_RUNNING_PER_USER_VIDEO: int(1, 10_000).default(8),
+  TASKS_QUEUED_PER_USER: int(0, 1_000_000).default(1_000),
+  TASK_MAX_ATTEMPTS: int(1, 20).default(4),
+  PROVIDER_MAX_CONCURRENCY: keyValueList(positiveInt, 'positive integer'),
+  PROVIDER_MAX_PER_MINUTE: keyValueList(positiveInt, 'positive integer'),
   RUN_WORKER: bool.default(true),
   SHUTDOWN_GRACE_MS: int(0, 600_000).default(10_000),
   DEADLINE_CHAT_SECONDS: int(1, 86_400).default(120),
@@ -66,6 +97,12 @@ export interface GengateConfig {
   readonly logLevel: string;
   readonly trustProxy: readonly string[];
   readonly workerConcurrency: number;
+  readonly checkConcurrency: number;
+  /** The operator's markup over upstream costs. */
+  readonly markup: MarkupPolicy;
+  readonly scheduling: { readonly maxRunningPerUser: Readonly<Record<Modality, number>>; readonly maxQueuedPerUser: number; readonly maxAttempts: number };
+  /** Per-provider call limits (concurrent calls, calls per minute). */
+  providerLimits(providerId: string): ProviderLimits;
   readonly runWorker: boolean;
   readonly shutdownGraceMs: number;
   readonly deadlineSeconds: { readonly chat: number; readonly image: number; readonly video: number };
@@ -127,6 +164,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     logLevel: c.LOG_LEVEL,
     trustProxy: c.TRUST_PROXY,
     workerConcurrency: c.WORKER_CONCURRENCY,
+    checkConcurrency: c.STATUS_CHECK_CONCURRENCY,
+    markup: {
+      defaultBp: parseMarkupFactor(c.PRICE_MARKUP) ?? MARKUP_ONE,
+      providers: new Map([...c.PRICE_MARKUP_OVERRIDES].filter(([k]) => !k.includes('.'))),
+      models: new Map([...c.PRICE_MARKUP_OVERRIDES].filter(([k]) => k.includes('.'))),
+    },
+    scheduling: {
+      maxRunningPerUser: { chat: c.TASKS_RUNNING_PER_USER_CHAT, image: c.TASKS_RUNNING_PER_USER_IMAGE, video: c.TASKS_RUNNING_PER_USER_VIDEO },
+      maxQueuedPerUser: c.TASKS_QUEUED_PER_USER,
+      maxAttempts: c.TASK_MAX_ATTEMPTS,
+    },
+    providerLimits: (id) => ({ maxConcurrent: c.PROVIDER_MAX_CONCURRENCY.get(id) ?? null, maxPerMinute: c.PROVIDER_MAX_PER_MINUTE.get(id) ?? null }),
     runWorker: c.RUN_WORKER,
     shutdownGraceMs: c.SHUTDOWN_GRACE_MS,
     deadlineSeconds: { chat: c.DEADLINE_CHAT_SECONDS, image: c.DEADLINE_IMAGE_SECONDS, video: c.DEADLINE_VIDEO_SECONDS },

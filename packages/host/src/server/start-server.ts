@@ -10,6 +10,8 @@ import { createRequestScopedLogger } from '../http/request-log-scope.js';
 import { createPgKeyRateLimiter } from '../limits/create-rate-limiters.js';
 import { createBoss } from '../jobs/queues.js';
 import { startGenerationWorker } from '../jobs/generation-worker.js';
+import { startTaskEndedListener } from '../jobs/task-ended-listener.js';
+import { PgCallLimiter } from '../limits/pg-call-limiter.js';
 import { CallbackRepository } from '../callbacks/callback-repository.js';
 import { startAlertMailWorker } from '../jobs/alert-mail-worker.js';
 import { startCallbackWorker } from '../jobs/callback-worker.js';
@@ -94,6 +96,9 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
         video: config.deadlineSeconds.video * 1000,
       },
     },
+    markup: config.markup,
+    scheduling: config.scheduling,
+    callLimiter: new PgCallLimiter(db.pool, (id) => config.providerLimits(id)),
   });
 
   const app = express();
@@ -121,7 +126,17 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   const port = (server.address() as AddressInfo).port;
   if (!config.publicUrl) baseUrl = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${port}`;
 
-  const worker = config.runWorker ? await startGenerationWorker(boss, gengate, { concurrency: config.workerConcurrency, logger }) : null;
+  const worker = config.runWorker
+    ? await startGenerationWorker(boss, gengate, {
+        concurrency: config.workerConcurrency,
+        checkConcurrency: config.checkConcurrency,
+        providerLimits: (id) => config.providerLimits(id),
+        providerIds: gengate.registry.adapters().map((a) => a.providerId),
+        logger,
+      })
+    : null;
+  // Every process listens: a cancel reaching any API process aborts the upstream call wherever it runs.
+  const taskEnded = config.runWorker ? await startTaskEndedListener(db.url, gengate, logger) : null;
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   const callbackWorker = config.runWorker
     ? await startCallbackWorker(
@@ -147,6 +162,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
         await drained;
         clearTimeout(grace);
         await worker?.stop({ graceMs: config.shutdownGraceMs });
+        await taskEnded?.stop();
         await mailWorker?.stop();
         await callbackWorker?.stop();
         await boss.stop({ graceful: true, timeout: config.shutdownGraceMs });

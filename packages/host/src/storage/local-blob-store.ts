@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { mediaTypeForExtension, type BlobStore, type StoredBlob } from '@gengate/core';
 
@@ -21,6 +21,12 @@ export class LocalBlobStore implements BlobStore {
     const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
     await writeFile(tmp, data);
     await rename(tmp, file);
+  }
+
+  /** Deletes a task's files: the prefix must be `<task_id>/` (the only grouping this store has). */
+  async deletePrefix(prefix: string): Promise<void> {
+    if (!/^[0-9a-f-]{36}\/$/.test(prefix)) throw new Error(`invalid blob prefix: ${prefix}`);
+    await rm(join(this.root, prefix), { recursive: true, force: true });
   }
 
   async get(key: string): Promise<StoredBlob | null> {

@@ -1,64 +1,91 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ADAPTER_SPECIFICATION_VERSION,
+  checkModelDeclaration,
+  GatewayError,
+  checkStep,
+  pollDelayMs,
   ModelRegistry,
+  modelParametersJsonSchema,
   normalizeRunRequest,
-  quoteRun,
-  runRequestSchema,
+  PriceBook,
+  runToCompletion,
   type AdapterCall,
   type GenerationResult,
+  type JsonValue,
   type ModelDescriptor,
   type ProviderAdapter,
   type RunRequest,
 } from '@gengate/core';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import type { FakeUpstream } from '../fakes/fake-upstream.js';
+import { kitCall } from './adapter/adapter-call.js';
+import { describeAdapterUpstreamChecks } from './adapter/adapter-upstream-checks.js';
+import { minimalRequest } from './adapter/adapter-requests.js';
+
+export type AdapterSuiteSection = 'calls' | 'abort' | 'resume' | 'cancel' | 'errors' | 'parameters' | 'price-source';
 
 export interface AdapterConformanceOptions {
-  /** A fresh adapter pointed at a fake upstream (never the internet). */
+  /** A fresh adapter pointed at a fake upstream (never the internet). Called again for the resume check. */
   readonly adapter: () => ProviderAdapter | Promise<ProviderAdapter>;
-  /** The request used for a model's live call; default: its prompt-only minimal request. */
+  /** The request used for a model's live call; default: a prompt (and the shortest duration for video). */
   readonly requestFor?: (model: ModelDescriptor) => RunRequest;
   /** Models whose live call is expected to fail (e.g. a deliberately failing sandbox model). */
   readonly failingModels?: readonly string[];
-  /** Upper bound for one generation, polling included. Default 30 s. */
+  /** Upper bound for one generation, status checks included. Default 30 s. */
   readonly timeoutMs?: number;
-  /** Suites to switch off: 'calls' (no live calls), 'abort'. */
-  readonly skip?: readonly ('calls' | 'abort')[];
+  /** Longest wait between status checks in the kit's own loop (keeps suites fast). Default 50 ms. */
+  readonly maxPollDelayMs?: number;
+  /** Sections to switch off. */
+  readonly skip?: readonly AdapterSuiteSection[];
+  /**
+   * The fake upstream the adapter talks to. With it, the kit also checks error classification and
+   * retryability (with Retry-After), hangs, and that every accepted generic parameter changes the
+   * upstream request or comes back as a warning (never dropped silently).
+   */
+  readonly upstream?: FakeUpstream;
+  /** The credential the adapter was configured with: it must never appear in an error message. */
+  readonly credential?: string;
 }
 
-const PRICING_FOR = { chat: 'per_token', image: 'per_image', video: 'per_second' } as const;
-
-function defaultRequest(model: ModelDescriptor): RunRequest {
-  return runRequestSchema.parse({ prompt: 'gengate conformance test: a small red square' });
+/** Runs one call the way the gengate worker does (start and scheduled status checks for long-running models). */
+export function runAdapterCall(adapter: ProviderAdapter, call: AdapterCall, timeoutMs: number, maxPollDelayMs = 50): Promise<GenerationResult> {
+  return runToCompletion(adapter, call, { timeoutMs, maxPollDelayMs });
 }
 
-/** Runs one call the way the gengate worker does (start/status for long-running models). */
-export async function runAdapterCall(adapter: ProviderAdapter, call: AdapterCall, timeoutMs: number): Promise<GenerationResult> {
-  if (!adapter.isLongRunning(call.model.id)) {
-    if (!adapter.generate) throw new Error('generate() missing');
-    return adapter.generate(call);
+function expectFiles(model: ModelDescriptor, result: GenerationResult): void {
+  expect(result.files.length, model.id).toBeGreaterThan(0);
+  for (const f of result.files) {
+    if (f.kind === 'bytes') {
+      expect(f.data.byteLength).toBeGreaterThan(0);
+      expect(f.mediaType).toMatch(/^[a-z]+\/[a-z0-9.+-]+$/);
+    } else {
+      expect(() => new URL(f.url)).not.toThrow();
+    }
   }
-  if (!adapter.start || !adapter.status) throw new Error('start()/status() missing');
-  const handle = await adapter.start(call);
-  expect(JSON.parse(JSON.stringify(handle))).toEqual(handle);
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const s = await adapter.status(handle, call);
-    if (s.state === 'succeeded') return s.result;
-    if (s.state === 'failed') throw new Error(s.message);
-    if (Date.now() > until) throw new Error(`still running after ${timeoutMs} ms`);
-    await sleep(adapter.statusPollIntervalMs ?? 50, undefined, { signal: call.abortSignal });
+  if (model.modality === 'chat') {
+    expect(result.usage, `${model.id} must report token usage`).toBeDefined();
+    expect(Number.isSafeInteger(result.usage?.inputTokens) && Number.isSafeInteger(result.usage?.outputTokens), `${model.id} token usage`).toBe(true);
+  }
+  for (const w of result.warnings ?? []) {
+    expect(w.param.length).toBeGreaterThan(0);
+    expect(w.message.length).toBeGreaterThan(0);
   }
 }
 
 /**
- * The adapter conformance suite: an adapter author runs it against a fake of their upstream.
- * It checks the declared catalog (ids, capabilities, prices as data) and, per model, a real call.
+ * The adapter conformance suite: an adapter author runs it against a fake of their upstream. It checks
+ * the declared catalog (ids, capabilities, prices as data, parameter schemas), a live call per model,
+ * abort, resumption from a saved handle on a new adapter instance, cancel, and with the fake's
+ * handle, error classes, retryability and the mapping of every generic parameter.
  */
 export function describeAdapterConformance(name: string, options: AdapterConformanceOptions): void {
   const timeoutMs = options.timeoutMs ?? 30_000;
+  const maxPoll = options.maxPollDelayMs ?? 50;
   const skip = new Set(options.skip ?? []);
-  const requestFor = options.requestFor ?? defaultRequest;
+  const requestFor = options.requestFor ?? minimalRequest;
+  const failing = new Set(options.failingModels ?? []);
+  const run = (adapter: ProviderAdapter, call: AdapterCall) => runAdapterCall(adapter, call, timeoutMs, maxPoll);
 
   describe(`adapter conformance: ${name}`, () => {
     it('declares the contract version, a provider id and at least one model', async () => {
@@ -68,81 +95,62 @@ export function describeAdapterConformance(name: string, options: AdapterConform
       expect(adapter.models.length).toBeGreaterThan(0);
     });
 
-    it('declares a catalog the registry accepts: unique dotted ids, matching modality, call style implemented', async () => {
+    it('declares a catalog the registry accepts: dotted ids, coherent capabilities, prices and sizes, call style implemented', async () => {
       const adapter = await options.adapter();
       expect(() => new ModelRegistry([adapter])).not.toThrow();
       for (const m of adapter.models) {
+        expect(() => checkModelDeclaration(m)).not.toThrow();
         expect(m.provider).toBe(adapter.providerId);
-        expect(m.capabilities.modality).toBe(m.modality);
         expect(m.name.length).toBeGreaterThan(0);
+        expect(m.description.length, `${m.id} needs a description`).toBeGreaterThan(0);
       }
     });
 
-    it('prices every model as data in non-negative integer micro-credits, of the kind its modality needs', async () => {
+    it.skipIf(skip.has('price-source'))('names the public price page and the date each price was taken', async () => {
       const adapter = await options.adapter();
       for (const m of adapter.models) {
-        expect(m.pricing.kind).toBe(PRICING_FOR[m.modality]);
-        const values =
-          m.pricing.kind === 'per_token'
-            ? [m.pricing.inputPerMillionTokens, m.pricing.outputPerMillionTokens]
-            : m.pricing.kind === 'per_image'
-              ? [m.pricing.perImage, m.pricing.perLargeImage ?? 0]
-              : Object.values(m.pricing.perSecond);
-        for (const v of values) expect(Number.isSafeInteger(v) && v >= 0).toBe(true);
-        const quote = quoteRun(m, normalizeRunRequest(m, requestFor(m)));
-        expect(Number.isSafeInteger(quote) && quote >= 0).toBe(true);
+        expect(m.priceSource, `${m.id} has no priceSource`).toBeDefined();
+        expect(() => new URL(m.priceSource?.url ?? '')).not.toThrow();
+        expect(m.priceSource?.retrievedOn).toMatch(/^\d{4}-\d{2}-\d{2}$/);
       }
     });
 
-    it('declares capabilities with defaults that validate', async () => {
+    it('quotes every model in non-negative integer micro-credits', async () => {
+      const adapter = await options.adapter();
+      const prices = new PriceBook();
+      for (const m of adapter.models) {
+        const q = prices.quote(m, normalizeRunRequest(m, requestFor(m)));
+        expect(Number.isSafeInteger(q.chargeMicro) && q.chargeMicro >= 0, m.id).toBe(true);
+        expect(Number.isSafeInteger(q.costMicro) && q.costMicro >= 0, m.id).toBe(true);
+      }
+    });
+
+    it('publishes a parameter schema per model and refuses unknown provider parameters before any call', async () => {
       const adapter = await options.adapter();
       for (const m of adapter.models) {
-        const c = m.capabilities;
-        if (c.modality === 'video') {
-          expect(c.durations.length).toBeGreaterThan(0);
-          expect(c.resolutions.length).toBeGreaterThan(0);
-          expect(c.aspectRatios.length).toBeGreaterThan(0);
-        } else if (c.modality === 'image') {
-          expect(c.minSide).toBeLessThanOrEqual(c.defaultLongSide);
-          expect(c.defaultLongSide).toBeLessThanOrEqual(c.maxSide);
-        } else {
-          expect(c.defaultMaxTokens).toBeLessThanOrEqual(c.maxOutputTokens);
-        }
+        const schema = modelParametersJsonSchema(m);
+        expect(schema['type']).toBe('object');
         expect(() => normalizeRunRequest(m, requestFor(m))).not.toThrow();
+        let refusal: unknown = null;
+        try {
+          normalizeRunRequest(m, { ...requestFor(m), provider_params: { gengate_conformance_unknown: 1 } });
+        } catch (e) {
+          refusal = e;
+        }
+        expect(refusal, `${m.id} accepted an unknown provider parameter`).toBeInstanceOf(GatewayError);
+        expect((refusal as GatewayError).status).toBe(400);
       }
     });
 
     it.skipIf(skip.has('calls'))('produces files (and token usage for chat) for every model, or fails as declared', async () => {
       const adapter = await options.adapter();
       for (const model of adapter.models) {
-        const call: AdapterCall = {
-          taskId: crypto.randomUUID(),
-          model,
-          request: normalizeRunRequest(model, requestFor(model)),
-          abortSignal: AbortSignal.timeout(timeoutMs),
-        };
-        if (options.failingModels?.includes(model.id)) {
-          await expect(runAdapterCall(adapter, call, timeoutMs)).rejects.toThrow();
+        const call = kitCall(model, requestFor(model), AbortSignal.timeout(timeoutMs));
+        if (failing.has(model.id)) {
+          await expect(run(adapter, call)).rejects.toThrow();
           continue;
         }
-        const result = await runAdapterCall(adapter, call, timeoutMs);
-        expect(result.files.length, model.id).toBeGreaterThan(0);
-        for (const f of result.files) {
-          if (f.kind === 'bytes') {
-            expect(f.data.byteLength).toBeGreaterThan(0);
-            expect(f.mediaType).toMatch(/^[a-z]+\/[a-z0-9.+-]+$/);
-          } else {
-            expect(() => new URL(f.url)).not.toThrow();
-          }
-        }
-        if (model.modality === 'chat') {
-          expect(result.usage, `${model.id} must report token usage`).toBeDefined();
-          expect(Number.isSafeInteger(result.usage?.inputTokens) && Number.isSafeInteger(result.usage?.outputTokens)).toBe(true);
-        }
-        for (const w of result.warnings ?? []) {
-          expect(w.param.length).toBeGreaterThan(0);
-          expect(w.message.length).toBeGreaterThan(0);
-        }
+        expectFiles(model, await run(adapter, call));
       }
     });
 
@@ -151,14 +159,54 @@ export function describeAdapterConformance(name: string, options: AdapterConform
       for (const model of adapter.models) {
         const controller = new AbortController();
         controller.abort(new Error('aborted by the conformance suite'));
-        const call: AdapterCall = {
-          taskId: crypto.randomUUID(),
-          model,
-          request: normalizeRunRequest(model, requestFor(model)),
-          abortSignal: controller.signal,
-        };
-        await expect(runAdapterCall(adapter, call, timeoutMs), model.id).rejects.toThrow();
+        await expect(run(adapter, kitCall(model, requestFor(model), controller.signal)), model.id).rejects.toThrow();
       }
     });
+
+    it.skipIf(skip.has('resume') || skip.has('calls'))('resumes a long-running job from its saved handle on a new adapter instance', async () => {
+      const first = await options.adapter();
+      const longRunning = first.models.filter((m) => first.isLongRunning(m.id) && !failing.has(m.id));
+      for (const model of longRunning) {
+        const call = kitCall(model, requestFor(model), AbortSignal.timeout(timeoutMs));
+        const started = await first.start?.(call);
+        expect(started, model.id).toBeDefined();
+        const saved = JSON.parse(JSON.stringify(started)) as JsonValue;
+        const second = await options.adapter();
+        expect(second).not.toBe(first);
+        let result: GenerationResult | null = null;
+        for (let n = 1; result === null; n++) {
+          await sleep(Math.min(maxPoll, pollDelayMs(second, model, n)));
+          const step = await checkStep(second, saved, call);
+          if (step.kind === 'failed') throw step.error;
+          if (step.kind === 'done') result = step.result;
+        }
+        expectFiles(model, result);
+      }
+    });
+
+    it.skipIf(skip.has('cancel') || skip.has('calls'))('asks the upstream to cancel a started long-running job without throwing', async () => {
+      const adapter = await options.adapter();
+      for (const model of adapter.models.filter((m) => adapter.isLongRunning(m.id) && !failing.has(m.id))) {
+        if (!adapter.cancel) continue;
+        const call = kitCall(model, requestFor(model), AbortSignal.timeout(timeoutMs));
+        const handle = await adapter.start?.(call);
+        expect(handle).toBeDefined();
+        if (handle !== undefined) await expect(adapter.cancel(handle, call)).resolves.toBeUndefined();
+      }
+    });
+
+    if (options.upstream) {
+      describeAdapterUpstreamChecks({
+        adapter: options.adapter,
+        upstream: options.upstream,
+        credential: options.credential ?? null,
+        requestFor,
+        failing,
+        timeoutMs,
+        maxPollDelayMs: maxPoll,
+        skip,
+      });
+    }
   });
 }
+

@@ -3,6 +3,8 @@ import type { JsonValue, RunRequest } from '@gengate/core';
 import { describe, expect, it } from 'vitest';
 import { REQUEST, type StoreFixtures } from './store-fixtures.js';
 
+const EMPTY_SUCCESS = () => ({ outputs: [], warnings: [], chargedMicro: 0, costMicro: 0, reportedCostMicro: null, usage: {}, metadata: {}, at: new Date() });
+
 export function describeTasksContract(f: StoreFixtures): void {
   const { stores, newUser, keyFor, taskFor, newTask } = f;
   describe('tasks', () => {
@@ -49,7 +51,18 @@ export function describeTasksContract(f: StoreFixtures): void {
         callbackUrl: 'https://example.com/hook?x=1',
       });
       const found = await stores().tasks.findById(task.id);
-      expect(found).toMatchObject({ apiKeyId: key.id, modality: 'video', callbackUrl: 'https://example.com/hook?x=1', quotedMicro: 80_000_000 });
+      expect(found).toMatchObject({
+        apiKeyId: key.id,
+        modality: 'video',
+        callbackUrl: 'https://example.com/hook?x=1',
+        quotedMicro: 80_000_000,
+        quotedCostMicro: 80_000_000,
+        admitted: true,
+        pollSeq: 0,
+        progress: null,
+        costMicro: null,
+        usage: null,
+      });
       expect(found?.request).toEqual(request);
     });
 
@@ -88,6 +101,10 @@ export function describeTasksContract(f: StoreFixtures): void {
         outputs: [{ key: `${task.id}/output-0.png`, mediaType: 'image/png', bytes: 1234 }],
         warnings: [{ param: 'image_params.seed', message: 'ignored' }],
         chargedMicro: 2_000_000,
+        costMicro: 1_600_000,
+        reportedCostMicro: 1_500_000,
+        usage: { images: 1 },
+        metadata: { requestId: 'req_123', finishReason: 'stop' },
         at,
       };
       expect(await stores().tasks.markSuccess(task.id, result)).toBe(false);
@@ -101,6 +118,10 @@ export function describeTasksContract(f: StoreFixtures): void {
         outputs: result.outputs,
         warnings: result.warnings,
         chargedMicro: 2_000_000,
+        costMicro: 1_600_000,
+        reportedCostMicro: 1_500_000,
+        usage: { images: 1 },
+        upstreamMetadata: { requestId: 'req_123', finishReason: 'stop' },
         errorMessage: null,
         attempts: 1,
       });
@@ -130,7 +151,7 @@ export function describeTasksContract(f: StoreFixtures): void {
 
       expect(await stores().tasks.markFail(waiting.id, 'again', new Date())).toBe(false);
       expect(await stores().tasks.markGenerating(waiting.id, new Date())).toBeNull();
-      expect(await stores().tasks.markSuccess(generating.id, { outputs: [], warnings: [], chargedMicro: 0, at: new Date() })).toBe(false);
+      expect(await stores().tasks.markSuccess(generating.id, EMPTY_SUCCESS())).toBe(false);
       expect(await stores().tasks.markFail(randomUUID(), 'ghost', new Date())).toBe(false);
       expect((await stores().tasks.findById(waiting.id))?.errorMessage).toBe('rejected before start');
       expect((await stores().tasks.findById(generating.id))?.status).toBe('fail');
@@ -163,7 +184,7 @@ export function describeTasksContract(f: StoreFixtures): void {
       const failed = await newTask(user.id);
       await stores().tasks.markGenerating(generating.id, new Date());
       await stores().tasks.markGenerating(succeeded.id, new Date());
-      await stores().tasks.markSuccess(succeeded.id, { outputs: [], warnings: [], chargedMicro: 0, at: new Date() });
+      await stores().tasks.markSuccess(succeeded.id, EMPTY_SUCCESS());
       await stores().tasks.markFail(failed.id, 'no', new Date());
 
       const all = await stores().tasks.listUnfinished(100_000);
@@ -175,6 +196,53 @@ export function describeTasksContract(f: StoreFixtures): void {
       expect(all.every((t) => t.status === 'waiting' || t.status === 'generating')).toBe(true);
       expect(all.find((t) => t.id === generating.id)?.status).toBe('generating');
       expect((await stores().tasks.listUnfinished(1)).length).toBe(1);
+    });
+
+    it('setNextCheck records the next status check and the progress of a generating task only', async () => {
+      const user = await newUser();
+      const task = await newTask(user.id);
+      expect(await stores().tasks.setNextCheck(task.id, 1, null)).toBe(false);
+      await stores().tasks.markGenerating(task.id, new Date());
+      expect(await stores().tasks.setNextCheck(task.id, 1, null)).toBe(true);
+      expect(await stores().tasks.setNextCheck(task.id, 2, 0.25)).toBe(true);
+      expect(await stores().tasks.findById(task.id)).toMatchObject({ pollSeq: 2, progress: 0.25 });
+      expect(await stores().tasks.setNextCheck(task.id, 3, null)).toBe(true);
+      expect(await stores().tasks.findById(task.id)).toMatchObject({ pollSeq: 3, progress: 0.25 });
+      await stores().tasks.saveUpstreamHandle(task.id, null);
+      expect((await stores().tasks.findById(task.id))?.upstreamHandle).toBeNull();
+      await stores().tasks.markFail(task.id, 'done', new Date());
+      expect(await stores().tasks.setNextCheck(task.id, 4, 0.5)).toBe(false);
+    });
+
+    it('counts a user’s unfinished tasks per modality and admits queued ones oldest first', async () => {
+      const user = await newUser();
+      const other = await newUser();
+      const admitted = await stores().tasks.insert({ ...taskFor(user.id), admitted: true });
+      const q1 = await stores().tasks.insert({ ...taskFor(user.id), admitted: false });
+      const q2 = await stores().tasks.insert({ ...taskFor(user.id), admitted: false });
+      const q3 = await stores().tasks.insert({ ...taskFor(user.id), admitted: false });
+      await stores().tasks.insert({ ...taskFor(other.id), admitted: false });
+      await stores().tasks.insert({ ...taskFor(user.id), modality: 'chat', admitted: false });
+      expect(await stores().tasks.activeCounts(user.id, 'image')).toEqual({ admitted: 1, queued: 3 });
+      expect(await stores().tasks.admitQueued(user.id, 'image', 2)).toEqual([q1.id, q2.id]);
+      expect(await stores().tasks.activeCounts(user.id, 'image')).toEqual({ admitted: 3, queued: 1 });
+      await stores().tasks.markFail(admitted.id, 'ended', new Date());
+      await stores().tasks.markFail(q3.id, 'ended while queued', new Date());
+      expect(await stores().tasks.activeCounts(user.id, 'image')).toEqual({ admitted: 2, queued: 0 });
+      expect(await stores().tasks.admitQueued(user.id, 'image', 5)).toEqual([]);
+      expect(await stores().tasks.activeCounts(other.id, 'image')).toEqual({ admitted: 0, queued: 1 });
+      expect(await stores().tasks.activeCounts(user.id, 'chat')).toEqual({ admitted: 0, queued: 1 });
+    });
+
+    it('failWaitingForKey ends only waiting tasks of that key and says whose they were', async () => {
+      const user = await newUser();
+      const key = await stores().keys.insert(keyFor(user.id));
+      const waiting = await stores().tasks.insert({ ...taskFor(user.id), apiKeyId: key.id });
+      const generating = await stores().tasks.insert({ ...taskFor(user.id), apiKeyId: key.id });
+      await stores().tasks.markGenerating(generating.id, new Date());
+      const ended = await stores().tasks.failWaitingForKey(key.id, 'revoked', new Date());
+      expect(ended).toEqual([{ id: waiting.id, userId: user.id, modality: 'image' }]);
+      expect((await stores().tasks.findById(generating.id))?.status).toBe('generating');
     });
   });
 }

@@ -75,6 +75,8 @@ export function createStoreFixtures(h: () => StoreConformanceHarness, skip: Read
       request: REQUEST,
       callbackUrl: null,
       quotedMicro,
+      quotedCostMicro: quotedMicro,
+      admitted: true,
     };
   }
 

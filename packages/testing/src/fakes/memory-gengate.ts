@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   createGengate,
   createMemoryStores,
@@ -22,8 +23,8 @@ export interface MemoryGengate {
   /** Where the worker stores result files (give it to the router as its blobStore). */
   readonly blobs: MemoryBlobStore;
   /**
-   * Runs every queued `generate` job to its end (as the last attempt), including jobs queued while
-   * draining. Other jobs (callbacks, alert mails) stay in `db.jobs`.
+   * Runs every queued generation and status-check job, each when its delay has passed, including jobs
+   * queued while draining, until none is left. Other jobs (callbacks, alert mails) stay in `db.jobs`.
    */
   drainJobs(): Promise<void>;
 }
@@ -51,13 +52,17 @@ export function createMemoryGengate(opts: MemoryGengateOptions = {}): MemoryGeng
   });
 
   async function drainJobs(): Promise<void> {
+    const running = new AbortController().signal;
     for (;;) {
-      const index = db.jobs.findIndex((job) => job.queue === 'generate');
-      if (index < 0) return;
-      const [job] = db.jobs.splice(index, 1);
+      const due = db.jobs.filter((job) => job.queue === 'generate' || job.queue === 'status-check').sort((a, b) => a.availableAt - b.availableAt)[0];
+      if (!due) return;
+      const wait = due.availableAt - Date.now();
+      if (wait > 0) await sleep(wait);
+      const [job] = db.jobs.splice(db.jobs.indexOf(due), 1);
       const taskId = job?.payload.taskId;
-      if (taskId === undefined) continue;
-      await gengate.executeTask.execute(taskId, new AbortController().signal, { isLast: true });
+      if (job === undefined || taskId === undefined) continue;
+      if (job.queue === 'generate') await gengate.executeTask.runGeneration(taskId, running);
+      else await gengate.executeTask.checkStatus(taskId, job.payload.checkNumber ?? 1, running);
     }
   }
 
