@@ -81,6 +81,26 @@ export type LongRunningStatus =
   | { readonly state: 'succeeded'; readonly result: GenerationResult }
   | { readonly state: 'failed'; readonly error: UpstreamError };
 
+/** An upstream's completion webhook as the host received it (the raw body, for signature checks). */
+export interface WebhookRequest {
+  /** Lower-case header names. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly rawBody: Uint8Array;
+  /** The full URL it was sent to, query included. */
+  readonly url: string;
+}
+
+/** What a verified completion webhook says: which upstream job, and its state. */
+export interface WebhookEvent {
+  readonly jobId: string;
+  readonly status: LongRunningStatus;
+}
+
+/** Thrown by verifyWebhook when a webhook is not authentic (bad or missing signature, stale timestamp). */
+export class WebhookRejected extends Error {
+  override readonly name = 'WebhookRejected';
+}
+
 /** Whether an adapter can serve calls; unavailable providers keep their models listed, inactive. */
 export type AdapterAvailability =
   | { readonly available: true }
@@ -115,4 +135,12 @@ export interface ProviderAdapter {
    * Default: 2 s, backing off to 10 s. Follow the provider's recommendation.
    */
   pollDelayMs?(checkNumber: number, model: ModelDescriptor): number;
+
+  // Completion webhooks (optional): when AdapterCall.webhookUrl is set, `start` asks the upstream to call it.
+  /** Checks a webhook's signature as the provider documents it; throws WebhookRejected when it is not authentic. */
+  verifyWebhook?(request: WebhookRequest, signal: AbortSignal): Promise<void>;
+  /** Reads a verified webhook body: the upstream job and its state, or null for an event that is not a completion. */
+  readWebhook?(payload: JsonValue, call: AdapterCall): WebhookEvent | null;
+  /** The upstream job id inside a handle this adapter returned (matches webhooks to tasks). */
+  jobIdOf?(handle: JsonValue): string;
 }
