@@ -123,6 +123,12 @@ export interface ProviderAdapter {
   readonly models: readonly ModelDescriptor[];
   /** Default: available. */
   readonly availability?: AdapterAvailability;
+  /**
+   * Origins (`http://127.0.0.1:4010`) of the provider's own configured base URLs. The host downloads result
+   * URLs through an address guard that refuses private and loopback addresses; these origins are exempt
+   * (so a fake upstream on loopback works in tests). Never list a user-controlled origin.
+   */
+  readonly trustedOrigins?: readonly string[];
   /** True when the model uses start/status, false for generate. */
   isLongRunning(modelId: string): boolean;
   generate?(call: AdapterCall): Promise<GenerationResult>;
