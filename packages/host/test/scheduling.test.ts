@@ -1,0 +1,134 @@
+import { GatewayError, MemoryCallLimiter } from '@gengate/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PgCallLimiter } from '../src/limits/pg-call-limiter.js';
+import { ended, FakeAdapter, IMAGE_PRICE, MODELS, newCaller, openWorkerHarness, waitFor, type HostProcess, type WorkerHarness } from './support/worker-harness.js';
+
+describe('fair scheduling between users', () => {
+  const adapter = new FakeAdapter();
+  let h: WorkerHarness;
+  let host: HostProcess;
+
+  beforeAll(async () => {
+    adapter.slowMs = 150;
+    h = await openWorkerHarness(() => [adapter]);
+    host = await h.startProcess({
+      core: { scheduling: { maxRunningPerUser: { chat: 8, image: 3, video: 8 }, maxQueuedPerUser: 1_000, maxAttempts: 4 } },
+      workerOptions: { concurrency: 4 },
+    });
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("one user's backlog of 200 tasks delays another user's task by at most one task's run time", async () => {
+    const heavy = await newCaller(host.gengate, 10_000);
+    const light = await newCaller(host.gengate, 100);
+    const backlog: string[] = [];
+    for (let i = 0; i < 200; i++) backlog.push((await host.gengate.submitRun.execute(heavy, MODELS.slow, { prompt: `b${i}` })).task_id);
+    // Only the heavy user's running slots are in the shared queue; the rest wait in that user's own queue.
+    const counts = await host.stores.tasks.activeCounts(heavy.userId, 'image');
+    expect(counts.admitted).toBe(3);
+    expect(counts.queued).toBeGreaterThan(150);
+    const generating = async () =>
+      (await h.pool.query<{ n: number }>(`select count(*)::int as n from tasks where user_id = $1 and status = 'generating'`, [heavy.userId])).rows[0]?.n ?? 0;
+    await waitFor('the heavy user to be generating', async () => ((await generating()) > 0 ? true : null));
+
+    const submitted = Date.now();
+    const { task_id: lightTask } = await host.gengate.submitRun.execute(light, MODELS.slow, { prompt: 'me first' });
+    const done = await ended(host.stores, lightTask, 30_000);
+    const took = Date.now() - submitted;
+    expect(done.status).toBe('success');
+    const runTime = adapter.slowMs;
+    process.stdout.write(`fairness: the light user's task ended ${took} ms after submission behind a 200-task backlog (one task runs ${runTime} ms)\n`);
+    // Its own run time plus at most one task's run time, with room for the database round trips.
+    expect(took).toBeLessThan(2 * runTime + 500);
+    const heavyDone = await Promise.all(backlog.slice(0, 5).map((id) => host.stores.tasks.findById(id)));
+    expect(heavyDone.some((t) => t?.status === 'waiting')).toBe(false);
+  }, 120_000);
+
+  it('admits queued tasks as earlier ones end, and runs every one of them', async () => {
+    const user = await newCaller(host.gengate, 1_000);
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) ids.push((await host.gengate.submitRun.execute(user, MODELS.image, { prompt: `q${i}` })).task_id);
+    const all = await Promise.all(ids.map((id) => ended(host.stores, id, 30_000)));
+    expect(all.every((t) => t.status === 'success')).toBe(true);
+    expect(await host.stores.tasks.activeCounts(user.userId, 'image')).toEqual({ admitted: 0, queued: 0 });
+  });
+});
+
+describe('a full user queue is refused at submission', () => {
+  const adapter = new FakeAdapter();
+  let h: WorkerHarness;
+  let host: HostProcess;
+
+  beforeAll(async () => {
+    h = await openWorkerHarness(() => [adapter]);
+    host = await h.startProcess({ worker: false, core: { scheduling: { maxRunningPerUser: { chat: 1, image: 2, video: 1 }, maxQueuedPerUser: 3, maxAttempts: 4 } } });
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('answers 429 too_many_tasks beyond running + queued slots, holding nothing', async () => {
+    const user = await newCaller(host.gengate, 100);
+    for (let i = 0; i < 5; i++) await host.gengate.submitRun.execute(user, MODELS.image, { prompt: `ok${i}` });
+    const before = await host.stores.ledger.getBalance(user.userId);
+    expect(before.heldMicro).toBe(5 * IMAGE_PRICE);
+    let refusal: unknown = null;
+    try {
+      await host.gengate.submitRun.execute(user, MODELS.image, { prompt: 'one too many' });
+    } catch (e) {
+      refusal = e;
+    }
+    expect(refusal).toBeInstanceOf(GatewayError);
+    expect(refusal).toMatchObject({ type: 'too_many_tasks', status: 429, headers: { 'Retry-After': '5' } });
+    expect((refusal as GatewayError).message).toContain('2 image tasks running and 3 queued');
+    expect(await host.stores.ledger.getBalance(user.userId)).toEqual(before);
+    const { rows } = await h.pool.query<{ n: number }>('select count(*)::int as n from tasks where user_id = $1', [user.userId]);
+    expect(rows[0]?.n).toBe(5);
+    // Another modality has its own slots.
+    await expect(host.gengate.submitRun.execute(user, MODELS.video, { prompt: 'video', video_params: { duration: 5 } })).resolves.toMatchObject({ status: 'waiting' });
+  });
+});
+
+describe('per-provider call limits', () => {
+  it('never lets more than maxConcurrent calls of a provider run at once, across two worker processes', async () => {
+    const adapter = new FakeAdapter();
+    adapter.slowMs = 200;
+    const h = await openWorkerHarness(() => [adapter]);
+    try {
+      const limits = () => ({ maxConcurrent: 2, maxPerMinute: null });
+      const limiter = () => new PgCallLimiter(h.pool, limits);
+      const opts = { core: { callLimiter: limiter() }, workerOptions: { concurrency: 8, providerLimits: limits, providerIds: ['fake'] } };
+      const a = await h.startProcess(opts);
+      await h.startProcess({ ...opts, core: { callLimiter: limiter() } });
+      const users = await Promise.all([1, 2, 3, 4].map(() => newCaller(a.gengate, 1_000)));
+      const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => a.gengate.submitRun.execute(users[i % 4]!, MODELS.slow, { prompt: `limited ${i}` })));
+      const done = await Promise.all(ids.map((r) => ended(a.stores, r.task_id, 60_000)));
+      expect(done.every((t) => t.status === 'success')).toBe(true);
+      expect(adapter.maxInFlight).toBe(2);
+      const { rows } = await h.pool.query<{ n: number }>('select count(*)::int as n from provider_call_leases');
+      expect(rows[0]?.n).toBe(0);
+    } finally {
+      await h.close();
+    }
+  }, 120_000);
+
+  it('the memory limiter refuses beyond its limits and says when to retry', async () => {
+    let now = 0;
+    const m = new MemoryCallLimiter(() => ({ maxConcurrent: 1, maxPerMinute: 2 }), () => now);
+    const a = await m.acquire('p');
+    expect(a.acquired).toBe(true);
+    expect((await m.acquire('p')).acquired).toBe(false);
+    if (a.acquired) await a.release();
+    const b = await m.acquire('p');
+    expect(b.acquired).toBe(true);
+    if (b.acquired) await b.release();
+    const c = await m.acquire('p');
+    expect(c).toMatchObject({ acquired: false, retryAfterMs: 60_000 });
+    now = 60_001;
+    expect((await m.acquire('p')).acquired).toBe(true);
+  });
+});
