@@ -72,6 +72,8 @@ describe('HTTP contract: errors', () => {
       ["resolution 'huge' (not a resolution)", 'sandbox.motion-video', { prompt: 'x', video_params: { resolution: 'huge' } }, 'invalid_request', 'video_params.resolution'],
       ['provider_params the model does not take', 'sandbox.pixel-image', { prompt: 'x', provider_params: { quality: 'high' } }, 'unsupported_parameter', 'provider_params.quality'],
       ['provider_params that is not an object', 'sandbox.pixel-image', { prompt: 'x', provider_params: 'high' }, 'invalid_request', 'provider_params'],
+      ['a reference image on loopback', 'sandbox.motion-video', { prompt: 'x', video_params: { image_urls: ['http://127.0.0.1:8080/frame.png'] } }, 'invalid_request', 'video_params.image_urls'],
+      ['a reference image at the metadata address', 'sandbox.pixel-image', { prompt: 'x', image_params: { image_urls: ['http://169.254.169.254/latest/meta-data'] } }, 'invalid_request', 'image_params.image_urls'],
       ['image_params.n above the model maximum', 'sandbox.pixel-image', { prompt: 'x', image_params: { n: 5 } }, 'unsupported_parameter', 'image_params.n'],
       ['unknown video_params field', 'sandbox.motion-video', { prompt: 'x', video_params: { fps: 60 } }, 'invalid_request', 'video_params.fps'],
       ['unknown root field', 'sandbox.echo-chat', { prompt: 'x', stream: true }, 'invalid_request', 'stream'],

@@ -3,6 +3,7 @@ import { Container, ContainerModule } from 'inversify';
 import { ModelRegistry } from '../catalog/model-registry.js';
 import { DEFAULT_DEADLINES_MS, type ExecuteTaskOptions } from '../execution/execution-options.js';
 import { fetchInput } from '../execution/fetch-input.js';
+import { DEFAULT_MAX_RESULT_BYTES } from '../execution/result-limits.js';
 import { InflightCalls } from '../execution/inflight-calls.js';
 import { DEFAULT_SCHEDULING, type SchedulingOptions } from '../execution/scheduling.js';
 import { NO_MARKUP, type MarkupPolicy } from '../pricing/markup.js';
@@ -23,6 +24,7 @@ import { FailTask } from '../services/fail-task.js';
 import { GetTask } from '../services/get-task.js';
 import { ManageKeys } from '../services/manage-keys.js';
 import { SubmitRun } from '../services/submit-run.js';
+import { ReceiveWebhook } from '../services/receive-webhook.js';
 import { TOKENS } from './tokens.js';
 
 /** The use cases, built from the ports bound in the container (no decorators: works under any runner). */
@@ -31,7 +33,16 @@ export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.InflightCalls).toDynamicValue(() => new InflightCalls()).inSingletonScope();
   bind(TOKENS.SubmitRun)
     .toDynamicValue(
-      (c) => new SubmitRun(c.get(TOKENS.Registry), c.get(TOKENS.UnitOfWork), c.get(TOKENS.Ids), c.get(TOKENS.Logger), c.get(TOKENS.PriceBook), c.get(TOKENS.Scheduling)),
+      (c) =>
+        new SubmitRun(
+          c.get(TOKENS.Registry),
+          c.get(TOKENS.UnitOfWork),
+          c.get(TOKENS.Ids),
+          c.get(TOKENS.Logger),
+          c.get(TOKENS.PriceBook),
+          c.get(TOKENS.Scheduling),
+          c.get(TOKENS.AllowPrivateInputs),
+        ),
     )
     .inSingletonScope();
   bind(TOKENS.GetTask).toDynamicValue((c) => new GetTask(c.get(TOKENS.Stores).tasks, c.get(TOKENS.ResultUrls))).inSingletonScope();
@@ -70,6 +81,9 @@ export const coreModule = new ContainerModule(({ bind }) => {
     )
     .inSingletonScope();
   bind(TOKENS.Admin).toDynamicValue((c) => new AdminService(c.get(TOKENS.UnitOfWork), c.get(TOKENS.Ids))).inSingletonScope();
+  bind(TOKENS.ReceiveWebhook)
+    .toDynamicValue((c) => new ReceiveWebhook(c.get(TOKENS.Registry), c.get(TOKENS.Stores).tasks, c.get(TOKENS.UnitOfWork), c.get(TOKENS.Logger)))
+    .inSingletonScope();
 });
 
 export interface GengateCoreConfig {
@@ -90,6 +104,8 @@ export interface GengateCoreConfig {
   readonly markup?: MarkupPolicy;
   /** Per-provider call limits shared by the worker processes; default unlimited. */
   readonly callLimiter?: ProviderCallLimiter;
+  /** Development only: accept reference inputs on loopback and private addresses. Default false. */
+  readonly allowPrivateInputs?: boolean;
 }
 
 /** The use cases an HTTP layer or worker calls. */
@@ -106,6 +122,7 @@ export interface Gengate {
   readonly authenticate: Authenticate;
   readonly billing: BillingService;
   readonly admin: AdminService;
+  readonly receiveWebhook: ReceiveWebhook;
   readonly inflight: InflightCalls;
   readonly prices: PriceBook;
   readonly logger: Logger;
@@ -123,6 +140,7 @@ export function createGengate(config: GengateCoreConfig): Gengate {
   const execution: ExecuteTaskOptions = {
     deadlineMs: { ...DEFAULT_DEADLINES_MS, ...config.execution?.deadlineMs },
     fetch: fetchImpl,
+    maxResultBytes: { ...DEFAULT_MAX_RESULT_BYTES, ...config.execution?.maxResultBytes },
     scheduling,
     secrets: config.execution?.secrets ?? [],
     readInput: config.execution?.readInput ?? fetchInput(fetchImpl),
@@ -141,6 +159,7 @@ export function createGengate(config: GengateCoreConfig): Gengate {
   container.bind(TOKENS.Scheduling).toConstantValue(scheduling);
   container.bind(TOKENS.PriceBook).toConstantValue(new PriceBook(config.markup ?? NO_MARKUP));
   container.bind(TOKENS.CallLimiter).toConstantValue(config.callLimiter ?? UNLIMITED_CALLS);
+  container.bind(TOKENS.AllowPrivateInputs).toConstantValue(config.allowPrivateInputs ?? false);
   container.load(coreModule);
   return {
     container,
@@ -155,6 +174,7 @@ export function createGengate(config: GengateCoreConfig): Gengate {
     authenticate: container.get(TOKENS.Authenticate),
     billing: container.get(TOKENS.Billing),
     admin: container.get(TOKENS.Admin),
+    receiveWebhook: container.get(TOKENS.ReceiveWebhook),
     inflight: container.get(TOKENS.InflightCalls),
     prices: container.get(TOKENS.PriceBook),
     logger: container.get(TOKENS.Logger),

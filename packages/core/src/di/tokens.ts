@@ -19,6 +19,7 @@ import type { FailTask } from '../services/fail-task.js';
 import type { GetTask } from '../services/get-task.js';
 import type { ManageKeys } from '../services/manage-keys.js';
 import type { SubmitRun } from '../services/submit-run.js';
+import type { ReceiveWebhook } from '../services/receive-webhook.js';
 
 const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`gengate.${name}`);
 
@@ -38,6 +39,7 @@ export const TOKENS = {
   PriceBook: token<PriceBook>('PriceBook'),
   CallLimiter: token<ProviderCallLimiter>('CallLimiter'),
   InflightCalls: token<InflightCalls>('InflightCalls'),
+  AllowPrivateInputs: token<boolean>('AllowPrivateInputs'),
   Registry: token<ModelRegistry>('Registry'),
   SubmitRun: token<SubmitRun>('SubmitRun'),
   GetTask: token<GetTask>('GetTask'),
@@ -49,4 +51,5 @@ export const TOKENS = {
   Authenticate: token<Authenticate>('Authenticate'),
   Billing: token<BillingService>('Billing'),
   Admin: token<AdminService>('Admin'),
+  ReceiveWebhook: token<ReceiveWebhook>('ReceiveWebhook'),
 } as const;

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UpstreamError } from '../errors/upstream-error.js';
 import type { ModelDescriptor } from '../model/model.js';
-import type { AdapterCall, GenerationResult, ProviderAdapter } from '../ports/provider-adapter.js';
+import type { AdapterCall, GenerationResult, LongRunningStatus, ProviderAdapter } from '../ports/provider-adapter.js';
 import type { JsonValue } from '../util/json.js';
 import { defaultPollDelayMs } from './retry-policy.js';
 
@@ -48,14 +48,11 @@ export async function firstStep(adapter: ProviderAdapter, call: AdapterCall): Pr
   return { kind: 'started', handle };
 }
 
-/** One status check of a long-running job. A failed upstream job is a `failed` step; a failed check throws. */
-export async function checkStep(adapter: ProviderAdapter, handle: JsonValue, call: AdapterCall): Promise<StepResult> {
-  call.abortSignal.throwIfAborted();
-  if (!adapter.status) throw new Error(`adapter ${adapter.providerId} has no status()`);
-  const s = await adapter.status(handle, call);
+/** A long-running job's state as a step: done, failed (the upstream job failed) or still running. */
+export function stepFromStatus(model: ModelDescriptor, s: LongRunningStatus): StepResult {
   switch (s.state) {
     case 'succeeded':
-      return { kind: 'done', result: checkResult(call.model, s.result) };
+      return { kind: 'done', result: checkResult(model, s.result) };
     case 'failed':
       return { kind: 'failed', error: s.error };
     case 'running':
@@ -65,6 +62,13 @@ export async function checkStep(adapter: ProviderAdapter, handle: JsonValue, cal
         retryAfterMs: s.retryAfterMs ?? null,
       };
   }
+}
+
+/** One status check of a long-running job. A failed upstream job is a `failed` step; a failed check throws. */
+export async function checkStep(adapter: ProviderAdapter, handle: JsonValue, call: AdapterCall): Promise<StepResult> {
+  call.abortSignal.throwIfAborted();
+  if (!adapter.status) throw new Error(`adapter ${adapter.providerId} has no status()`);
+  return stepFromStatus(call.model, await adapter.status(handle, call));
 }
 
 /** Delay before the n-th status check: the upstream's own hint, else the adapter's schedule, else the default. */

@@ -5,8 +5,13 @@ import type { SchedulingOptions } from './scheduling.js';
 export interface ExecuteTaskOptions {
   /** Maximum run time per modality, in milliseconds, counted from the first start. */
   readonly deadlineMs: Readonly<Record<Modality, number>>;
-  /** Used to download files an adapter returns as URLs. */
+  /**
+   * Used to download files an adapter returns as URLs (hosts pass one that refuses private addresses
+   * except the providers' own trusted origins).
+   */
   readonly fetch: typeof fetch;
+  /** Largest result file per modality, in bytes; a larger one fails the task with no charge. */
+  readonly maxResultBytes: Readonly<Record<Modality, number>>;
   readonly scheduling: SchedulingOptions;
   /** Secret values (operator credentials) that must never reach a task's error_message or a log line. */
   readonly secrets: readonly string[];

@@ -1,5 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { checkBalanceAlerts } from '../billing/alert-check.js';
-import { UpstreamError } from '../errors/upstream-error.js';
+import { isUpstreamError, UpstreamError } from '../errors/upstream-error.js';
+import { upstreamErrorFromNetwork } from '../errors/upstream-response.js';
+import type { Modality } from '../model/modality.js';
 import type { ModelDescriptor } from '../model/model.js';
 import type { TaskOutputFile, TaskRecord } from '../model/task.js';
 import type { PriceBook } from '../pricing/price-book.js';
@@ -10,6 +13,7 @@ import type { NormalizedRequest } from '../run/normalized-request.js';
 import { extensionFor } from '../util/media-type.js';
 import { MICRO_PER_CREDIT, CREDITS_PER_USD } from '../model/pricing.js';
 import type { ExecuteTaskOptions } from './execution-options.js';
+import { checkedResult } from './result-limits.js';
 import { admitQueued } from './scheduling.js';
 
 /** Micro-credits per micro-USD: 1 USD = 100 credits = 100,000,000 micro-credits. */
@@ -26,7 +30,7 @@ export class TaskResultWriter {
     private readonly uow: UnitOfWork,
     private readonly blobs: BlobStore,
     private readonly prices: PriceBook,
-    private readonly options: Pick<ExecuteTaskOptions, 'fetch' | 'scheduling'>,
+    private readonly options: Pick<ExecuteTaskOptions, 'fetch' | 'scheduling' | 'maxResultBytes'>,
   ) {}
 
   async commitSuccess(
@@ -36,7 +40,7 @@ export class TaskResultWriter {
     result: GenerationResult,
     signal: AbortSignal,
   ): Promise<{ ended: boolean; chargedMicro: number; files: number }> {
-    const outputs = await this.storeFiles(task.id, result.files, signal);
+    const outputs = await this.storeFiles(task.id, model.modality, result.files, signal);
     const usage = result.usage ?? {};
     const charge = this.prices.charge(model, request, { costMicro: task.quotedCostMicro, chargeMicro: task.quotedMicro }, usage);
     const ended = await this.uow.run(async (tx) => {
@@ -66,24 +70,54 @@ export class TaskResultWriter {
     await this.blobs.deletePrefix(`${taskId}/`);
   }
 
-  private async storeFiles(taskId: string, files: readonly GeneratedFile[], signal: AbortSignal): Promise<TaskOutputFile[]> {
+  private async storeFiles(taskId: string, modality: Modality, files: readonly GeneratedFile[], signal: AbortSignal): Promise<TaskOutputFile[]> {
     const outputs: TaskOutputFile[] = [];
     for (const [i, file] of files.entries()) {
-      const { data, mediaType } = file.kind === 'bytes' ? file : await this.download(file.url, file.mediaType, signal);
+      const source = file.kind === 'bytes' ? { body: oneChunk(file.data), type: file.mediaType } : await this.download(file.url, file.mediaType ?? null, signal);
+      const max = this.options.maxResultBytes[modality];
+      if ('declaredBytes' in source && source.declaredBytes !== undefined && source.declaredBytes > max) {
+        // Refused before reading a byte of it.
+        await source.body[Symbol.asyncIterator]().return?.();
+        throw new UpstreamError(`the result is larger than this gateway's limit of ${max} bytes for ${modality} files`, { kind: 'bad_output' });
+      }
+      const checked = await checkedResult(source.body, source.type, modality, max);
       signal.throwIfAborted();
-      const key = `${taskId}/output-${i}.${extensionFor(mediaType)}`;
-      await this.blobs.put(key, data, mediaType);
-      outputs.push({ key, mediaType, bytes: data.byteLength });
+      const key = `${taskId}/output-${i}.${extensionFor(checked.mediaType)}`;
+      const { bytes } = await this.blobs.put(key, checked.body, checked.mediaType);
+      outputs.push({ key, mediaType: checked.mediaType, bytes });
     }
     return outputs;
   }
 
-  private async download(url: string, mediaType: string | undefined, signal: AbortSignal): Promise<{ data: Uint8Array; mediaType: string }> {
-    const res = await this.options.fetch(url, { signal });
-    if (!res.ok) {
-      throw new UpstreamError(`downloading the result failed with HTTP ${res.status}`, { kind: res.status >= 500 ? 'server' : 'bad_output', statusCode: res.status });
+  /**
+   * Opens a result URL as a stream. Transient failures (5xx, network) are tried again three times within
+   * the task's signal; a 4xx is the upstream's answer and final.
+   */
+  private async download(url: string, declared: string | null, signal: AbortSignal): Promise<{ body: AsyncIterable<Uint8Array>; type: string | null; declaredBytes?: number }> {
+    let last: unknown = null;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      if (attempt > 0) await sleep(500 * 2 ** (attempt - 1), undefined, { signal });
+      let res: Response;
+      try {
+        res = await this.options.fetch(url, { signal, redirect: 'follow' });
+      } catch (err) {
+        signal.throwIfAborted();
+        if (isUpstreamError(err) && !err.isRetryable) throw err;
+        last = upstreamErrorFromNetwork(err);
+        continue;
+      }
+      if (res.ok && res.body) {
+        const length = Number(res.headers.get('content-length') ?? NaN);
+        return { body: res.body, type: declared ?? res.headers.get('content-type'), ...(Number.isFinite(length) ? { declaredBytes: length } : {}) };
+      }
+      await res.body?.cancel();
+      last = new UpstreamError(`downloading the result failed with HTTP ${res.status}`, { kind: res.status >= 500 || res.status === 429 ? 'server' : 'bad_output', statusCode: res.status });
+      if (res.status < 500 && res.status !== 429) break;
     }
-    const type = mediaType ?? res.headers.get('content-type')?.split(';')[0] ?? 'application/octet-stream';
-    return { data: new Uint8Array(await res.arrayBuffer()), mediaType: type };
+    throw last;
   }
+}
+
+async function* oneChunk(data: Uint8Array): AsyncIterable<Uint8Array> {
+  yield data;
 }

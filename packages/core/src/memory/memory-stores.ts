@@ -23,7 +23,7 @@ import type {
   TaskSuccess,
   UserStore,
 } from '../ports/stores.js';
-import type { JsonObject } from '../util/json.js';
+import type { JsonObject, JsonValue } from '../util/json.js';
 import { microCreditsToMicroUsd } from '../util/money.js';
 import type { MemoryDatabase } from './memory-database.js';
 
@@ -113,6 +113,7 @@ export class MemoryTaskStore implements TaskStore {
       upstreamMetadata: null,
       progress: null,
       pollSeq: 0,
+      webhookPayload: null,
       outputs: [],
       warnings: [],
       errorMessage: null,
@@ -144,6 +145,9 @@ export class MemoryTaskStore implements TaskStore {
   }
   async setNextCheck(id: string, checkNumber: number, progress: number | null) {
     return this.patch(id, (t) => (t.status === 'generating' ? { ...t, pollSeq: checkNumber, progress: progress ?? t.progress } : null)) !== null;
+  }
+  async saveWebhookPayload(id: string, payload: JsonValue) {
+    return this.patch(id, (t) => (t.status === 'generating' ? { ...t, webhookPayload: payload } : null)) !== null;
   }
   async markSuccess(id: string, r: TaskSuccess) {
     return (

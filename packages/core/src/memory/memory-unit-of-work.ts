@@ -1,4 +1,4 @@
-import type { BlobStore, StoredBlob } from '../ports/blob-store.js';
+import { blobBytes, type BlobBody, type BlobStore, type StoredBlob } from '../ports/blob-store.js';
 import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
 import { MemoryDatabase } from './memory-database.js';
 import {
@@ -28,8 +28,10 @@ export function createMemoryStores(db = new MemoryDatabase()): { db: MemoryDatab
 
 export class MemoryBlobStore implements BlobStore {
   readonly blobs = new Map<string, StoredBlob>();
-  async put(key: string, data: Uint8Array, mediaType: string) {
+  async put(key: string, body: BlobBody, mediaType: string) {
+    const data = await blobBytes(body);
     this.blobs.set(key, { data, mediaType });
+    return { bytes: data.byteLength };
   }
   async get(key: string) {
     return this.blobs.get(key) ?? null;

@@ -54,6 +54,8 @@ export interface TaskRecord {
   readonly admitted: boolean;
   /** Number of the status check that is due next for a long-running upstream job (0 before the first). */
   readonly pollSeq: number;
+  /** A verified upstream completion webhook, read by the next status check instead of asking the upstream. */
+  readonly webhookPayload: JsonValue | null;
   readonly outputs: readonly TaskOutputFile[];
   readonly warnings: readonly TaskWarning[];
   readonly errorMessage: string | null;

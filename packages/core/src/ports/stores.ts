@@ -98,6 +98,8 @@ export interface TaskStore {
    * are then stale), with the progress the upstream reported. False when the task is not generating.
    */
   setNextCheck(id: string, checkNumber: number, progress: number | null): Promise<boolean>;
+  /** Keeps a verified completion webhook on a generating task; false when the task is not generating. */
+  saveWebhookPayload(id: string, payload: JsonValue): Promise<boolean>;
   /** generating -> success. False when the task was not generating (already ended). */
   markSuccess(id: string, result: TaskSuccess): Promise<boolean>;
   /** waiting|generating -> fail. False when the task had already ended. */

@@ -1,6 +1,6 @@
 import type { ModelRegistry } from '../catalog/model-registry.js';
 import { isUpstreamError } from '../errors/upstream-error.js';
-import { checkStep, firstStep, pollDelayMs, type StepResult } from '../execution/adapter-step.js';
+import { checkStep, firstStep, pollDelayMs, stepFromStatus, type StepResult } from '../execution/adapter-step.js';
 import type { ExecuteTaskOptions } from '../execution/execution-options.js';
 import { TaskCancelled, type InflightCalls } from '../execution/inflight-calls.js';
 import { retryDelayMs } from '../execution/retry-policy.js';
@@ -26,6 +26,8 @@ export { DEFAULT_DEADLINES_MS, type ExecuteTaskOptions } from '../execution/exec
  * `deferred` = the provider's call limits were full, the step was rescheduled; `retrying` = a retryable
  * upstream failure, a new attempt is scheduled.
  */
+const UNLIMITED_PERMIT = { acquired: true, release: async () => undefined } as const;
+
 export type ExecuteOutcome = 'success' | 'fail' | 'skipped' | 'waiting' | 'deferred' | 'retrying';
 
 interface Prepared {
@@ -102,7 +104,9 @@ export class ExecuteTask {
     if (typeof p === 'string') return p;
     const handle = p.task.upstreamHandle;
     if (p.task.status !== 'generating' || handle === null || p.task.pollSeq !== checkNumber) return 'skipped';
-    const permit = await this.limiter.acquire(p.model.provider, taskId);
+    // A verified completion webhook already says how the job ended: no upstream call, so no call permit.
+    const webhook = p.task.webhookPayload !== null && p.adapter.readWebhook ? p.task.webhookPayload : null;
+    const permit = webhook !== null ? UNLIMITED_PERMIT : await this.limiter.acquire(p.model.provider, taskId);
     if (!permit.acquired) {
       await this.uow.run((tx) => tx.jobs.enqueueStatusCheck(taskId, { checkNumber, startAfterMs: permit.retryAfterMs, providerId: p.model.provider }));
       return 'deferred';
@@ -111,7 +115,8 @@ export class ExecuteTask {
       return await this.withCall(p, shutdown, async (call) => {
         let step: StepResult;
         try {
-          step = await checkStep(p.adapter, handle, call);
+          const event = webhook !== null ? p.adapter.readWebhook?.(webhook, call) : null;
+          step = event ? stepFromStatus(p.model, event.status) : await checkStep(p.adapter, handle, call);
         } catch (error) {
           // The check itself failed, not the upstream job: ask again later, unless asking again cannot help.
           if (!isUpstreamError(error) || !error.isRetryable || call.abortSignal.aborted) throw error;
@@ -120,7 +125,15 @@ export class ExecuteTask {
         }
         if (step.kind === 'running') return this.scheduleCheck(p, checkNumber + 1, step.progress, step.retryAfterMs);
         if (step.kind === 'failed') throw step.error;
-        return this.finish(p, step, call);
+        try {
+          return await this.finish(p, step, call);
+        } catch (error) {
+          // The upstream job succeeded but its result could not be fetched just now: fetch it on a later
+          // check instead of starting the generation again.
+          if (!isUpstreamError(error) || !error.isRetryable || call.abortSignal.aborted) throw error;
+          p.log.warn({ err: error.message }, 'result download failed; checking again later');
+          return this.scheduleCheck(p, checkNumber + 1, null, retryDelayMs(2, error.retryAfterMs));
+        }
       });
     } finally {
       await permit.release();

@@ -5,6 +5,8 @@ import type { PriceBook } from '../pricing/price-book.js';
 import type { IdGenerator, Logger } from '../ports/system.js';
 import type { UnitOfWork } from '../ports/stores.js';
 import { validateRunRequest } from '../run/normalize-request.js';
+import type { NormalizedRequest } from '../run/normalized-request.js';
+import { isPrivateUrlLiteral } from '../util/address-guard.js';
 import { requestHash } from '../run/request-hash.js';
 import type { JsonObject } from '../util/json.js';
 import type { AuthContext } from './auth-context.js';
@@ -30,6 +32,7 @@ export class SubmitRun {
     private readonly logger: Logger,
     private readonly prices: PriceBook,
     private readonly scheduling: SchedulingOptions,
+    private readonly allowPrivateInputs: boolean = false,
   ) {}
 
   /**
@@ -39,6 +42,7 @@ export class SubmitRun {
   async execute(auth: AuthContext, modelId: string, body: unknown, options: { idempotencyKey?: string } = {}): Promise<RunAccepted> {
     const model = this.registry.requireRunnable(modelId);
     const { request, normalized } = validateRunRequest(model, body);
+    if (!this.allowPrivateInputs) refusePrivateInputs(normalized);
     const quote = this.prices.quote(model, normalized);
     const key = options.idempotencyKey;
     const hash = key === undefined ? null : requestHash(model.id, request);
@@ -87,6 +91,17 @@ export class SubmitRun {
 }
 
 class IdempotencyRace extends Error {}
+
+/** Reference inputs on loopback or private addresses are refused before any hold (the fetch guard also refuses names that resolve there). */
+function refusePrivateInputs(req: NormalizedRequest): void {
+  if (req.modality === 'chat') return;
+  const lists: [string, readonly string[]][] = [[`${req.modality}_params.image_urls`, req.imageUrls]];
+  if (req.modality === 'video') lists.push(['video_params.video_urls', req.videoUrls]);
+  for (const [param, urls] of lists) {
+    const bad = urls.findIndex(isPrivateUrlLiteral);
+    if (bad >= 0) throw new GatewayError('invalid_request', `${param}[${bad}] points to a loopback or private address; give a public URL.`, { param });
+  }
+}
 
 function replay(earlier: { requestHash: string; response: JsonObject }, hash: string): RunAccepted {
   if (earlier.requestHash !== hash) {

@@ -16,6 +16,7 @@ import { runRoutes } from './routes/run.js';
 import { callbackRoutes } from './routes/callbacks.js';
 import type { CallbackRepository } from '../callbacks/callback-repository.js';
 import { stripeWebhookRoutes, type StripeWebhookOptions } from './routes/stripe-webhook.js';
+import { providerWebhookRoutes } from './routes/provider-webhooks.js';
 
 export interface GengateRouterOptions {
   readonly gengate: Gengate;
@@ -47,6 +48,7 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
   router.use(requestContext(options.logger));
   router.use(fileRoutes(options.blobStore));
   if (options.stripeWebhook) router.use(stripeWebhookRoutes(gengate, options.stripeWebhook));
+  router.use(providerWebhookRoutes(gengate));
   router.use(authenticate(gengate, createClientIpResolver(options.trustProxy ?? [])));
   router.use(rateLimit(options.rateLimiter ?? createMemoryKeyRateLimiter()));
   router.use(jsonBody(options.maxBodyBytes ?? 1_048_576));

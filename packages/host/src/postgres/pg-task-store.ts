@@ -20,6 +20,7 @@ interface Row {
   progress: number | null;
   admitted: boolean;
   poll_seq: number;
+  webhook_payload: JsonValue | null;
   outputs: TaskRecord['outputs'];
   warnings: TaskRecord['warnings'];
   error_message: string | null;
@@ -51,6 +52,7 @@ const toTask = (r: Row): TaskRecord => ({
   progress: r.progress,
   admitted: r.admitted,
   pollSeq: r.poll_seq,
+  webhookPayload: r.webhook_payload,
   outputs: r.outputs,
   warnings: r.warnings,
   errorMessage: r.error_message,
@@ -103,6 +105,11 @@ export class PgTaskStore implements TaskStore {
       `update tasks set poll_seq = $2, progress = coalesce($3, progress) where id = $1 and status = 'generating'`,
       [id, checkNumber, progress],
     );
+    return (rowCount ?? 0) > 0;
+  }
+
+  async saveWebhookPayload(id: string, payload: JsonValue): Promise<boolean> {
+    const { rowCount } = await this.db.query(`update tasks set webhook_payload = $2 where id = $1 and status = 'generating'`, [id, JSON.stringify(payload)]);
     return (rowCount ?? 0) > 0;
   }
 

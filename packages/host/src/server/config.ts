@@ -76,6 +76,11 @@ const envSchema = z.object({
   STRIPE_SUCCESS_URL: z.url({ protocol: /^https?$/ }).optional(),
   STRIPE_CANCEL_URL: z.url({ protocol: /^https?$/ }).optional(),
   CALLBACK_ALLOW_PRIVATE: bool.default(false),
+  FETCH_ALLOW_PRIVATE: bool.default(false),
+  RESULT_MAX_BYTES_CHAT: int(1, 1_000_000_000_000).default(16 * 1024 * 1024),
+  RESULT_MAX_BYTES_IMAGE: int(1, 1_000_000_000_000).default(64 * 1024 * 1024),
+  RESULT_MAX_BYTES_VIDEO: int(1, 1_000_000_000_000).default(1024 * 1024 * 1024),
+  INPUT_MAX_BYTES: int(1, 10_000_000_000).default(50 * 1024 * 1024),
   CALLBACK_TIMEOUT_MS: int(100, 120_000).default(10_000),
   CALLBACK_RETRY_DELAY_SECONDS: int(1, 3_600).default(10),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
@@ -119,6 +124,12 @@ export interface GengateConfig {
         readonly cancelUrl: string | null;
       };
   readonly callbacks: { readonly allowPrivate: boolean; readonly timeoutMs: number; readonly retryDelaySeconds: number };
+  /** Downloads of results and reference inputs: private targets allowed (development only), size caps. */
+  readonly fetching: {
+    readonly allowPrivate: boolean;
+    readonly maxResultBytes: Readonly<Record<Modality, number>>;
+    readonly maxInputBytes: number;
+  };
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
 }
@@ -193,6 +204,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
           }
         : { processor: 'manual' },
     callbacks: { allowPrivate: c.CALLBACK_ALLOW_PRIVATE, timeoutMs: c.CALLBACK_TIMEOUT_MS, retryDelaySeconds: c.CALLBACK_RETRY_DELAY_SECONDS },
+    fetching: {
+      allowPrivate: c.FETCH_ALLOW_PRIVATE,
+      maxResultBytes: { chat: c.RESULT_MAX_BYTES_CHAT, image: c.RESULT_MAX_BYTES_IMAGE, video: c.RESULT_MAX_BYTES_VIDEO },
+      maxInputBytes: c.INPUT_MAX_BYTES,
+    },
     smtpUrl: c.SMTP_URL ?? null,
     mailFrom: c.MAIL_FROM,
   };

@@ -2,10 +2,11 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createSandboxAdapter } from '@gengate/adapters';
-import { createGengate, SendAlertMail, type Gengate, type PaymentProcessor, type ProviderAdapter } from '@gengate/core';
+import { createGengate, fetchInput, SendAlertMail, type Gengate, type PaymentProcessor, type ProviderAdapter } from '@gengate/core';
 import express from 'express';
 import type { Logger } from 'pino';
 import { createGengateRouter } from '../http/create-router.js';
+import { createGuardedFetch } from '../net/guarded-fetch.js';
 import { createRequestScopedLogger } from '../http/request-log-scope.js';
 import { createPgKeyRateLimiter } from '../limits/create-rate-limiters.js';
 import { createBoss } from '../jobs/queues.js';
@@ -81,8 +82,11 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   const blobStore = new LocalBlobStore(join(config.dataDir, 'files'));
   const resultUrls = createResultUrlResolver(() => baseUrl);
   const payments = paymentsFor(config, () => baseUrl);
+  const adapters = options.adapters ?? defaultAdapters(config);
+  const trustedOrigins = new Set(adapters.flatMap((a) => a.trustedOrigins ?? []));
+  const guardedFetch = createGuardedFetch({ allowPrivate: config.fetching.allowPrivate, trustedOrigins: () => trustedOrigins });
   const gengate = createGengate({
-    adapters: options.adapters ?? defaultAdapters(config),
+    adapters,
     stores,
     unitOfWork,
     blobStore,
@@ -95,7 +99,13 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
         image: config.deadlineSeconds.image * 1000,
         video: config.deadlineSeconds.video * 1000,
       },
+      fetch: guardedFetch,
+      readInput: fetchInput(guardedFetch, config.fetching.maxInputBytes),
+      maxResultBytes: config.fetching.maxResultBytes,
+      // Upstreams that can call us back when a job ends are given this URL (polling stays the fallback).
+      webhookUrl: (provider, taskId) => (config.publicUrl ? `${config.publicUrl}/api/v1/providers/${encodeURIComponent(provider)}/webhook?task=${taskId}` : null),
     },
+    allowPrivateInputs: config.fetching.allowPrivate,
     markup: config.markup,
     scheduling: config.scheduling,
     callLimiter: new PgCallLimiter(db.pool, (id) => config.providerLimits(id)),

@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { dirname, join } from 'node:path';
-import { mediaTypeForExtension, type BlobStore, type StoredBlob } from '@gengate/core';
+import { mediaTypeForExtension, type BlobBody, type BlobStore, type StoredBlob } from '@gengate/core';
 
 const KEY = /^[0-9a-f-]{36}\/output-\d+\.([a-z0-9]+)$/;
 
@@ -15,12 +18,31 @@ export class LocalBlobStore implements BlobStore {
     return { file: join(this.root, key), ext: m[1] };
   }
 
-  async put(key: string, data: Uint8Array, _mediaType: string): Promise<void> {
+  /** Streams the body to a temporary file, then renames it into place: a failed stream leaves nothing behind. */
+  async put(key: string, body: BlobBody, _mediaType: string): Promise<{ bytes: number }> {
     const { file } = this.path(key);
     await mkdir(dirname(file), { recursive: true });
     const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-    await writeFile(tmp, data);
-    await rename(tmp, file);
+    let bytes = 0;
+    const counted = async function* (): AsyncIterable<Uint8Array> {
+      if (body instanceof Uint8Array) {
+        bytes = body.byteLength;
+        yield body;
+        return;
+      }
+      for await (const chunk of body) {
+        bytes += chunk.byteLength;
+        yield chunk;
+      }
+    };
+    try {
+      await pipeline(Readable.from(counted()), createWriteStream(tmp));
+      await rename(tmp, file);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    return { bytes };
   }
 
   /** Deletes a task's files: the prefix must be `<task_id>/` (the only grouping this store has). */

@@ -17,7 +17,11 @@ import {
   type TaskRecord,
   type TransactionScope,
   type VideoCapabilities,
+  type WebhookEvent,
+  type WebhookRequest,
+  WebhookRejected,
 } from '@gengate/core';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '@gengate/testing';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
@@ -92,9 +96,20 @@ export const MODELS = {
   gated: 'fake.gated-video',
   flakyVideo: 'fake.flaky-video',
   shakyStatus: 'fake.shaky-status-video',
+  urlImage: 'fake.url-image',
+  urlVideo: 'fake.url-video',
+  hooked: 'fake.hooked-video',
 } as const;
 
-const LONG_RUNNING = new Set<string>([MODELS.video, MODELS.gated, MODELS.flakyVideo, MODELS.shakyStatus]);
+const LONG_RUNNING = new Set<string>([MODELS.video, MODELS.gated, MODELS.flakyVideo, MODELS.shakyStatus, MODELS.hooked]);
+
+/** The fake provider's webhook signing secret (HMAC-SHA256 over `<timestamp>.<body>`). */
+export const FAKE_WEBHOOK_SECRET = 'fake-webhook-secret';
+
+export function signFakeWebhook(body: string, timestamp = Math.floor(Date.now() / 1000)): Record<string, string> {
+  const signature = createHmac('sha256', FAKE_WEBHOOK_SECRET).update(`${timestamp}.${body}`).digest('hex');
+  return { 'x-fake-timestamp': String(timestamp), 'x-fake-signature': signature };
+}
 
 function count(map: Map<string, number>, key: string): number {
   const n = (map.get(key) ?? 0) + 1;
@@ -121,7 +136,15 @@ export class FakeAdapter implements ProviderAdapter {
     model(MODELS.gated, 'video', 'long-running video: running until the gate opens'),
     model(MODELS.flakyVideo, 'video', 'long-running video whose first upstream job fails retryably'),
     model(MODELS.shakyStatus, 'video', 'long-running video whose first status check cannot reach the upstream'),
+    model(MODELS.urlImage, 'image', 'one-shot image whose result is a URL (resultUrl) the gateway downloads'),
+    model(MODELS.urlVideo, 'video', 'one-shot video whose result is a URL (resultUrl) the gateway downloads'),
+    model(MODELS.hooked, 'video', 'long-running video that only a completion webhook ends (status() says running)'),
   ];
+  /** Result URL of the url-image model, and its declared media type (null: let the download tell). */
+  resultUrl = 'http://127.0.0.1:9/nothing.png';
+  resultType: string | null = null;
+  trustedOrigins: string[] = [];
+  readonly webhookUrls = new Map<string, string | null>();
   readonly generateCalls = new Map<string, number>();
   readonly generateAt = new Map<string, number[]>();
   readonly startCalls = new Map<string, number>();
@@ -150,6 +173,9 @@ export class FakeAdapter implements ProviderAdapter {
       if (call.model.id === MODELS.broken) throw new UpstreamError('boom', { kind: 'invalid_input', statusCode: 400, requestId: 'req_broken' });
       if (call.model.id === MODELS.flaky && n === 1) throw new UpstreamError('overloaded', { kind: 'server', statusCode: 503 });
       if (call.model.id === MODELS.limited && n === 1) throw new UpstreamError('slow down', { kind: 'rate_limited', statusCode: 429, retryAfterMs: 1_000 });
+      if (call.model.id === MODELS.urlImage || call.model.id === MODELS.urlVideo) {
+        return { files: [{ kind: 'url', url: this.resultUrl, ...(this.resultType ? { mediaType: this.resultType } : {}) }] };
+      }
       if (call.model.id === MODELS.slow) {
         await new Promise<void>((resolve, reject) => {
           const t = setTimeout(resolve, this.slowMs);
@@ -169,6 +195,7 @@ export class FakeAdapter implements ProviderAdapter {
 
   async start(call: AdapterCall): Promise<JsonValue> {
     const n = count(this.startCalls, call.taskId);
+    this.webhookUrls.set(call.taskId, call.webhookUrl);
     return { job: `${call.taskId}#${n}`, model: call.model.id };
   }
 
@@ -178,9 +205,35 @@ export class FakeAdapter implements ProviderAdapter {
     count(this.statusCalls, call.taskId);
     const done: LongRunningStatus = { state: 'succeeded', result: { files: [{ kind: 'bytes', data: MP4_BYTES, mediaType: 'video/mp4' }], usage: { videoSeconds: call.request.modality === 'video' ? call.request.duration : 0 } } };
     if (call.model.id === MODELS.gated) return this.gateOpen ? done : { state: 'running', progress: 0.5 };
+    if (call.model.id === MODELS.hooked) return { state: 'running', progress: 0.1 };
     if (call.model.id === MODELS.flakyVideo && job.endsWith('#1')) return { state: 'failed', error: new UpstreamError('the job crashed upstream', { kind: 'server' }) };
     if (call.model.id === MODELS.shakyStatus && n === 1) throw new UpstreamError('connection reset', { kind: 'network' });
     return n <= 2 ? { state: 'running', progress: n / 3 } : done;
+  }
+}
+
+/** The fake provider with completion webhooks: HMAC-signed, fresh within five minutes. */
+export class FakeHookedAdapter extends FakeAdapter {
+  async verifyWebhook(request: WebhookRequest): Promise<void> {
+    const ts = Number(request.headers['x-fake-timestamp']);
+    if (!Number.isFinite(ts) || Math.abs(Date.now() / 1000 - ts) > 300) throw new WebhookRejected('stale or missing timestamp');
+    const body = new TextDecoder().decode(request.rawBody);
+    const want = signFakeWebhook(body, ts)['x-fake-signature'] ?? '';
+    const got = request.headers['x-fake-signature'] ?? '';
+    if (got.length !== want.length || !timingSafeEqual(Buffer.from(got), Buffer.from(want))) throw new WebhookRejected('bad signature');
+  }
+
+  readWebhook(payload: JsonValue): WebhookEvent | null {
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || typeof payload['job'] !== 'string') return null;
+    if (payload['state'] === 'done') {
+      return { jobId: payload['job'], status: { state: 'succeeded', result: { files: [{ kind: 'bytes', data: MP4_BYTES, mediaType: 'video/mp4' }], usage: { videoSeconds: 5 } } } };
+    }
+    if (payload['state'] === 'failed') return { jobId: payload['job'], status: { state: 'failed', error: new UpstreamError('the upstream job failed', { kind: 'invalid_input' }) } };
+    return null;
+  }
+
+  jobIdOf(handle: JsonValue): string {
+    return handleJob(handle);
   }
 }
 
@@ -227,7 +280,7 @@ export async function openWorkerHarness(adapters: () => readonly ProviderAdapter
         adapters: adapters(),
         stores: pgStores.stores,
         unitOfWork: pgStores.unitOfWork,
-        blobStore: blobs,
+        blobStore: opts.core?.blobStore ?? blobs,
         resultUrls: { urlFor: (key) => `http://127.0.0.1:9/api/v1/files/${key}` },
         paymentProcessor: { id: 'manual', createCheckout: async () => ({ checkoutUrl: null, externalRef: null }) },
         logger,

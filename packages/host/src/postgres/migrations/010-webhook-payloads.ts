@@ -1,0 +1,7 @@
+import type { Migration } from './migration.js';
+
+export const webhookPayloads: Migration = {
+  version: 10,
+  name: 'verified upstream completion webhooks kept on the task until its next status check reads them',
+  up: `alter table tasks add column webhook_payload jsonb;`,
+};

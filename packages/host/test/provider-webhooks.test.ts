@@ -1,0 +1,89 @@
+import express from 'express';
+import { pino } from 'pino';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGengateRouter } from '../src/http/create-router.js';
+import { ended, FakeHookedAdapter, MODELS, newCaller, openWorkerHarness, signFakeWebhook, usageFor, VIDEO_PRICE_PER_SECOND, waitFor, type HostProcess, type WorkerHarness } from './support/worker-harness.js';
+
+describe('upstream completion webhooks', () => {
+  const adapter = new FakeHookedAdapter();
+  let h: WorkerHarness;
+  let host: HostProcess;
+  let app: express.Express;
+
+  beforeAll(async () => {
+    h = await openWorkerHarness(() => [adapter]);
+    host = await h.startProcess({
+      core: { execution: { webhookUrl: (provider, taskId) => `https://gateway.example/api/v1/providers/${provider}/webhook?task=${taskId}` } },
+    });
+    app = express();
+    app.use('/api/v1', createGengateRouter({ gengate: host.gengate, blobStore: h.blobs, logger: pino({ level: 'silent' }) }));
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  async function startHooked() {
+    const auth = await newCaller(host.gengate, 100);
+    const { task_id: taskId } = await host.gengate.submitRun.execute(auth, MODELS.hooked, { prompt: 'hook me', video_params: { duration: 5 } });
+    await waitFor('the upstream job to start and be checked once', async () => ((adapter.statusCalls.get(taskId) ?? 0) >= 1 ? true : null));
+    const url = adapter.webhookUrls.get(taskId);
+    expect(url).toBe(`https://gateway.example/api/v1/providers/fake/webhook?task=${taskId}`);
+    return { auth, taskId, path: new URL(url ?? '').pathname + new URL(url ?? '').search };
+  }
+
+  const send = (path: string, body: string, headers: Record<string, string>) =>
+    request(app).post(path).set('Content-Type', 'application/json').set(headers).send(body);
+
+  it('ends the task within a second of a signed completion webhook, with no status check in between, and charges once when it is delivered twice', async () => {
+    const { auth, taskId, path } = await startHooked();
+    const checksBefore = adapter.statusCalls.get(taskId) ?? 0;
+    const body = JSON.stringify({ job: `${taskId}#1`, state: 'done' });
+    const sentAt = Date.now();
+    const res = await send(path, body, signFakeWebhook(body));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: true, applied: true, reason: null });
+    const task = await ended(host.stores, taskId, 5_000);
+    expect(task.status).toBe('success');
+    expect(task.finishedAt!.getTime() - sentAt).toBeLessThan(1_000);
+    expect(adapter.statusCalls.get(taskId) ?? 0).toBe(checksBefore);
+    const again = await send(path, body, signFakeWebhook(body));
+    expect(again.body).toEqual({ received: true, applied: false, reason: 'task is success' });
+    expect(await usageFor(host.stores, auth.userId, taskId)).toHaveLength(1);
+    expect((await host.stores.ledger.getBalance(auth.userId)).balanceMicro).toBe(100_000_000 - 5 * VIDEO_PRICE_PER_SECOND);
+  });
+
+  it('refuses a forged, stale or unsigned webhook with a 400 and changes nothing', async () => {
+    const { taskId, path } = await startHooked();
+    const body = JSON.stringify({ job: `${taskId}#1`, state: 'done' });
+    const forged = { ...signFakeWebhook(body), 'x-fake-signature': '0'.repeat(64) };
+    const stale = signFakeWebhook(body, Math.floor(Date.now() / 1000) - 3_600);
+    for (const headers of [forged, stale, {}]) {
+      const res = await send(path, body, headers);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toEqual({ type: 'invalid_request', param: 'signature' });
+    }
+    const task = await host.stores.tasks.findById(taskId);
+    expect(task).toMatchObject({ status: 'generating', webhookPayload: null });
+    const done = JSON.stringify({ job: `${taskId}#1`, state: 'done' });
+    expect((await send(path, done, signFakeWebhook(done))).body.applied).toBe(true);
+    expect((await ended(host.stores, taskId, 5_000)).status).toBe('success');
+  });
+
+  it('acknowledges and ignores a webhook for an unknown task or another upstream job', async () => {
+    const { taskId, path } = await startHooked();
+    const other = JSON.stringify({ job: 'someone-else#1', state: 'done' });
+    expect((await send(path, other, signFakeWebhook(other))).body).toEqual({ received: true, applied: false, reason: 'another upstream job' });
+    const unknown = JSON.stringify({ job: 'x#1', state: 'done' });
+    const res = await send('/api/v1/providers/fake/webhook?task=00000000-0000-4000-8000-000000000000', unknown, signFakeWebhook(unknown));
+    expect(res.body).toEqual({ received: true, applied: false, reason: 'unknown task' });
+    expect((await host.stores.tasks.findById(taskId))?.status).toBe('generating');
+    expect((await send('/api/v1/providers/nobody/webhook', unknown, signFakeWebhook(unknown))).status).toBe(404);
+    const fail = JSON.stringify({ job: `${taskId}#1`, state: 'failed' });
+    await send(path, fail, signFakeWebhook(fail));
+    const task = await ended(host.stores, taskId, 5_000);
+    expect(task.status).toBe('fail');
+    expect(task.errorMessage).toContain('the upstream job failed');
+  });
+});
