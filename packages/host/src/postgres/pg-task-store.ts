@@ -158,13 +158,15 @@ export class PgTaskStore implements TaskStore {
 
   async admitQueued(userId: string, modality: Modality, slots: number): Promise<readonly string[]> {
     if (slots <= 0) return [];
-    const { rows } = await this.db.query<{ id: string; created_at: Date }>(
-      `update tasks set admitted = true where id in (
-         select id from tasks where user_id = $1 and modality = $2 and status = 'waiting' and not admitted
-         order by created_at, id limit $3 for update skip locked)
-       returning id, created_at`,
+    const { rows } = await this.db.query<{ id: string }>(
+      `with admitted as (
+         update tasks set admitted = true where id in (
+           select id from tasks where user_id = $1 and modality = $2 and status = 'waiting' and not admitted
+           order by created_at, id limit $3 for update skip locked)
+         returning id, created_at)
+       select id from admitted order by created_at, id`,
       [userId, modality, slots],
     );
-    return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id)).map((r) => r.id);
+    return rows.map((r) => r.id);
   }
 }
