@@ -69,5 +69,6 @@ export * from './billing/complete-purchase.js';
 export * from './services/send-alert-mail.js';
 export * from './services/cancel-task.js';
 export * from './services/receive-webhook.js';
+export * from './services/sweep-tasks.js';
 export * from './run/request-hash.js';
 export * from './util/uuid.js';

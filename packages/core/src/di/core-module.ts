@@ -25,6 +25,7 @@ import { GetTask } from '../services/get-task.js';
 import { ManageKeys } from '../services/manage-keys.js';
 import { SubmitRun } from '../services/submit-run.js';
 import { ReceiveWebhook } from '../services/receive-webhook.js';
+import { SweepTasks } from '../services/sweep-tasks.js';
 import { TOKENS } from './tokens.js';
 
 /** The use cases, built from the ports bound in the container (no decorators: works under any runner). */
@@ -84,6 +85,20 @@ export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.ReceiveWebhook)
     .toDynamicValue((c) => new ReceiveWebhook(c.get(TOKENS.Registry), c.get(TOKENS.Stores).tasks, c.get(TOKENS.UnitOfWork), c.get(TOKENS.Logger)))
     .inSingletonScope();
+  bind(TOKENS.SweepTasks)
+    .toDynamicValue(
+      (c) =>
+        new SweepTasks(
+          c.get(TOKENS.Stores).tasks,
+          c.get(TOKENS.UnitOfWork),
+          c.get(TOKENS.FailTask),
+          c.get(TOKENS.Scheduling),
+          c.get(TOKENS.ExecutionOptions).deadlineMs,
+          c.get(TOKENS.Clock),
+          c.get(TOKENS.Logger),
+        ),
+    )
+    .inSingletonScope();
 });
 
 export interface GengateCoreConfig {
@@ -123,6 +138,7 @@ export interface Gengate {
   readonly billing: BillingService;
   readonly admin: AdminService;
   readonly receiveWebhook: ReceiveWebhook;
+  readonly sweepTasks: SweepTasks;
   readonly inflight: InflightCalls;
   readonly prices: PriceBook;
   readonly logger: Logger;
@@ -175,6 +191,7 @@ export function createGengate(config: GengateCoreConfig): Gengate {
     billing: container.get(TOKENS.Billing),
     admin: container.get(TOKENS.Admin),
     receiveWebhook: container.get(TOKENS.ReceiveWebhook),
+    sweepTasks: container.get(TOKENS.SweepTasks),
     inflight: container.get(TOKENS.InflightCalls),
     prices: container.get(TOKENS.PriceBook),
     logger: container.get(TOKENS.Logger),

@@ -20,6 +20,7 @@ import type { GetTask } from '../services/get-task.js';
 import type { ManageKeys } from '../services/manage-keys.js';
 import type { SubmitRun } from '../services/submit-run.js';
 import type { ReceiveWebhook } from '../services/receive-webhook.js';
+import type { SweepTasks } from '../services/sweep-tasks.js';
 
 const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`gengate.${name}`);
 
@@ -52,4 +53,5 @@ export const TOKENS = {
   Billing: token<BillingService>('Billing'),
   Admin: token<AdminService>('Admin'),
   ReceiveWebhook: token<ReceiveWebhook>('ReceiveWebhook'),
+  SweepTasks: token<SweepTasks>('SweepTasks'),
 } as const;

@@ -195,6 +195,20 @@ export class MemoryTaskStore implements TaskStore {
     const tasks = this.unfinishedOf(userId, modality);
     return { admitted: tasks.filter((t) => t.admitted).length, queued: tasks.filter((t) => !t.admitted).length };
   }
+  async listOverdue(now: Date, deadlinesMs: Readonly<Record<Modality, number>>, marginMs: number, admittedGraceMs: number, limit: number) {
+    return [...this.db.tasks.values()]
+      .filter((t) => {
+        const late = now.getTime() - deadlinesMs[t.modality] - marginMs;
+        if (t.status === 'generating') return (t.startedAt ?? t.createdAt).getTime() < late;
+        return t.status === 'waiting' && t.admitted && t.createdAt.getTime() < late - admittedGraceMs;
+      })
+      .slice(0, limit);
+  }
+  async listQueuedUsers(limit: number) {
+    const pairs = new Map<string, { userId: string; modality: Modality }>();
+    for (const t of this.db.tasks.values()) if (t.status === 'waiting' && !t.admitted) pairs.set(`${t.userId}/${t.modality}`, { userId: t.userId, modality: t.modality });
+    return [...pairs.values()].slice(0, limit);
+  }
   async admitQueued(userId: string, modality: Modality, slots: number) {
     const next = this.unfinishedOf(userId, modality)
       .filter((t) => !t.admitted && t.status === 'waiting')
@@ -218,6 +232,9 @@ export class MemoryBillingLedger implements BillingLedger {
       .filter((h) => h.userId === userId && h.state === 'held')
       .reduce((s, h) => s + h.amountMicro, 0);
     return { balanceMicro, heldMicro };
+  }
+  async lockAccount(): Promise<void> {
+    // Memory units of work are serialized: nothing else runs meanwhile.
   }
   async hold(userId: string, taskId: string, amountMicro: number) {
     const b = await this.getBalance(userId);

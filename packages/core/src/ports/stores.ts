@@ -112,6 +112,13 @@ export interface TaskStore {
   activeCounts(userId: string, modality: Modality): Promise<ActiveTaskCounts>;
   /** Admits up to `slots` of the user's oldest queued (waiting, not admitted) tasks of this modality; returns their ids. */
   admitQueued(userId: string, modality: Modality, slots: number): Promise<readonly string[]>;
+  /**
+   * Unfinished tasks past their deadline plus a margin: generating since before `now - deadline - margin`,
+   * or admitted but still waiting since before `now - deadline - margin - admittedGraceMs` (their job was lost).
+   */
+  listOverdue(now: Date, deadlinesMs: Readonly<Record<Modality, number>>, marginMs: number, admittedGraceMs: number, limit: number): Promise<readonly TaskRecord[]>;
+  /** (user, modality) pairs that have queued tasks, for the sweep to re-check their admission. */
+  listQueuedUsers(limit: number): Promise<readonly { userId: string; modality: Modality }[]>;
 }
 
 export interface AccountBalance {
@@ -136,6 +143,8 @@ export interface BillingLedger {
   /** Creates the account row of a new user (zero balance). */
   openAccount(userId: string): Promise<void>;
   getBalance(userId: string): Promise<AccountBalance>;
+  /** Locks the user's account row until the unit of work ends (serializes admission with submissions). */
+  lockAccount(userId: string): Promise<void>;
   /** Holds credits for a task; throws GatewayError('insufficient_credits') when balance - held < amount. */
   hold(userId: string, taskId: string, amountMicro: number): Promise<void>;
   /** Charges min(charge, held) as one completed `usage` transaction and releases the rest. Idempotent. */

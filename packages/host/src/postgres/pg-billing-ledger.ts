@@ -55,6 +55,10 @@ export class PgBillingLedger implements BillingLedger {
     return r ? { balanceMicro: toSafeInt(r.balance_micro), heldMicro: toSafeInt(r.held_micro) } : { balanceMicro: 0, heldMicro: 0 };
   }
 
+  async lockAccount(userId: string): Promise<void> {
+    await this.db.query('select 1 from accounts where user_id = $1 for update', [userId]);
+  }
+
   async hold(userId: string, taskId: string, amountMicro: number): Promise<void> {
     await this.openAccount(userId);
     // One statement: the held amount and the hold row are written together or not at all.

@@ -156,6 +156,26 @@ export class PgTaskStore implements TaskStore {
     return rows[0] ?? { admitted: 0, queued: 0 };
   }
 
+  async listOverdue(now: Date, deadlinesMs: Readonly<Record<Modality, number>>, marginMs: number, admittedGraceMs: number, limit: number): Promise<readonly TaskRecord[]> {
+    const { rows } = await this.db.query<Row>(
+      `with d (modality, ms) as (values ('chat', $2::bigint), ('image', $3::bigint), ('video', $4::bigint))
+       select t.* from tasks t join d on d.modality = t.modality
+       where (t.status = 'generating' and coalesce(t.started_at, t.created_at) < $1::timestamptz - make_interval(secs => (d.ms + $5) / 1000.0))
+          or (t.status = 'waiting' and t.admitted and t.created_at < $1::timestamptz - make_interval(secs => (d.ms + $5 + $6) / 1000.0))
+       order by t.created_at limit $7`,
+      [now, deadlinesMs.chat, deadlinesMs.image, deadlinesMs.video, marginMs, admittedGraceMs, limit],
+    );
+    return rows.map(toTask);
+  }
+
+  async listQueuedUsers(limit: number): Promise<readonly { userId: string; modality: Modality }[]> {
+    const { rows } = await this.db.query<{ user_id: string; modality: Modality }>(
+      `select distinct user_id, modality from tasks where status = 'waiting' and not admitted limit $1`,
+      [limit],
+    );
+    return rows.map((r) => ({ userId: r.user_id, modality: r.modality }));
+  }
+
   async admitQueued(userId: string, modality: Modality, slots: number): Promise<readonly string[]> {
     if (slots <= 0) return [];
     const { rows } = await this.db.query<{ id: string }>(
