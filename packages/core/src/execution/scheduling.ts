@@ -17,7 +17,7 @@ export interface SchedulingOptions {
 }
 
 export const DEFAULT_SCHEDULING: SchedulingOptions = {
-  maxRunningPerUser: { chat: 8, image: 4, video: 8 },
+  maxRunningPerUser: { chat: 8, image: 4, video: 50 },
   maxQueuedPerUser: 1_000,
   maxAttempts: 4,
 };

@@ -57,7 +57,7 @@ const envSchema = z.object({
   PRICE_MARKUP_OVERRIDES: keyValueList(parseMarkupFactor, 'factor (a provider id or a model id)'),
   TASKS_RUNNING_PER_USER_CHAT: int(1, 10_000).default(8),
   TASKS_RUNNING_PER_USER_IMAGE: int(1, 10_000).default(4),
-  TASKS_RUNNING_PER_USER_VIDEO: int(1, 10_000).default(8),
+  TASKS_RUNNING_PER_USER_VIDEO: int(1, 10_000).default(50),
   TASKS_QUEUED_PER_USER: int(0, 1_000_000).default(1_000),
   TASK_MAX_ATTEMPTS: int(1, 20).default(4),
   PROVIDER_MAX_CONCURRENCY: keyValueList(positiveInt, 'positive integer'),
