@@ -1,132 +1,130 @@
 /**
- * npm run bench — measurements, not tests:
- *  1. the added cost of authentication + per-key limit checking (in-process, PostgreSQL store);
- *  2. the same seen over HTTP: GET /billing/balance minus the unauthenticated GET /healthz;
- *  3. submit -> adapter called latency on an idle host (LISTEN/NOTIFY wake-up), over 500 tasks.
- * Uses DATABASE_URL's server when set (a fresh database on it), else an embedded PostgreSQL.
+ * npm run bench — the performance record (docs/benchmarks.md explains every figure).
+ * One run on this machine: PostgreSQL (embedded unless DATABASE_URL is set), the host started as in
+ * production (its own process), the zero-latency sandbox as the upstream, autocannon as the load.
+ * Each figure is printed beside an anchor measured in the same run: the database's own ceiling for the
+ * same statements and a bare Express 5 route. Writes bench/results/<date>-<commit>.json.
+ * `npm run bench -- --quick` shortens every load (for a smoke check, not for the record).
  */
-import type { AddressInfo } from 'node:net';
-import {
-  ADAPTER_SPECIFICATION_VERSION,
-  createGengate,
-  MemoryBlobStore,
-  type AdapterCall,
-  type GenerationResult,
-  type ProviderAdapter,
-} from '@gengate/core';
-import { SANDBOX_MODELS } from '@gengate/adapters';
-import {
-  createBoss,
-  createGengateRouter,
-  createPgKeyRateLimiter,
-  createPgStores,
-  ManualPaymentProcessor,
-  runMigrations,
-  startGenerationWorker,
-} from '@gengate/host';
-import express from 'express';
+import { execSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
-import pino from 'pino';
 import { scratchDatabase } from '../scripts/support/scratch-database.js';
+import { measureDbCeiling, measureExpressRoute } from './sections/anchors.js';
+import { chatEndToEnd, createKeys, dispatchLatency, hostEnv, measure, percentile, pipeline, rssMb, startHost, submission, submitOne } from './sections/gengate.js';
 
-function percentiles(samples: number[]): string {
-  const s = [...samples].sort((a, b) => a - b);
-  const at = (p: number) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
-  return `p50 ${at(50).toFixed(3)} ms, p99 ${at(99).toFixed(3)} ms (n=${s.length})`;
+const quick = process.argv.includes('--quick');
+const SECONDS = quick ? 2 : 6;
+
+interface Row {
+  readonly figure: string;
+  readonly value: string;
+  readonly anchor: string;
+  readonly target?: string;
 }
 
-/** An adapter that records when it is called and answers at once. */
-function probeAdapter(calledAt: Map<string, number>): ProviderAdapter {
-  const model = { ...SANDBOX_MODELS.chat, id: 'probe.chat', provider: 'probe' };
-  return {
-    specificationVersion: ADAPTER_SPECIFICATION_VERSION,
-    providerId: 'probe',
-    models: [model],
-    isLongRunning: () => false,
-    async generate(call: AdapterCall): Promise<GenerationResult> {
-      calledAt.set(call.taskId, performance.now());
-      return { files: [{ kind: 'bytes', data: new TextEncoder().encode('ok'), mediaType: 'text/plain' }], usage: { inputTokens: 1, outputTokens: 1 } };
-    },
-  };
+const rows: Row[] = [];
+const record: Record<string, unknown> = {};
+const f0 = (n: number) => Math.round(n).toLocaleString('en-US');
+const f1 = (n: number) => n.toFixed(1);
+const pct = (a: number, b: number) => `${Math.round((100 * a) / b)}%`;
+
+function add(key: string, row: Row, data: unknown): void {
+  rows.push(row);
+  record[key] = data;
+  process.stdout.write(`  ${row.figure}: ${row.value}${row.anchor ? `  [${row.anchor}]` : ''}\n`);
 }
 
 async function main(): Promise<void> {
-  const logger = pino({ level: 'silent' });
   const db = await scratchDatabase();
-  const pool = new pg.Pool({ connectionString: db.url, max: 20 });
-  await runMigrations(pool);
-  const boss = await createBoss({ connectionString: db.url, logger });
-  const { stores, unitOfWork } = createPgStores(pool, boss);
-  const calledAt = new Map<string, number>();
-  const blobStore = new MemoryBlobStore();
-  const gengate = createGengate({
-    adapters: [probeAdapter(calledAt)],
-    stores,
-    unitOfWork,
-    blobStore,
-    resultUrls: { urlFor: (k) => `http://bench/${k}` },
-    paymentProcessor: new ManualPaymentProcessor(),
-  });
-  const limiter = createPgKeyRateLimiter(pool);
-  const { api_key: secret } = await gengate.admin.createUser({ email: 'bench@example.com', credits: 1_000_000 });
-  const auth = await gengate.authenticate.execute(secret, '127.0.0.1');
-  await stores.keys.update(auth.apiKeyId, auth.userId, { limits: { perMinute: 1e9, perHour: 1e9, perDay: 1e9 } });
-  const limits = { perMinute: 1e9, perHour: 1e9, perDay: 1e9 };
+  const commit = execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
+  process.stdout.write(`gengate bench ${commit} on ${cpus().length} cores, ${process.env['DATABASE_URL'] ? 'DATABASE_URL' : 'embedded PostgreSQL'}${quick ? ' (quick)' : ''}\n`);
+  try {
+    process.stdout.write('anchors\n');
+    const ceiling = await measureDbCeiling(db.url, 10, SECONDS);
+    add('db_ceiling', { figure: 'database ceiling, 10 clients', value: `${f0(ceiling.threeInsertTps)} tx/s (3 inserts); submission statements ${f0(ceiling.submissionShapedOneUserTps)} tx/s one account row, ${f0(ceiling.submissionShapedManyUsersTps)} tx/s own rows`, anchor: '' }, ceiling);
+    const express = await measureExpressRoute(10, SECONDS);
+    add('express_route', { figure: 'bare Express 5 JSON POST, 10 connections', value: `${f0(express.rps)} req/s, p99 ${f1(express.p99Ms)} ms, ${f0(express.cpuMicrosPerRequest)} µs CPU/request`, anchor: '' }, express);
 
-  const authOnly: number[] = [];
-  const authAndLimit: number[] = [];
-  for (let i = 0; i < 2_000; i++) {
-    const t0 = performance.now();
-    const a = await gengate.authenticate.execute(secret, '127.0.0.1');
-    const t1 = performance.now();
-    await limiter.consume(a.apiKeyId, limits);
-    const t2 = performance.now();
-    if (i >= 100) {
-      authOnly.push(t1 - t0);
-      authAndLimit.push(t2 - t0);
+    // Submission with the worker off: what the API process and the database do per accepted task.
+    let host = await startHost(hostEnv(db.url, false));
+    record['host_mode'] = host.mode;
+    const keys = await createKeys(db.url, 50);
+    await sleep(500);
+    const idleRss = rssMb(host.pid);
+    add('rss_idle', { figure: 'resident memory at idle', value: `${f1(idleRss)} MB`, anchor: '', target: '' }, idleRss);
+    process.stdout.write(`submission (worker off, host ${host.mode})\n`);
+    const sub: Record<string, unknown> = {};
+    for (const [users, connections] of [[1, 1], [1, 10], [1, 50], [50, 10], [50, 50]] as const) {
+      const r = await submission(host, keys, connections, users, SECONDS);
+      sub[`${users}u_${connections}c`] = r;
+      add(`submit_${users}u_${connections}c`, {
+        figure: `POST /run, ${users} user${users > 1 ? 's' : ''}, ${connections} connection${connections > 1 ? 's' : ''}`,
+        value: `${f0(r.rps)} req/s, p50 ${f1(r.p50Ms)} ms, p99 ${f1(r.p99Ms)} ms, ${f0(r.cpuMicrosPerRequest)} µs CPU/req${r.non2xx ? `, ${r.non2xx} non-2xx` : ''}`,
+        anchor: `${pct(r.rps, users === 1 ? ceiling.threeInsertTps : ceiling.threeInsertTps)} of the 3-insert ceiling`,
+        ...(users === 1 && connections === 10 ? { target: '>= 40% of the ceiling, faster than 1 connection; <= 400 µs CPU' } : {}),
+      }, r);
     }
+    const rssAfterSubmit = rssMb(host.pid);
+    add('rss_after_submission', { figure: 'resident memory after submission loads', value: `${f1(rssAfterSubmit)} MB`, anchor: '', target: '<= 200 MB' }, rssAfterSubmit);
+
+    process.stdout.write('polling\n');
+    const taskId = await submitOne(host, keys[0] ?? '');
+    const pollHeaders = [{ authorization: `Bearer ${keys[0]}` }];
+    const poll = await measure(host, { url: `${host.url}/api/v1/run/tasks/${taskId}`, connections: 10, durationSeconds: SECONDS, headerSets: pollHeaders });
+    add('poll_max', { figure: 'GET /run/tasks/{id}, 10 connections', value: `${f0(poll.rps)} req/s, p50 ${f1(poll.p50Ms)} ms, p99 ${f1(poll.p99Ms)} ms, ${f0(poll.cpuMicrosPerRequest)} µs CPU/req`, anchor: `Express route ${f0(express.rps)} req/s at ${f0(express.cpuMicrosPerRequest)} µs`, target: '<= 150 µs CPU' }, poll);
+    const poll1k = await measure(host, { url: `${host.url}/api/v1/run/tasks/${taskId}`, connections: 10, durationSeconds: SECONDS, overallRate: 1000, headerSets: pollHeaders });
+    add('poll_1000rps', { figure: 'GET /run/tasks/{id} at 1,000 req/s', value: `p50 ${f1(poll1k.p50Ms)} ms, p99 ${f1(poll1k.p99Ms)} ms (${f0(poll1k.rps)} req/s)`, anchor: '', target: 'p99 <= 5 ms' }, poll1k);
+    const balance = await measure(host, { url: `${host.url}/api/v1/billing/balance`, connections: 10, durationSeconds: SECONDS, headerSets: pollHeaders });
+    add('balance', { figure: 'GET /billing/balance, 10 connections', value: `${f0(balance.rps)} req/s, p99 ${f1(balance.p99Ms)} ms, ${f0(balance.cpuMicrosPerRequest)} µs CPU/req`, anchor: '' }, balance);
+    await host.stop();
+    await discardBacklog(db.url);
+
+    // The whole pipeline in one process: submission, the worker, settlement, callbacks.
+    host = await startHost(hostEnv(db.url, true));
+    await sleep(500);
+    process.stdout.write(`pipeline (worker on, host ${host.mode})\n`);
+    const pipe = await pipeline(host, db.url, keys[1] ?? '', quick ? 500 : 3_000, 10);
+    add('pipeline', { figure: 'submit + execute to success, 10 connections', value: `${f0(pipe.tasksPerSecond)} tasks/s, ${f0(pipe.cpuMicrosPerTask)} µs CPU/task`, anchor: `${pct(pipe.tasksPerSecond, ceiling.threeInsertTps)} of the 3-insert ceiling` }, pipe);
+    const rssAfterPipeline = rssMb(host.pid);
+    add('rss_after_pipeline', { figure: 'resident memory after the pipeline load', value: `${f1(rssAfterPipeline)} MB`, anchor: '', target: '<= 200 MB' }, rssAfterPipeline);
+    const dispatch = await dispatchLatency(host, db.url, keys[2] ?? '', { idleCount: quick ? 50 : 200, loadedRate: 200, loadedSeconds: quick ? 3 : 10 });
+    add('dispatch_idle', { figure: 'submit -> adapter called, idle', value: `p50 ${f1(percentile(dispatch.idle, 50))} ms, p99 ${f1(percentile(dispatch.idle, 99))} ms (n=${dispatch.idle.length})`, anchor: '' }, dispatch.idle);
+    add('dispatch_200rps', { figure: 'submit -> adapter called, under 200 submissions/s', value: `p50 ${f1(percentile(dispatch.loaded, 50))} ms, p99 ${f1(percentile(dispatch.loaded, 99))} ms (n=${dispatch.loaded.length})`, anchor: '', target: 'p50 <= 10 ms, p99 <= 50 ms' }, dispatch.loaded);
+    const e2e = await chatEndToEnd(host, keys[3] ?? '', quick ? 50 : 200);
+    add('chat_e2e', { figure: 'chat submit -> callback received, zero-latency upstream', value: `p50 ${f1(percentile(e2e, 50))} ms, p99 ${f1(percentile(e2e, 99))} ms (n=${e2e.length})`, anchor: '', target: 'p50 <= 15 ms' }, e2e);
+    const rssEnd = rssMb(host.pid);
+    add('rss_end', { figure: 'resident memory after every load', value: `${f1(rssEnd)} MB`, anchor: '', target: '<= 200 MB' }, rssEnd);
+    await host.stop();
+  } finally {
+    await db.close();
   }
-  console.log(`authentication (hash + key lookup):            ${percentiles(authOnly)}`);
-  console.log(`authentication + 3 limit windows (PostgreSQL):  ${percentiles(authAndLimit)}`);
 
-  const app = express();
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.use('/api/v1', createGengateRouter({ gengate, blobStore, logger, rateLimiter: limiter }));
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const timed = async (path: string, headers: Record<string, string>) => {
-    const out: number[] = [];
-    for (let i = 0; i < 1_100; i++) {
-      const t0 = performance.now();
-      const res = await fetch(base + path, { headers });
-      await res.arrayBuffer();
-      if (i >= 100) out.push(performance.now() - t0);
-    }
-    return out;
-  };
-  const health = await timed('/healthz', {});
-  const balance = await timed('/api/v1/billing/balance', { Authorization: `Bearer ${secret}` });
-  console.log(`HTTP GET /healthz (no auth):                    ${percentiles(health)}`);
-  console.log(`HTTP GET /api/v1/billing/balance (auth+limits): ${percentiles(balance)}`);
-
-  const worker = await startGenerationWorker(boss, gengate, { logger, concurrency: 4 });
-  const latencies: number[] = [];
-  for (let i = 0; i < 520; i++) {
-    const t0 = performance.now();
-    const { task_id: taskId } = await gengate.submitRun.execute(auth, 'probe.chat', { prompt: 'ping' });
-    while (!calledAt.has(taskId)) await new Promise((r) => setImmediate(r));
-    if (i >= 20) latencies.push((calledAt.get(taskId) ?? t0) - t0);
-  }
-  console.log(`submit -> adapter called (idle host):           ${percentiles(latencies)}`);
-
-  server.close();
-  await worker.stop();
-  await boss.stop({ graceful: false });
-  await pool.end();
-  await db.close();
+  process.stdout.write('\n| figure | measured | anchor (same run) | target |\n|---|---|---|---|\n');
+  for (const r of rows) process.stdout.write(`| ${r.figure} | ${r.value} | ${r.anchor} | ${r.target ?? ''} |\n`);
+  const dir = join(import.meta.dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${new Date().toISOString().slice(0, 10)}-${commit}${quick ? '-quick' : ''}.json`);
+  writeFileSync(file, `${JSON.stringify({ commit, date: new Date().toISOString(), cores: cpus().length, database: process.env['DATABASE_URL'] ? 'external' : 'embedded', quick, ...record }, null, 2)}\n`);
+  process.stdout.write(`\nwritten ${file}\n`);
 }
 
-await main();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The submission loads left thousands of queued tasks: end them, so the worker phases measure their own tasks only. */
+async function discardBacklog(url: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  await c.query(`delete from pgboss.job where name like 'gengate-%' and state < 'active'`);
+  await c.query(`update holds set state = 'released' where state = 'held'`);
+  await c.query(`update accounts set held_micro = 0`);
+  await c.query(`update tasks set status = 'fail', error_message = 'discarded by the bench', finished_at = now() where status in ('waiting', 'generating')`);
+  await c.end();
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

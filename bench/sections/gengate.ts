@@ -1,0 +1,149 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createSandboxAdapter } from '@gengate/adapters';
+import { createGengate, MemoryBlobStore } from '@gengate/core';
+import { createPgStores, ManualPaymentProcessor } from '@gengate/host';
+import pg from 'pg';
+import { startHost, type HostProcess } from '../support/host-process.js';
+import { load, type LoadResult } from '../support/load.js';
+import { cpuMicros, percentile, rssMb } from '../support/process-stats.js';
+
+export interface Measured extends LoadResult {
+  readonly cpuMicrosPerRequest: number;
+}
+
+/** The bench's environment for the host: zero-latency sandbox, keys without limits, no per-user queueing in the way. */
+export function hostEnv(databaseUrl: string, worker: boolean): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    RUN_WORKER: String(worker),
+    SANDBOX_LATENCY_MS: '0',
+    TASKS_RUNNING_PER_USER_CHAT: '10000',
+    TASKS_QUEUED_PER_USER: '1000000',
+    CALLBACK_ALLOW_PRIVATE: 'true',
+    CALLBACK_RETRY_DELAY_SECONDS: '1',
+    WORKER_CONCURRENCY: '8',
+  };
+}
+
+/** Users with one key each (no limits), created through the core's admin use case on the same database. */
+export async function createKeys(databaseUrl: string, count: number): Promise<string[]> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  const { stores, unitOfWork } = createPgStores(pool, null);
+  const gengate = createGengate({
+    adapters: [createSandboxAdapter()],
+    stores,
+    unitOfWork,
+    blobStore: new MemoryBlobStore(),
+    resultUrls: { urlFor: (k) => k },
+    paymentProcessor: new ManualPaymentProcessor(),
+  });
+  const keys: string[] = [];
+  for (let i = 0; i < count; i++) {
+    keys.push((await gengate.admin.createUser({ email: `bench-${Date.now()}-${i}-${Math.random().toString(36).slice(2)}@example.com`, credits: 100_000_000 })).api_key);
+  }
+  await pool.end();
+  return keys;
+}
+
+const auth = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
+const CHAT_BODY = JSON.stringify({ prompt: 'bench', llm_params: { max_tokens: 8 } });
+
+/** One load against the host, with the host's own CPU time per request. */
+export async function measure(host: HostProcess, opts: Parameters<typeof load>[0]): Promise<Measured> {
+  const before = cpuMicros(host.pid);
+  const r = await load(opts);
+  return { ...r, cpuMicrosPerRequest: (cpuMicros(host.pid) - before) / Math.max(1, r.requests) };
+}
+
+export async function submission(host: HostProcess, keys: readonly string[], connections: number, users: number, seconds: number): Promise<Measured> {
+  return measure(host, {
+    url: `${host.url}/api/v1/run/sandbox.echo-chat`,
+    method: 'POST',
+    body: CHAT_BODY,
+    connections,
+    durationSeconds: seconds,
+    headerSets: keys.slice(0, users).map(auth),
+  });
+}
+
+async function count(pool: pg.Pool, sql: string, values: unknown[] = []): Promise<number> {
+  return (await pool.query<{ n: number }>(sql, values)).rows[0]?.n ?? 0;
+}
+
+/** Full pipeline: submissions with the worker on, until every task is `success`. */
+export async function pipeline(host: HostProcess, databaseUrl: string, key: string, tasks: number, connections: number): Promise<{ tasksPerSecond: number; cpuMicrosPerTask: number; seconds: number }> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  const before = await count(pool, `select count(*)::int as n from tasks where status = 'success'`);
+  const cpu0 = cpuMicros(host.pid);
+  const started = performance.now();
+  await load({ url: `${host.url}/api/v1/run/sandbox.echo-chat`, method: 'POST', body: CHAT_BODY, connections, amount: tasks, headerSets: [auth(key)] });
+  while ((await count(pool, `select count(*)::int as n from tasks where status = 'success'`)) < before + tasks) await sleep(20);
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = cpuMicros(host.pid) - cpu0;
+  await pool.end();
+  return { tasksPerSecond: tasks / seconds, cpuMicrosPerTask: cpu / tasks, seconds };
+}
+
+export async function submitOne(host: HostProcess, key: string, body: string = CHAT_BODY): Promise<string> {
+  const res = await fetch(`${host.url}/api/v1/run/sandbox.echo-chat`, { method: 'POST', headers: auth(key), body });
+  const json = (await res.json()) as { task_id?: string };
+  if (!json.task_id) throw new Error(`submission refused: ${JSON.stringify(json)}`);
+  return json.task_id;
+}
+
+/** Submit -> adapter called (the task's started_at minus its created_at, both on this machine's clock). */
+export async function dispatchLatency(host: HostProcess, databaseUrl: string, key: string, opts: { idleCount: number; loadedRate: number; loadedSeconds: number }): Promise<{ idle: number[]; loaded: number[] }> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  const idleIds: string[] = [];
+  for (let i = 0; i < opts.idleCount; i++) {
+    idleIds.push(await submitOne(host, key));
+    await sleep(20);
+  }
+  const since = new Date();
+  await load({ url: `${host.url}/api/v1/run/sandbox.echo-chat`, method: 'POST', body: CHAT_BODY, connections: 20, overallRate: opts.loadedRate, durationSeconds: opts.loadedSeconds, headerSets: [auth(key)] });
+  const wait = async (where: string, values: unknown[]) => {
+    for (;;) {
+      if ((await count(pool, `select count(*)::int as n from tasks where ${where} and started_at is null`, values)) === 0) return;
+      await sleep(50);
+    }
+  };
+  await wait('id = any($1::uuid[])', [idleIds]);
+  await wait('created_at >= $1', [since]);
+  const ms = async (where: string, values: unknown[]) =>
+    (await pool.query<{ ms: number }>(`select extract(epoch from (started_at - created_at)) * 1000 as ms from tasks where ${where}`, values)).rows.map((r) => Number(r.ms));
+  const idle = await ms('id = any($1::uuid[])', [idleIds]);
+  const loaded = await ms('created_at >= $1', [since]);
+  await pool.end();
+  return { idle, loaded };
+}
+
+/** Submit -> callback received for a zero-latency chat: everything the gateway adds around the upstream. */
+export async function chatEndToEnd(host: HostProcess, key: string, count: number): Promise<number[]> {
+  const arrived = new Map<string, number>();
+  const waiters = new Map<string, () => void>();
+  const receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const id = (JSON.parse(body) as { task_id: string }).task_id;
+      arrived.set(id, performance.now());
+      waiters.get(id)?.();
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const callback = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const overheads: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t0 = performance.now();
+    const id = await submitOne(host, key, JSON.stringify({ prompt: 'e2e', llm_params: { max_tokens: 8 }, callback_url: callback }));
+    if (!arrived.has(id)) await new Promise<void>((r) => waiters.set(id, r));
+    overheads.push((arrived.get(id) ?? NaN) - t0);
+  }
+  receiver.close();
+  return overheads;
+}
+
+export { percentile, rssMb, startHost };
