@@ -7,3 +7,8 @@ export * from './fakes/memory-gengate.js';
 export * from './fakes/fake-upstream.js';
 export * from './conformance/adapter/adapter-requests.js';
 export * from './conformance/adapter/adapter-call.js';
+export * from './fakes/png.js';
+export * from './fakes/fake-text.js';
+export * from './fakes/openai/fake-openai.js';
+export * from './conformance/adapter/parameter-table.js';
+export * from './conformance/adapter/worker-retry.js';
