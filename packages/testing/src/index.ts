@@ -12,3 +12,4 @@ export * from './fakes/fake-text.js';
 export * from './fakes/openai/fake-openai.js';
 export * from './conformance/adapter/parameter-table.js';
 export * from './conformance/adapter/worker-retry.js';
+export * from './fakes/anthropic/fake-anthropic.js';

@@ -1,3 +1,4 @@
+import './quiet-sdk-warnings.js';
 import { generateText, type LanguageModel } from 'ai';
 import { upstreamRequestId, UpstreamError, type GenerationResult, type TaskWarning } from '@gengate/core';
 import type { ChatSettings } from './call-settings.js';

@@ -1,3 +1,4 @@
+import './quiet-sdk-warnings.js';
 import { generateImage, NoImageGeneratedError, type ImageModel } from 'ai';
 import { upstreamRequestId, UpstreamError, type GenerationResult, type TaskWarning } from '@gengate/core';
 import type { ImageSettings } from './call-settings.js';
