@@ -13,3 +13,4 @@ export * from './fakes/openai/fake-openai.js';
 export * from './conformance/adapter/parameter-table.js';
 export * from './conformance/adapter/worker-retry.js';
 export * from './fakes/anthropic/fake-anthropic.js';
+export * from './fakes/google/fake-google.js';
