@@ -32,6 +32,7 @@ export async function runChat(model: LanguageModel, s: ChatSettings, ctx: ChatRu
       ...(s.presencePenalty !== undefined ? { presencePenalty: s.presencePenalty } : {}),
       ...(s.stopSequences !== undefined ? { stopSequences: s.stopSequences } : {}),
       ...(s.providerOptions !== undefined ? { providerOptions: s.providerOptions } : {}),
+      ...(ctx.reportedCost ? { include: { responseBody: true } } : {}),
       maxRetries: 0,
       abortSignal: ctx.abortSignal,
     });
