@@ -38,6 +38,10 @@ export interface StartServerOptions {
   readonly logger: Logger;
   /** Adapters to serve; default: the offline sandbox. */
   readonly adapters?: readonly ProviderAdapter[];
+  /** Real providers served after the default sandbox (see providers.ts); ignored when `adapters` is given. */
+  readonly extraAdapters?: readonly ProviderAdapter[];
+  /** Secret values (provider keys) kept out of task messages and logs. */
+  readonly secrets?: readonly string[];
 }
 
 function defaultAdapters(config: GengateConfig): ProviderAdapter[] {
@@ -82,7 +86,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   const resultUrls = createResultUrlResolver(() => baseUrl);
   const payments = paymentsFor(config, () => baseUrl);
   const gengate = createGengate({
-    adapters: options.adapters ?? defaultAdapters(config),
+    adapters: options.adapters ?? [...defaultAdapters(config), ...(options.extraAdapters ?? [])],
     stores,
     unitOfWork,
     blobStore,
@@ -95,6 +99,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
         image: config.deadlineSeconds.image * 1000,
         video: config.deadlineSeconds.video * 1000,
       },
+      secrets: options.secrets ?? [],
     },
     markup: config.markup,
     scheduling: config.scheduling,
