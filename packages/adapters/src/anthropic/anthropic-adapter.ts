@@ -1,3 +1,4 @@
+import '../ai-sdk/empty-env-guard.js';
 import { createAnthropic, type AnthropicProvider } from '@ai-sdk/anthropic';
 import type { AdapterCall, GenerationResult, NormalizedChatRequest } from '@gengate/core';
 import { keyAvailability, NO_KEY, type ProviderConnection } from '../ai-sdk/credentials.js';
@@ -5,7 +6,7 @@ import { runChat } from '../ai-sdk/run-chat.js';
 import { SdkAdapter } from '../ai-sdk/sdk-adapter.js';
 import { refineAnthropicError } from './anthropic-errors.js';
 import { anthropicChatSettings } from './anthropic-mapping.js';
-import { ANTHROPIC_KEY_SETTING, ANTHROPIC_MODELS, ANTHROPIC_PROVIDER_ID } from './anthropic-models.js';
+import { ANTHROPIC_DEFAULT_BASE_URL, ANTHROPIC_KEY_SETTING, ANTHROPIC_MODELS, ANTHROPIC_PROVIDER_ID } from './anthropic-models.js';
 
 /** Anthropic through @ai-sdk/anthropic: chat on the Messages API (POST /v1/messages). */
 export class AnthropicAdapter extends SdkAdapter {
@@ -17,7 +18,7 @@ export class AnthropicAdapter extends SdkAdapter {
     this.secrets = connection.apiKey ? [connection.apiKey] : [];
     this.sdk = createAnthropic({
       apiKey: connection.apiKey || NO_KEY,
-      ...(connection.baseURL ? { baseURL: connection.baseURL } : {}),
+      baseURL: connection.baseURL || ANTHROPIC_DEFAULT_BASE_URL,
       ...(connection.fetch ? { fetch: connection.fetch } : {}),
     });
   }

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { asProviderParams, type SdkModelEntry } from '../ai-sdk/sdk-adapter.js';
 
 export const ANTHROPIC_PROVIDER_ID = 'anthropic';
+/** The API root the SDK is given when no base URL is configured (never read from the process environment). */
+export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com/v1';
 export const ANTHROPIC_KEY_SETTING = 'ANTHROPIC_API_KEY';
 
 /*

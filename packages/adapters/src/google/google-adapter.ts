@@ -1,3 +1,4 @@
+import '../ai-sdk/empty-env-guard.js';
 import { createGoogle, type GoogleProvider } from '@ai-sdk/google';
 import type { AdapterCall, GenerationResult, NormalizedChatRequest, NormalizedImageRequest } from '@gengate/core';
 import { keyAvailability, NO_KEY, type ProviderConnection } from '../ai-sdk/credentials.js';
@@ -6,7 +7,7 @@ import { runImage } from '../ai-sdk/run-image.js';
 import { SdkAdapter } from '../ai-sdk/sdk-adapter.js';
 import { googleBlockedReason, googleRetryDelayMs, refineGoogleError } from './google-errors.js';
 import { googleChatSettings, googleImageSettings } from './google-mapping.js';
-import { GOOGLE_KEY_SETTING, GOOGLE_MODELS, GOOGLE_PROVIDER_ID } from './google-models.js';
+import { GOOGLE_DEFAULT_BASE_URL, GOOGLE_KEY_SETTING, GOOGLE_MODELS, GOOGLE_PROVIDER_ID } from './google-models.js';
 
 /** Google's Gemini API through @ai-sdk/google: chat and Gemini image models, both on generateContent. */
 export class GoogleAdapter extends SdkAdapter {
@@ -18,7 +19,7 @@ export class GoogleAdapter extends SdkAdapter {
     this.secrets = connection.apiKey ? [connection.apiKey] : [];
     this.sdk = createGoogle({
       apiKey: connection.apiKey || NO_KEY,
-      ...(connection.baseURL ? { baseURL: connection.baseURL } : {}),
+      baseURL: connection.baseURL || GOOGLE_DEFAULT_BASE_URL,
       ...(connection.fetch ? { fetch: connection.fetch } : {}),
     });
   }

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { asProviderParams, type SdkModelEntry } from '../ai-sdk/sdk-adapter.js';
 
 export const GOOGLE_PROVIDER_ID = 'google';
+/** The API root the SDK is given when no base URL is configured (never read from the process environment). */
+export const GOOGLE_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com/v1beta';
 export const GOOGLE_KEY_SETTING = 'GOOGLE_GENERATIVE_AI_API_KEY';
 
 /*

@@ -1,3 +1,4 @@
+import '../ai-sdk/empty-env-guard.js';
 import { createOpenAICompatible, type OpenAICompatibleProvider } from '@ai-sdk/openai-compatible';
 import type { AdapterAvailability, AdapterCall, GenerationResult, NormalizedChatRequest } from '@gengate/core';
 import { keyAvailability } from '../ai-sdk/credentials.js';

@@ -1,3 +1,4 @@
+import '../ai-sdk/empty-env-guard.js';
 import { createOpenAI, type OpenAIProvider } from '@ai-sdk/openai';
 import type { AdapterCall, GenerationResult, NormalizedChatRequest, NormalizedImageRequest } from '@gengate/core';
 import { keyAvailability, NO_KEY, type ProviderConnection } from '../ai-sdk/credentials.js';
@@ -6,7 +7,7 @@ import { runImage } from '../ai-sdk/run-image.js';
 import { SdkAdapter } from '../ai-sdk/sdk-adapter.js';
 import { refineOpenAIError } from './openai-errors.js';
 import { openAIChatSettings, openAIImageSettings } from './openai-mapping.js';
-import { OPENAI_KEY_SETTING, OPENAI_MODELS, OPENAI_PROVIDER_ID } from './openai-models.js';
+import { OPENAI_DEFAULT_BASE_URL, OPENAI_KEY_SETTING, OPENAI_MODELS, OPENAI_PROVIDER_ID } from './openai-models.js';
 
 /** OpenAI through @ai-sdk/openai: chat on /v1/chat/completions, images on /v1/images/generations. */
 export class OpenAIAdapter extends SdkAdapter {
@@ -18,7 +19,7 @@ export class OpenAIAdapter extends SdkAdapter {
     this.secrets = connection.apiKey ? [connection.apiKey] : [];
     this.sdk = createOpenAI({
       apiKey: connection.apiKey || NO_KEY,
-      ...(connection.baseURL ? { baseURL: connection.baseURL } : {}),
+      baseURL: connection.baseURL || OPENAI_DEFAULT_BASE_URL,
       ...(connection.fetch ? { fetch: connection.fetch } : {}),
     });
   }

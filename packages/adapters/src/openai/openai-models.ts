@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { asProviderParams, type SdkModelEntry } from '../ai-sdk/sdk-adapter.js';
 
 export const OPENAI_PROVIDER_ID = 'openai';
+/** The API root the SDK is given when no base URL is configured (never read from the process environment). */
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 export const OPENAI_KEY_SETTING = 'OPENAI_API_KEY';
 
 /*
