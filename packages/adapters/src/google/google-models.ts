@@ -132,7 +132,7 @@ export const GOOGLE_MODELS: readonly SdkModelEntry[] = [
       isPopular: false,
       capabilities: imageCaps,
       pricing: { kind: 'per_image', perImage: 67_000 },
-      priceSource: { ...PRICES, note: 'Image output $60 per 1M tokens; a 1K image is 1,120 tokens = $0.067. Text input is not included.' },
+      priceSource: { ...PRICES, note: '$0.067 per 1K image (1,120 image output tokens). Text input is not included.' },
       pollIntervalSeconds: 3,
     },
   },
