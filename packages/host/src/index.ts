@@ -18,3 +18,4 @@ export { startAlertMailWorker } from './jobs/alert-mail-worker.js';
 export { CallbackRepository } from './callbacks/callback-repository.js';
 export { startCallbackWorker } from './jobs/callback-worker.js';
 export { isForbiddenAddress } from './callbacks/address-guard.js';
+export { loadProviders, logProviderStatus, providerEnvironment, PROVIDER_SETTINGS, type LoadedProviders, type ProviderStatus } from './server/providers.js';

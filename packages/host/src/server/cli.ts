@@ -6,6 +6,7 @@ import { createPgStores } from '../postgres/pg-unit-of-work.js';
 import { ConfigError, loadConfig, type GengateConfig } from './config.js';
 import { openDatabase } from './database.js';
 import { createLogger } from './logger.js';
+import { loadProviders, logProviderStatus, providerEnvironment } from './providers.js';
 import { startServer } from './start-server.js';
 
 function positiveNumber(value: string): number {
@@ -48,8 +49,10 @@ program
   .description('start the HTTP API and the generation worker (embedded PostgreSQL unless DATABASE_URL is set)')
   .action(async () => {
     const cfg = config();
+    const providers = loadProviders(providerEnvironment(process.env));
     const logger = createLogger({ level: cfg.logLevel });
-    const server = await startServer(cfg, { logger });
+    logProviderStatus(logger, providers.status);
+    const server = await startServer(cfg, { logger, extraAdapters: providers.adapters, secrets: providers.secrets });
     process.stdout.write(`gengate is serving ${server.url}/api/v1 (port ${server.port})\n`);
     const shutdown = (signal: string) => {
       logger.info({ signal }, 'shutting down');

@@ -134,7 +134,8 @@ export interface GengateConfig {
   readonly mailFrom: string;
 }
 
-function fileValues(path: string): Record<string, string> {
+/** The values of a GENGATE_CONFIG_FILE (a JSON object of strings, numbers and booleans), as strings. */
+export function fileValues(path: string): Record<string, string> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));

@@ -39,6 +39,10 @@ export interface StartServerOptions {
   readonly logger: Logger;
   /** Adapters to serve; default: the offline sandbox. */
   readonly adapters?: readonly ProviderAdapter[];
+  /** Real providers served after the default sandbox (see providers.ts); ignored when `adapters` is given. */
+  readonly extraAdapters?: readonly ProviderAdapter[];
+  /** Secret values (provider keys) kept out of task messages and logs. */
+  readonly secrets?: readonly string[];
 }
 
 function defaultAdapters(config: GengateConfig): ProviderAdapter[] {
@@ -82,7 +86,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   const blobStore = new LocalBlobStore(join(config.dataDir, 'files'));
   const resultUrls = createResultUrlResolver(() => baseUrl);
   const payments = paymentsFor(config, () => baseUrl);
-  const adapters = options.adapters ?? defaultAdapters(config);
+  const adapters = options.adapters ?? [...defaultAdapters(config), ...(options.extraAdapters ?? [])];
   const trustedOrigins = new Set(adapters.flatMap((a) => a.trustedOrigins ?? []));
   const guardedFetch = createGuardedFetch({ allowPrivate: config.fetching.allowPrivate, trustedOrigins: () => trustedOrigins });
   const gengate = createGengate({
@@ -104,6 +108,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
       maxResultBytes: config.fetching.maxResultBytes,
       // Upstreams that can call us back when a job ends are given this URL (polling stays the fallback).
       webhookUrl: (provider, taskId) => (config.publicUrl ? `${config.publicUrl}/api/v1/providers/${encodeURIComponent(provider)}/webhook?task=${taskId}` : null),
+      secrets: options.secrets ?? [],
     },
     allowPrivateInputs: config.fetching.allowPrivate,
     markup: config.markup,

@@ -31,6 +31,7 @@ export function describeAdapterUpstreamChecks(o: UpstreamCheckOptions): void {
   const run = async (adapter: ProviderAdapter, model: ModelDescriptor, request: RunRequest, signal = AbortSignal.timeout(o.timeoutMs)) =>
     runToCompletion(adapter, kitCall(model, request, signal), { timeoutMs: o.timeoutMs, maxPollDelayMs: o.maxPollDelayMs });
 
+  /** Runs one call whose upstream answers with `fault`; the adapter must not retry by itself (one submission). */
   async function failureOf(fault: FakeFault): Promise<UpstreamError> {
     const adapter = await o.adapter();
     const model = adapter.models.find((m) => !o.failing.has(m.id));
@@ -43,8 +44,10 @@ export function describeAdapterUpstreamChecks(o: UpstreamCheckOptions): void {
     } catch (e) {
       caught = e;
     }
+    const submissions = o.upstream.calls.filter((c) => c.body !== null).length;
     o.upstream.reset();
     expect(isUpstreamError(caught), `expected an UpstreamError, got ${String(caught)}`).toBe(true);
+    expect(submissions, 'the adapter retried by itself: retries belong to the worker (pass maxRetries: 0 to the AI SDK)').toBeLessThanOrEqual(1);
     const e = caught as UpstreamError;
     if (o.credential) expect(e.message).not.toContain(o.credential);
     return e;

@@ -1,0 +1,10 @@
+import type { ProviderAdapter } from '@gengate/core';
+import { createAnthropicAdapter } from '../anthropic/anthropic-adapter.js';
+import { createGoogleAdapter } from '../google/google-adapter.js';
+import { createOpenAIAdapter } from '../openai/openai-adapter.js';
+import { createSandboxAdapter } from '../sandbox/sandbox-adapter.js';
+
+/** Every built-in provider as the catalog lists it (no credentials needed to read models and prices). */
+export function builtInCatalogAdapters(): ProviderAdapter[] {
+  return [createSandboxAdapter(), createOpenAIAdapter(), createAnthropicAdapter(), createGoogleAdapter()];
+}

@@ -1,0 +1,50 @@
+import '../ai-sdk/empty-env-guard.js';
+import { createOpenAI, type OpenAIProvider } from '@ai-sdk/openai';
+import type { AdapterCall, GenerationResult, NormalizedChatRequest, NormalizedImageRequest } from '@gengate/core';
+import { keyAvailability, NO_KEY, type ProviderConnection } from '../ai-sdk/credentials.js';
+import { runChat } from '../ai-sdk/run-chat.js';
+import { runImage } from '../ai-sdk/run-image.js';
+import { SdkAdapter } from '../ai-sdk/sdk-adapter.js';
+import { refineOpenAIError } from './openai-errors.js';
+import { openAIChatSettings, openAIImageSettings } from './openai-mapping.js';
+import { OPENAI_DEFAULT_BASE_URL, OPENAI_KEY_SETTING, OPENAI_MODELS, OPENAI_PROVIDER_ID } from './openai-models.js';
+
+/** OpenAI through @ai-sdk/openai: chat on /v1/chat/completions, images on /v1/images/generations. */
+export class OpenAIAdapter extends SdkAdapter {
+  private readonly sdk: OpenAIProvider;
+  private readonly secrets: readonly string[];
+
+  constructor(connection: ProviderConnection = {}) {
+    super(OPENAI_PROVIDER_ID, OPENAI_MODELS, keyAvailability(OPENAI_PROVIDER_ID, connection.apiKey, connection.keySetting ?? OPENAI_KEY_SETTING));
+    this.secrets = connection.apiKey ? [connection.apiKey] : [];
+    this.sdk = createOpenAI({
+      apiKey: connection.apiKey || NO_KEY,
+      baseURL: connection.baseURL || OPENAI_DEFAULT_BASE_URL,
+      ...(connection.fetch ? { fetch: connection.fetch } : {}),
+    });
+  }
+
+  protected chat(call: AdapterCall, req: NormalizedChatRequest): Promise<GenerationResult> {
+    const { settings, warnings } = openAIChatSettings(req);
+    return runChat(this.sdk.chat(this.upstreamModel(call.model.id)), settings, {
+      abortSignal: call.abortSignal,
+      warnings,
+      secrets: this.secrets,
+      refine: refineOpenAIError,
+    });
+  }
+
+  protected override image(call: AdapterCall, req: NormalizedImageRequest): Promise<GenerationResult> {
+    const { settings, warnings } = openAIImageSettings(req);
+    return runImage(this.sdk.image(this.upstreamModel(call.model.id)), settings, {
+      abortSignal: call.abortSignal,
+      warnings,
+      secrets: this.secrets,
+      refine: refineOpenAIError,
+    });
+  }
+}
+
+export function createOpenAIAdapter(connection: ProviderConnection = {}): OpenAIAdapter {
+  return new OpenAIAdapter(connection);
+}

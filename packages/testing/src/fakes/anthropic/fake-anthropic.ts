@@ -1,0 +1,109 @@
+/*
+ * A fake of Anthropic's Messages API, following its documented shapes:
+ * - Messages: https://docs.anthropic.com/en/api/messages (POST /v1/messages with `x-api-key` and
+ *   `anthropic-version`; request `model`, `max_tokens`, `messages`, `system`, `temperature`, `top_p`,
+ *   `thinking`, `output_config.effort`; response `type: "message"` with `content[]`, `stop_reason`
+ *   (`end_turn`, `max_tokens`, `refusal`) and `usage.input_tokens` / `usage.output_tokens`).
+ * - Errors: https://docs.anthropic.com/en/api/errors (body `{ type: "error", error: { type, message },
+ *   request_id }`; 400 invalid_request_error, 401 authentication_error, 403 permission_error,
+ *   404 not_found_error, 413 request_too_large, 429 rate_limit_error with `retry-after`, 500 api_error,
+ *   529 overloaded_error; the `request-id` header on every answer).
+ * - Sampling limits of current models (https://platform.claude.com/docs/en/about-claude/models/overview):
+ *   Claude 5.x models answer 400 to non-default temperature/top_p/top_k; Claude Haiku 4.5 refuses
+ *   temperature and top_p together.
+ */
+import { FakeUpstream, type FakeFault, type FakeReply, type FakeRoute, type RecordedCall } from '../fake-upstream.js';
+import { countTokens, echoReply, FAKE_REFUSE_MARKER, fakeId, isRecord } from '../fake-text.js';
+
+let sequence = 0;
+const requestId = () => `req_fake${(++sequence).toString(16).padStart(10, '0')}`;
+
+export function anthropicError(status: number, type: string, message: string, headers: Record<string, string> = {}): FakeReply {
+  const id = requestId();
+  return { status, headers: { 'request-id': id, ...headers }, body: { type: 'error', error: { type, message }, request_id: id } };
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((p) => (isRecord(p) && p['type'] === 'text' && typeof p['text'] === 'string' ? p['text'] : '')).join('');
+  return '';
+}
+
+const NO_SAMPLING = /^claude-(sonnet|haiku|opus|fable)-5/;
+const EXCLUSIVE_SAMPLING = /^claude-(sonnet|haiku|opus)-4-5/;
+
+function messages(call: RecordedCall): FakeReply {
+  if (!call.credential) return anthropicError(401, 'authentication_error', 'x-api-key header is required');
+  if (!call.headers['anthropic-version']) return anthropicError(400, 'invalid_request_error', 'anthropic-version: header is required');
+  const b = call.body;
+  if (!isRecord(b) || typeof b['model'] !== 'string' || !Array.isArray(b['messages'])) {
+    return anthropicError(400, 'invalid_request_error', 'messages: Field required');
+  }
+  if (typeof b['max_tokens'] !== 'number') return anthropicError(400, 'invalid_request_error', 'max_tokens: Field required');
+  const model = b['model'];
+  if (NO_SAMPLING.test(model)) {
+    for (const k of ['temperature', 'top_p', 'top_k']) {
+      if (b[k] !== undefined) return anthropicError(400, 'invalid_request_error', `${k} is not supported for this model.`);
+    }
+  }
+  if (EXCLUSIVE_SAMPLING.test(model) && b['temperature'] !== undefined && b['top_p'] !== undefined) {
+    return anthropicError(400, 'invalid_request_error', 'temperature and top_p cannot both be specified for this model. Please use only one.');
+  }
+  const thinking = isRecord(b['thinking']) ? b['thinking'] : null;
+  if (thinking?.['type'] === 'enabled' && !(typeof thinking['budget_tokens'] === 'number' && thinking['budget_tokens'] >= 1024 && thinking['budget_tokens'] < b['max_tokens'])) {
+    return anthropicError(400, 'invalid_request_error', 'thinking.budget_tokens: must be at least 1024 and less than max_tokens');
+  }
+  const user = b['messages'].filter(isRecord).map((m) => textOf(m['content'])).join('\n');
+  const system = typeof b['system'] === 'string' ? b['system'] : Array.isArray(b['system']) ? textOf(b['system']) : '';
+  const inputTokens = countTokens(user) + countTokens(system);
+  const id = requestId();
+  const base = { id: fakeId('msg_'), type: 'message', role: 'assistant', model, stop_sequence: null };
+  if (user.includes(FAKE_REFUSE_MARKER)) {
+    return {
+      headers: { 'request-id': id },
+      body: { ...base, content: [], stop_reason: 'refusal', usage: { input_tokens: inputTokens, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } },
+    };
+  }
+  const reply = echoReply(user, b['max_tokens']);
+  return {
+    headers: { 'request-id': id },
+    body: {
+      ...base,
+      content: [{ type: 'text', text: reply.text }],
+      stop_reason: reply.truncated ? 'max_tokens' : 'end_turn',
+      usage: { input_tokens: inputTokens, output_tokens: reply.tokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    },
+  };
+}
+
+export function anthropicRoutes(): FakeRoute[] {
+  return [{ method: 'POST', path: '/v1/messages', handler: (call) => messages(call) }];
+}
+
+/** Starts a fake Anthropic API; point the adapter's baseURL at `${fake.url}/v1`. */
+export function startFakeAnthropic(): Promise<FakeUpstream> {
+  return FakeUpstream.start(anthropicRoutes());
+}
+
+const fault = (status: number, type: string, message: string, headers: Record<string, string> = {}): FakeFault => {
+  const r = anthropicError(status, type, message, headers);
+  return { kind: 'status', status, headers: r.headers ?? {}, body: r.body };
+};
+
+/** Anthropic's documented failures, as faults to inject with `fake.failNext(...)`. */
+export const anthropicFaults = {
+  rateLimited: (retryAfterSeconds: number): FakeFault =>
+    fault(429, 'rate_limit_error', 'This request would exceed the rate limit for your organization of 50 requests per minute.', {
+      'retry-after': String(retryAfterSeconds),
+      'anthropic-ratelimit-requests-remaining': '0',
+    }),
+  overloaded: (): FakeFault => fault(529, 'overloaded_error', 'Overloaded'),
+  apiError: (): FakeFault => fault(500, 'api_error', 'Internal server error'),
+  invalidKey: (): FakeFault => fault(401, 'authentication_error', 'invalid x-api-key'),
+  permission: (): FakeFault => fault(403, 'permission_error', 'Your API key does not have permission to use the specified resource.'),
+  creditBalanceTooLow: (): FakeFault =>
+    fault(400, 'invalid_request_error', 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.'),
+  invalidRequest: (message: string): FakeFault => fault(400, 'invalid_request_error', message),
+  notFound: (model: string): FakeFault => fault(404, 'not_found_error', `model: ${model}`),
+  tooLarge: (): FakeFault => fault(413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.'),
+};
