@@ -1,1 +1,2 @@
 export * from './sandbox/index.js';
+export * from './fal/index.js';

@@ -7,3 +7,6 @@ export * from './fakes/memory-gengate.js';
 export * from './fakes/fake-upstream.js';
 export * from './conformance/adapter/adapter-requests.js';
 export * from './conformance/adapter/adapter-call.js';
+export * from './fakes/video/fake-media.js';
+export * from './fakes/video/fake-jobs.js';
+export * from './fakes/fal/fake-fal.js';
