@@ -1,2 +1,3 @@
 export * from './sandbox/index.js';
 export * from './fal/index.js';
+export * from './replicate/index.js';

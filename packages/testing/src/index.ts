@@ -10,3 +10,4 @@ export * from './conformance/adapter/adapter-call.js';
 export * from './fakes/video/fake-media.js';
 export * from './fakes/video/fake-jobs.js';
 export * from './fakes/fal/fake-fal.js';
+export * from './fakes/replicate/fake-replicate.js';

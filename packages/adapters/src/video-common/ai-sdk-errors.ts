@@ -33,8 +33,10 @@ function classifyAiSdkError(err: unknown, classify?: ClassifyFailure): unknown {
   }
   const name = (e as { name?: string } | null)?.name ?? '';
   if (e instanceof TypeError || name === 'TimeoutError') return upstreamErrorFromNetwork(e);
-  return new UpstreamError(`the provider answered in an unexpected way: ${(e as Error | null)?.message ?? String(e)}`.slice(0, 500), {
-    kind: 'bad_output',
+  const message = (e as Error | null)?.message ?? String(e);
+  const refused = /nsfw|content[ _-]?(policy|filter|moderation)|safety|flagged/i.test(message);
+  return new UpstreamError(`the provider answered in an unexpected way: ${message}`.slice(0, 500), {
+    kind: refused ? 'content_policy' : 'bad_output',
     cause: e,
   });
 }
