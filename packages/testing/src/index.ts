@@ -12,3 +12,4 @@ export * from './fakes/video/fake-jobs.js';
 export * from './fakes/fal/fake-fal.js';
 export * from './fakes/replicate/fake-replicate.js';
 export * from './fakes/runway/fake-runway.js';
+export * from './fakes/google-veo/fake-veo.js';
