@@ -5,3 +5,7 @@ export * from './anthropic/index.js';
 export * from './google/index.js';
 export * from './openai-compatible/index.js';
 export * from './docs/index.js';
+export * from './fal/index.js';
+export * from './replicate/index.js';
+export * from './runway/index.js';
+export * from './google-veo/index.js';

@@ -14,6 +14,7 @@ import {
 import type { ProviderAdapter } from '@gengate/core';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { videoProvidersFromEnv } from './video-providers.js';
 import { ConfigError, fileValues } from './config.js';
 
 /*
@@ -141,6 +142,14 @@ export function loadProviders(env: Readonly<Record<string, string | undefined>>,
     const adapter = createOpenAICompatibleAdapter(config, { ...(key ? { apiKey: key } : {}), ...fetchOption });
     adapters.push(adapter);
     status.push(statusOf(adapter, loggable(config.baseURL)));
+  }
+
+  const video = videoProvidersFromEnv(env);
+  problems.push(...video.problems);
+  secrets.push(...video.secrets);
+  for (const adapter of video.adapters) {
+    adapters.push(adapter);
+    status.push(statusOf(adapter, (adapter.trustedOrigins ?? [])[0] ?? 'the provider’s default URL'));
   }
 
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
