@@ -17,6 +17,7 @@ export * from './pricing/markup.js';
 export * from './pricing/price-book.js';
 export * from './catalog/model-registry.js';
 export * from './catalog/model-declaration.js';
+export * from './catalog/compose-adapters.js';
 export * from './errors/error-catalogue.js';
 export * from './errors/gateway-error.js';
 export * from './errors/upstream-error.js';

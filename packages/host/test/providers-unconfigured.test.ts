@@ -37,7 +37,10 @@ describe('real providers without credentials', () => {
   it.each([
     ['openai', 6],
     ['anthropic', 3],
-    ['google', 4],
+    ['google', 7],
+    ['fal', 5],
+    ['replicate', 4],
+    ['runway', 3],
     ['fakecompat', 2],
   ])('GET /models lists the %s models (%d), all inactive', async (provider, count) => {
     const res = await api(`/models?provider=${provider}&per_page=100`);

@@ -1,4 +1,4 @@
-import type { ProviderAdapter } from '@gengate/core';
+import { composeAdapters, type ProviderAdapter } from '@gengate/core';
 import { createAnthropicAdapter } from '../anthropic/anthropic-adapter.js';
 import { createFalAdapter } from '../fal/fal-adapter.js';
 import { createGoogleAdapter } from '../google/google-adapter.js';
@@ -14,8 +14,7 @@ export function builtInCatalogAdapters(): ProviderAdapter[] {
     createSandboxAdapter(),
     createOpenAIAdapter(),
     createAnthropicAdapter(),
-    createGoogleAdapter(),
-    createVeoAdapter(),
+    composeAdapters([createGoogleAdapter(), createVeoAdapter()]),
     createFalAdapter(),
     createReplicateAdapter(),
     createRunwayAdapter(),

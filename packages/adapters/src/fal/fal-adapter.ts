@@ -68,7 +68,7 @@ export class FalAdapter implements ProviderAdapter {
     this.secrets = apiKey ? [apiKey] : [];
     this.availability = apiKey
       ? { available: true }
-      : { available: false, reason: `fal is not configured: set ${FAL_KEY_SETTING} to a fal API key.`, settings: [FAL_KEY_SETTING] };
+      : { available: false, reason: `Provider fal is not configured: the operator must set ${FAL_KEY_SETTING}.`, settings: [FAL_KEY_SETTING] };
     this.trustedOrigins = [...new Set([originOf(runUrl), originOf(queueUrl)])];
     this.queue = new FalQueue({ queueUrl, apiKey, fetch: fetchImpl });
     this.sdk = createFal({ apiKey, baseURL: runUrl, fetch: fetchImpl });

@@ -53,7 +53,7 @@ export class VeoAdapter implements ProviderAdapter {
     this.secrets = apiKey ? [apiKey] : [];
     this.availability = apiKey
       ? { available: true }
-      : { available: false, reason: `Google Veo is not configured: set ${GOOGLE_KEY_SETTING} to a Gemini API key.`, settings: [GOOGLE_KEY_SETTING] };
+      : { available: false, reason: `Provider google is not configured: the operator must set ${GOOGLE_KEY_SETTING}.`, settings: [GOOGLE_KEY_SETTING] };
     this.trustedOrigins = [originOf(baseURL)];
     this.google = createGoogleGenerativeAI({ apiKey, baseURL, ...(options.fetch ? { fetch: options.fetch } : {}) });
     this.poll = options.poll ?? { firstMs: 10_000, maxMs: 20_000 };

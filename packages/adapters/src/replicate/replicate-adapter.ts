@@ -66,7 +66,7 @@ export class ReplicateAdapter implements ProviderAdapter {
     this.secrets = [apiToken, options.webhookSecret ?? ''].filter((s) => s.length > 0);
     this.availability = apiToken
       ? { available: true }
-      : { available: false, reason: `Replicate is not configured: set ${REPLICATE_TOKEN_SETTING} to a Replicate API token.`, settings: [REPLICATE_TOKEN_SETTING] };
+      : { available: false, reason: `Provider replicate is not configured: the operator must set ${REPLICATE_TOKEN_SETTING}.`, settings: [REPLICATE_TOKEN_SETTING] };
     this.trustedOrigins = [originOf(baseUrl)];
     this.predictions = new ReplicatePredictions({ baseUrl, apiToken, fetch: fetchImpl });
     this.sdk = createReplicate({ apiToken, baseURL: baseUrl, fetch: fetchImpl });

@@ -66,7 +66,7 @@ export class RunwayAdapter implements ProviderAdapter {
     this.poll = options.poll ?? { firstMs: 5_000, maxMs: 20_000 };
     this.availability = this.apiKey
       ? { available: true }
-      : { available: false, reason: `Runway is not configured: set ${RUNWAY_SECRET_SETTING} to a Runway API secret.`, settings: [RUNWAY_SECRET_SETTING] };
+      : { available: false, reason: `Provider runway is not configured: the operator must set ${RUNWAY_SECRET_SETTING}.`, settings: [RUNWAY_SECRET_SETTING] };
     this.trustedOrigins = [originOf(this.base)];
   }
 

@@ -39,13 +39,19 @@ function configError(fn: () => unknown): string {
 describe('provider settings', () => {
   it('without any setting lists every built-in provider, inactive, naming its key variable', () => {
     const p = loadProviders({});
-    expect(p.adapters.map((a) => a.providerId)).toEqual(['openai', 'anthropic', 'google']);
+    expect(p.adapters.map((a) => a.providerId)).toEqual(['openai', 'anthropic', 'google', 'fal', 'replicate', 'runway']);
     expect(p.secrets).toEqual([]);
     expect(p.status.map((s) => [s.provider, s.active])).toEqual([
       ['openai', false],
       ['anthropic', false],
       ['google', false],
+      ['fal', false],
+      ['replicate', false],
+      ['runway', false],
     ]);
+    // Gemini and Veo are one provider: one key, one catalog entry per model.
+    expect(p.adapters[2]?.models.some((m) => m.id.startsWith('google.veo'))).toBe(true);
+    expect(p.status[3]?.detail).toBe('Provider fal is not configured: the operator must set FAL_KEY.');
     expect(p.status[2]?.detail).toBe('Provider google is not configured: the operator must set GOOGLE_GENERATIVE_AI_API_KEY.');
     for (const a of p.adapters) expect(a.models.length).toBeGreaterThan(0);
   });
@@ -72,15 +78,15 @@ describe('provider settings', () => {
 
   it('declares two OpenAI-compatible providers inline; a declared key variable that is unset leaves one inactive', () => {
     const p = loadProviders({ OPENAI_COMPATIBLE_PROVIDERS: JSON.stringify(compatible) });
-    expect(p.adapters.map((a) => a.providerId)).toEqual(['openai', 'anthropic', 'google', 'openrouter', 'ollama']);
-    expect(p.status.slice(3)).toEqual([
+    expect(p.adapters.map((a) => a.providerId)).toEqual(['openai', 'anthropic', 'google', 'fal', 'replicate', 'runway', 'openrouter', 'ollama']);
+    expect(p.status.slice(6)).toEqual([
       { provider: 'openrouter', active: false, models: 1, detail: 'Provider openrouter is not configured: the operator must set OPENROUTER_API_KEY.' },
       { provider: 'ollama', active: true, models: 1, detail: 'http://127.0.0.1:11434/v1' },
     ]);
     const withKey = loadProviders({ OPENAI_COMPATIBLE_PROVIDERS: JSON.stringify(compatible), OPENROUTER_API_KEY: ROUTER_KEY });
-    expect(withKey.status[3]?.active).toBe(true);
+    expect(withKey.status[6]?.active).toBe(true);
     expect(withKey.secrets).toEqual([ROUTER_KEY]);
-    expect(withKey.adapters[3]?.models.map((m) => m.id)).toEqual(['openrouter.llama-3.3-70b']);
+    expect(withKey.adapters[6]?.models.map((m) => m.id)).toEqual(['openrouter.llama-3.3-70b']);
   });
 
   it('reads OPENAI_COMPATIBLE_PROVIDERS from a JSON file path, and a single provider object', () => {
@@ -125,7 +131,10 @@ describe('provider settings', () => {
     expect(lines.map((l) => l.msg)).toEqual([
       'provider openai is active (6 models)',
       'provider anthropic is inactive: Provider anthropic is not configured: the operator must set ANTHROPIC_API_KEY. Its 3 models are listed with is_active false.',
-      'provider google is inactive: Provider google is not configured: the operator must set GOOGLE_GENERATIVE_AI_API_KEY. Its 4 models are listed with is_active false.',
+      'provider google is inactive: Provider google is not configured: the operator must set GOOGLE_GENERATIVE_AI_API_KEY. Its 7 models are listed with is_active false.',
+      'provider fal is inactive: Provider fal is not configured: the operator must set FAL_KEY. Its 5 models are listed with is_active false.',
+      'provider replicate is inactive: Provider replicate is not configured: the operator must set REPLICATE_API_TOKEN. Its 4 models are listed with is_active false.',
+      'provider runway is inactive: Provider runway is not configured: the operator must set RUNWAYML_API_SECRET. Its 3 models are listed with is_active false.',
       'provider openrouter is active (1 model)',
       'provider ollama is active (1 model)',
     ]);

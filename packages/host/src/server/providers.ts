@@ -11,7 +11,7 @@ import {
   OPENAI_KEY_SETTING,
   type CompatibleProviderConfig,
 } from '@gengate/adapters';
-import type { ProviderAdapter } from '@gengate/core';
+import { composeAdapters, type ProviderAdapter } from '@gengate/core';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { videoProvidersFromEnv } from './video-providers.js';
@@ -25,7 +25,7 @@ import { ConfigError, fileValues } from './config.js';
  */
 
 export const COMPATIBLE_SETTING = 'OPENAI_COMPATIBLE_PROVIDERS';
-const RESERVED_IDS = new Set(['sandbox', 'openai', 'anthropic', 'google']);
+const RESERVED_IDS = new Set(['sandbox', 'openai', 'anthropic', 'google', 'fal', 'replicate', 'runway']);
 
 const BUILT_IN = [
   { id: 'openai', key: OPENAI_KEY_SETTING, baseUrl: 'OPENAI_BASE_URL', create: createOpenAIAdapter },
@@ -132,6 +132,22 @@ export function loadProviders(env: Readonly<Record<string, string | undefined>>,
     status.push(statusOf(adapter, url ? loggable(url) : 'the provider’s default URL'));
   }
 
+  // The video providers; Google's Veo models join the Gemini adapter as one `google` provider.
+  const video = videoProvidersFromEnv(env);
+  // Veo shares the Gemini settings, already checked above: report each setting once.
+  problems.push(...video.problems.filter((p) => !problems.some((q) => q.split(':')[0] === p.split(':')[0])));
+  secrets.push(...video.secrets.filter((v) => !secrets.includes(v)));
+  for (const adapter of video.adapters) {
+    const same = adapters.findIndex((a) => a.providerId === adapter.providerId);
+    if (same >= 0) {
+      adapters[same] = composeAdapters([adapters[same] as ProviderAdapter, adapter]);
+      status[same] = { ...(status[same] as ProviderStatus), models: (adapters[same] as ProviderAdapter).models.length };
+      continue;
+    }
+    adapters.push(adapter);
+    status.push(statusOf(adapter, (adapter.trustedOrigins ?? [])[0] ?? 'the provider’s default URL'));
+  }
+
   for (const config of compatibleProviders(value(env, COMPATIBLE_SETTING), options.cwd ?? process.cwd(), problems)) {
     const key = config.apiKeyEnv ? value(env, config.apiKeyEnv) : undefined;
     if (config.apiKeyEnv && key !== undefined) {
@@ -142,14 +158,6 @@ export function loadProviders(env: Readonly<Record<string, string | undefined>>,
     const adapter = createOpenAICompatibleAdapter(config, { ...(key ? { apiKey: key } : {}), ...fetchOption });
     adapters.push(adapter);
     status.push(statusOf(adapter, loggable(config.baseURL)));
-  }
-
-  const video = videoProvidersFromEnv(env);
-  problems.push(...video.problems);
-  secrets.push(...video.secrets);
-  for (const adapter of video.adapters) {
-    adapters.push(adapter);
-    status.push(statusOf(adapter, (adapter.trustedOrigins ?? [])[0] ?? 'the provider’s default URL'));
   }
 
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
