@@ -18,3 +18,5 @@ export { startAlertMailWorker } from './jobs/alert-mail-worker.js';
 export { CallbackRepository } from './callbacks/callback-repository.js';
 export { startCallbackWorker } from './jobs/callback-worker.js';
 export { isForbiddenAddress } from './callbacks/address-guard.js';
+export { createApiReferenceRouter, type ApiReferenceOptions } from './http/api-reference.js';
+export { openApiDocument } from './http/routes/openapi-document.js';
