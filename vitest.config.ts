@@ -6,6 +6,7 @@ export default defineConfig({
   test: {
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     globalSetup: ['test/vitest-global-setup.ts'],
+    setupFiles: ['test/vitest-contract-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

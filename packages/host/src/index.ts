@@ -19,3 +19,5 @@ export { CallbackRepository } from './callbacks/callback-repository.js';
 export { startCallbackWorker } from './jobs/callback-worker.js';
 export { isForbiddenAddress } from './callbacks/address-guard.js';
 export { loadProviders, logProviderStatus, providerEnvironment, PROVIDER_SETTINGS, type LoadedProviders, type ProviderStatus } from './server/providers.js';
+export { createApiReferenceRouter, type ApiReferenceOptions } from './http/api-reference.js';
+export { openApiDocument } from './http/routes/openapi-document.js';

@@ -12,11 +12,12 @@ describe('balance alert mails', () => {
   let key: string;
   let userId: string;
 
-  const api = (path: string, init: RequestInit = {}) =>
-    fetch(`${server.url}/api/v1${path}`, { ...init, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...init.headers } });
+  const apiAs = (path: string, init: RequestInit = {}, as = key) =>
+    fetch(`${server.url}/api/v1${path}`, { ...init, headers: { Authorization: `Bearer ${as}`, 'Content-Type': 'application/json', ...init.headers } });
 
   /** Runs one sandbox task to success and returns the balance after it. */
-  async function spend(model: string, body: object): Promise<number> {
+  async function spend(model: string, body: object, as = key): Promise<number> {
+    const api = (path: string, init: RequestInit = {}) => apiAs(path, init, as);
     const { task_id: taskId } = (await (await api(`/run/${model}`, { method: 'POST', body: JSON.stringify(body) })).json()) as { task_id: string };
     await waitFor(async () => (((await (await api(`/run/tasks/${taskId}`)).json()) as { status: string }).status === 'success' ? true : null), {
       timeoutMs: 20_000,
@@ -24,6 +25,8 @@ describe('balance alert mails', () => {
     });
     return ((await (await api('/billing/balance')).json()) as { credits: number }).credits;
   }
+
+  const api = (path: string, init: RequestInit = {}) => apiAs(path, init);
 
   async function mailJobs(): Promise<number> {
     const c = new pg.Client({ connectionString: db.url });
@@ -73,5 +76,28 @@ describe('balance alert mails', () => {
     expect(mails[1]?.unfolded).toContain('Your gengate balance is 87 credits, below your alert threshold of 95 credits.');
     expect(await mailJobs()).toBe(2);
     expect(smtp.mails).toHaveLength(2);
+  });
+
+  it('accepts a threshold of 0.000123 credits (six decimals, like the balance) and mails once when it is crossed', { timeout: 60_000 }, async () => {
+    const tiny = JSON.parse(await runCli(['users', 'create', '--email', 'micro-alert@example.com', '--credits', '0.0002'], env)) as { api_key: string };
+    const created = await apiAs('/billing/alerts', { method: 'POST', body: JSON.stringify({ threshold: 0.000123 }) }, tiny.api_key);
+    expect(created.status).toBe(201);
+    expect(await created.json()).toMatchObject({ threshold: 0.000123, armed: true });
+    const jobsBefore = await mailJobs();
+    const mailsBefore = smtp.mails.length;
+    // One input and one output token of sandbox.echo-chat: 10 + 30 = 40 micro-credits.
+    const chat = { prompt: 'hi', llm_params: { max_tokens: 1 } };
+    expect(await spend('sandbox.echo-chat', chat, tiny.api_key)).toBe(0.00016);
+    expect(await mailJobs()).toBe(jobsBefore);
+    expect(await spend('sandbox.echo-chat', chat, tiny.api_key)).toBe(0.00012); // crosses 0.000123
+    const mails = await smtp.waitFor(mailsBefore + 1);
+    const mail = mails[mailsBefore];
+    expect(mail?.to).toEqual(['micro-alert@example.com']);
+    expect(mail?.unfolded).toContain('Your gengate balance is 0.00012 credits, below your alert threshold of 0.000123 credits.');
+    expect(await spend('sandbox.echo-chat', chat, tiny.api_key)).toBe(0.00008); // still below: no second mail
+    expect(await mailJobs()).toBe(jobsBefore + 1);
+    const alerts = (await (await apiAs('/billing/alerts', {}, tiny.api_key)).json()) as { data: { threshold: number; armed: boolean }[] };
+    expect(alerts.data).toEqual([expect.objectContaining({ threshold: 0.000123, armed: false })]);
+    expect(smtp.mails.filter((m) => m.to.includes('micro-alert@example.com'))).toHaveLength(1);
   });
 });

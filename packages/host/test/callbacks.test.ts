@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from '@gengate/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isForbiddenAddress } from '../src/callbacks/address-guard.js';
+import { openApiContract } from './support/openapi-contract.js';
 import { runCli, spawnServer, tempDataDir, waitFor, type SpawnedServer } from './support/spawn-server.js';
 
 interface Received {
@@ -69,6 +70,8 @@ describe('task callbacks', () => {
     expect(Object.keys(verified).sort()).toEqual(['created_at', 'error_message', 'result_urls', 'status', 'task_id']);
     expect(verified).toMatchObject({ task_id: taskId, status: 'success', error_message: null });
     expect(new Set(hook.received.map((r) => r.headers['webhook-id']))).toEqual(new Set([`msg_${taskId}`]));
+    // Every delivery is the taskFinished webhook of docs/openapi.yaml: body, signature headers, user agent.
+    for (const r of hook.received) expect(openApiContract().checkWebhook('taskFinished', r.headers, r.body)).toEqual([]);
     const attempts = await waitFor(
       async () => {
         const a = ((await (await api(`/run/tasks/${taskId}/callbacks`)).json()) as { data: { delivered: boolean; status_code: number }[] }).data;

@@ -1,5 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '@gengate/testing';
-import request from 'supertest';
+import request from './support/contract-request.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryApp } from './support/memory-app.js';
 import { ledgerViolations } from './support/ledger-invariant.js';

@@ -1,7 +1,7 @@
 import { SandboxAdapter } from '@gengate/adapters';
 import express, { type Express } from 'express';
 import pino from 'pino';
-import request from 'supertest';
+import request from './support/contract-request.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryGengate, type MemoryGengate } from '@gengate/testing';
 import { createGengateRouter } from '../src/http/create-router.js';
@@ -162,7 +162,7 @@ describe('HTTP contract: billing', () => {
     expect((await send('delete', '/billing/alerts/not-a-uuid')).body.error).toEqual({ type: 'alert_not_found', param: 'id' });
   });
 
-  it.each([[{ threshold: 0 }], [{ threshold: -1 }], [{ threshold: '5' }], [{ threshold: 1.234 }], [{ threshold: null }], [{}], [{ threshold: 5, email: 'x@y.z' }]])(
+  it.each([[{ threshold: 0 }], [{ threshold: -1 }], [{ threshold: '5' }], [{ threshold: 1.2345678 }], [{ threshold: 0.0000001 }], [{ threshold: null }], [{}], [{ threshold: 5, email: 'x@y.z' }]])(
     'POST /billing/alerts refuses %j with 400 and creates nothing',
     async (body) => {
       const res = await send('post', '/billing/alerts', body);
@@ -171,6 +171,15 @@ describe('HTTP contract: billing', () => {
       expect(m.db.alerts.size).toBe(0);
     },
   );
+
+  it('POST /billing/alerts accepts a threshold to six decimals, the precision of a balance', async () => {
+    for (const threshold of [0.000123, 1.234, 999.999999]) {
+      const res = await send('post', '/billing/alerts', { threshold });
+      expect(res.status, String(threshold)).toBe(201);
+      expect(res.body.threshold).toBe(threshold);
+    }
+    expect((await get('/billing/alerts')).body.data.map((a: { threshold: number }) => a.threshold)).toEqual([0.000123, 1.234, 999.999999]);
+  });
 
   it('a usage charge that takes the balance below a threshold queues one alert mail', async () => {
     const alert = (await send('post', '/billing/alerts', { threshold: 999 })).body;

@@ -1,7 +1,7 @@
 import { SandboxAdapter } from '@gengate/adapters';
 import express, { type Express } from 'express';
 import pino from 'pino';
-import request from 'supertest';
+import request, { type TestResponse } from './support/contract-request.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryGengate, MEMORY_GENGATE_BASE_URL, type MemoryGengate } from '@gengate/testing';
 import { createGengateRouter } from '../src/http/create-router.js';
@@ -88,7 +88,7 @@ function expectTask(t: TaskBody & { progress?: number }): void {
 }
 
 /** Collects any response body as raw bytes. */
-function binary(res: request.Response, cb: (err: Error | null, body: Buffer) => void): void {
+function binary(res: TestResponse, cb: (err: Error | null, body: Buffer) => void): void {
   const chunks: Buffer[] = [];
   res.on('data', (c: Buffer) => chunks.push(c));
   res.on('end', () => cb(null, Buffer.concat(chunks)));

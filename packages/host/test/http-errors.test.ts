@@ -1,7 +1,7 @@
 import { SandboxAdapter } from '@gengate/adapters';
 import express, { type Express } from 'express';
 import pino from 'pino';
-import request from 'supertest';
+import request, { type TestResponse } from './support/contract-request.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryGengate, type MemoryGengate } from '@gengate/testing';
 import { createGengateRouter } from '../src/http/create-router.js';
@@ -35,7 +35,7 @@ describe('HTTP contract: errors', () => {
     return { tasks: m.db.tasks.size, transactions: m.db.transactions.length, holds: m.db.holds.size, jobs: m.db.jobs.length };
   }
 
-  function expectError(res: request.Response, status: number, type: string, param?: string | null): void {
+  function expectError(res: TestResponse, status: number, type: string, param?: string | null): void {
     expect(res.status).toBe(status);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     const body = res.body as ErrorBody;
@@ -50,7 +50,7 @@ describe('HTTP contract: errors', () => {
   }
 
   /** Sends the request and checks the error body and that the stores did not change. */
-  async function refused(send: () => Promise<request.Response>, status: number, type: string, param?: string | null): Promise<void> {
+  async function refused(send: () => Promise<TestResponse>, status: number, type: string, param?: string | null): Promise<void> {
     const before = counts();
     expectError(await send(), status, type, param);
     expect(counts()).toEqual(before);

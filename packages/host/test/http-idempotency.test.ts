@@ -1,4 +1,4 @@
-import request from 'supertest';
+import request from './support/contract-request.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryApp, type MemoryApp } from './support/memory-app.js';
 

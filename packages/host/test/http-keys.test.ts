@@ -1,7 +1,7 @@
 import { SandboxAdapter } from '@gengate/adapters';
 import express, { type Express } from 'express';
 import pino from 'pino';
-import request from 'supertest';
+import request from './support/contract-request.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryGengate, type MemoryGengate } from '@gengate/testing';
 import { createGengateRouter } from '../src/http/create-router.js';

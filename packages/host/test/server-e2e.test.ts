@@ -118,6 +118,17 @@ describe('standalone server end to end', () => {
     for (const l of completed) expect(l.req?.id ?? l.reqId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('serves its OpenAPI document without a key and an API reference page at /docs', async () => {
+    const res = await fetch(`${server.url}/api/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { openapi: string; servers: { url: string }[] };
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    expect(doc.servers).toEqual([{ url: '/api/v1', description: 'This server' }]);
+    const page = await fetch(`${server.url}/docs`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('/docs/swagger-ui-bundle.js');
+  });
+
   it('writes no API key secret to its log', () => {
     expect(server.output()).not.toContain(key);
     expect(server.output()).not.toContain(key.slice(8));

@@ -11,6 +11,7 @@ import { requestContext } from './middleware/request-context.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { billingRoutes } from './routes/billing.js';
 import { fileRoutes } from './routes/files.js';
+import { openApiDocumentRoutes } from './routes/openapi-document.js';
 import { modelRoutes } from './routes/models.js';
 import { runRoutes } from './routes/run.js';
 import { callbackRoutes } from './routes/callbacks.js';
@@ -46,6 +47,7 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
   const { gengate } = options;
   const router = Router();
   router.use(requestContext(options.logger));
+  router.use(openApiDocumentRoutes());
   router.use(fileRoutes(options.blobStore));
   if (options.stripeWebhook) router.use(stripeWebhookRoutes(gengate, options.stripeWebhook));
   router.use(providerWebhookRoutes(gengate));

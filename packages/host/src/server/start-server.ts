@@ -5,6 +5,7 @@ import { createSandboxAdapter } from '@gengate/adapters';
 import { createGengate, fetchInput, SendAlertMail, type Gengate, type PaymentProcessor, type ProviderAdapter } from '@gengate/core';
 import express from 'express';
 import type { Logger } from 'pino';
+import { createApiReferenceRouter } from '../http/api-reference.js';
 import { createGengateRouter } from '../http/create-router.js';
 import { createGuardedFetch } from '../net/guarded-fetch.js';
 import { createRequestScopedLogger } from '../http/request-log-scope.js';
@@ -121,6 +122,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  app.use('/docs', createApiReferenceRouter({ openApiUrl: '/api/v1/openapi.json' }));
   const rateLimiter = createPgKeyRateLimiter(db.pool);
   app.use(
     '/api/v1',

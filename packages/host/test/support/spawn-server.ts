@@ -3,12 +3,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
+import { startContractProxy } from './contract-proxy.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../../..');
 const NODE = join(REPO_ROOT, 'node_modules/.bin/node');
 const CLI = join(REPO_ROOT, 'packages/host/src/server/cli.ts');
 
 export interface SpawnedServer {
+  /** The server's base URL, through a proxy that checks every exchange against docs/openapi.yaml. */
   readonly url: string;
   readonly process: ChildProcess;
   readonly output: () => string;
@@ -37,33 +39,47 @@ export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv): P
   return out;
 }
 
-/** Starts `gengate serve` on a free port and waits for its "serving" line. */
+/**
+ * Starts `gengate serve` on a free port and waits for its "serving" line. Clients reach it through a
+ * contract proxy (contract-proxy.ts), which is also its PUBLIC_URL, so result URLs go through it too.
+ */
 export async function spawnServer(env: NodeJS.ProcessEnv): Promise<SpawnedServer> {
-  const child = cliProcess(['serve'], { PORT: '0', LOG_LEVEL: 'info', ...env });
+  const proxy = await startContractProxy();
+  const child = cliProcess(['serve'], { PORT: '0', LOG_LEVEL: 'info', PUBLIC_URL: proxy.url, ...env });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const url = await new Promise<string>((resolvePromise, reject) => {
-    const onData = () => {
-      const m = /gengate is serving (http:\/\/\S+?)\/api\/v1/.exec(out);
-      if (m?.[1]) {
-        child.stdout?.off('data', onData);
-        resolvePromise(m[1]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`gengate serve exited early (${String(code)}):\n${out}`)));
-  });
+  try {
+    const port = await new Promise<number>((resolvePromise, reject) => {
+      const onData = () => {
+        const m = /gengate is serving \S+\/api\/v1 \(port (\d+)\)/.exec(out);
+        if (m?.[1]) {
+          child.stdout?.off('data', onData);
+          resolvePromise(Number(m[1]));
+        }
+      };
+      child.stdout?.on('data', onData);
+      child.once('exit', (code) => reject(new Error(`gengate serve exited early (${String(code)}):\n${out}`)));
+    });
+    proxy.target(port);
+  } catch (err) {
+    await proxy.close();
+    throw err;
+  }
   return {
-    url,
+    url: proxy.url,
     process: child,
     output: () => out,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      const exited = once(child, 'exit') as Promise<[number | null]>;
-      child.kill(signal);
-      const [code] = await exited;
-      return code;
+      try {
+        if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+        const exited = once(child, 'exit') as Promise<[number | null]>;
+        child.kill(signal);
+        const [code] = await exited;
+        return code;
+      } finally {
+        await proxy.close();
+      }
     },
   };
 }

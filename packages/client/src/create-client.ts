@@ -1,0 +1,31 @@
+import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
+import type { paths } from './generated/openapi.js';
+
+/** An openapi-fetch client typed by the gengate OpenAPI document: `client.GET('/run/tasks/{task_id}', ...)`. */
+export type GengateClient = Client<paths>;
+
+export interface GengateClientOptions {
+  /** The API root, including the version: e.g. `http://127.0.0.1:3000/api/v1`. */
+  readonly baseUrl: string;
+  /** Sent as `Authorization: Bearer <apiKey>`; leave it out for the open endpoints (result files, the document). */
+  readonly apiKey?: string;
+  /** A fetch to use instead of globalThis.fetch (tests, proxies, retries). */
+  readonly fetch?: ClientOptions['fetch'];
+  /** Extra headers sent with every request. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The typed client: every path, parameter, body and response of docs/openapi.yaml is a type, so a
+ * wrong field is a compile error. Calls answer `{ data, error, response }` (see openapi-fetch);
+ * `unwrap` turns that into the data or a thrown GengateApiError.
+ */
+export function createGengateClient(options: GengateClientOptions): GengateClient {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.apiKey !== undefined) headers['Authorization'] = `Bearer ${options.apiKey}`;
+  return createClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    headers,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+}

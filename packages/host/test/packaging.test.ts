@@ -1,0 +1,43 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/** What makes the packages installable (the packed install itself is `npm run smoke:packages`, run by CI). */
+const REPO = resolve(import.meta.dirname, '../../..');
+const read = (path: string) => JSON.parse(readFileSync(join(REPO, path), 'utf8')) as Record<string, unknown>;
+const PACKAGES = ['core', 'client', 'adapters', 'testing', 'host'];
+
+describe('packaging', () => {
+  it.each(PACKAGES)('@gengate/%s exports its compiled dist/ with declarations, and keeps sources for the workspace', (name) => {
+    const pkg = read(`packages/${name}/package.json`);
+    expect(pkg['exports']).toEqual({ '.': { '@gengate/source': './src/index.ts', types: './dist/index.d.ts', default: './dist/index.js' } });
+    expect(pkg['files']).toContain('dist');
+    expect(pkg['type']).toBe('module');
+    const tsconfig = readFileSync(join(REPO, `packages/${name}/tsconfig.json`), 'utf8');
+    expect(tsconfig).toContain('"outDir": "dist"');
+  });
+
+  it('npm start and the gengate binary run compiled JavaScript, built by the install step and before each start', () => {
+    const root = read('package.json');
+    const scripts = root['scripts'] as Record<string, string>;
+    expect(scripts['prepare']).toBe('tsc -b');
+    expect(scripts['prestart']).toBe('tsc -b');
+    expect(scripts['start']).toBe('node packages/host/dist/server/cli.js serve');
+    expect(scripts['gengate']).toBe('node packages/host/dist/server/cli.js');
+    for (const s of ['start', 'gengate']) expect(scripts[s]).not.toMatch(/tsx|@gengate\/source/);
+    expect((read('packages/host/package.json')['bin'] as Record<string, string>)['gengate']).toBe('./dist/server/cli.js');
+    expect(readFileSync(join(REPO, 'packages/host/src/server/cli.ts'), 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
+  });
+
+  it('the host package ships the OpenAPI document it serves', () => {
+    expect(read('packages/host/package.json')['files']).toEqual(['dist', 'assets']);
+  });
+
+  it('@gengate/client depends on openapi-fetch only, and on no other gengate package', () => {
+    const pkg = read('packages/client/package.json');
+    expect(Object.keys(pkg['dependencies'] as object)).toEqual(['openapi-fetch']);
+    expect(pkg['devDependencies']).toBeUndefined();
+    const sources = readdirSync(join(REPO, 'packages/client/src'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    for (const f of sources) expect(readFileSync(join(REPO, 'packages/client/src', f), 'utf8'), f).not.toMatch(/from '@gengate\//);
+  });
+});

