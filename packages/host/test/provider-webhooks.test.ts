@@ -1,6 +1,6 @@
 import express from 'express';
 import { pino } from 'pino';
-import request from 'supertest';
+import request from './support/contract-request.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGengateRouter } from '../src/http/create-router.js';
 import { ended, FakeHookedAdapter, MODELS, newCaller, openWorkerHarness, signFakeWebhook, usageFor, VIDEO_PRICE_PER_SECOND, waitFor, type HostProcess, type WorkerHarness } from './support/worker-harness.js';

@@ -142,7 +142,7 @@ export interface paths {
         };
         /**
          * Get a model
-         * @description The model's metadata. *gengate extension (planned):* `capabilities` and `parameters` describe
+         * @description The model's metadata. *gengate extension:* `capabilities` and `parameters` describe
          *     what a run request to this model may contain.
          */
         get: operations["getModel"];
@@ -361,6 +361,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/providers/{provider}/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive an upstream completion webhook
+         * @description *gengate extension.* No API key: the provider signs it as it documents (fal: ED25519 with its JWKS;
+         *     Replicate: Standard Webhooks with its `whsec_` secret). gengate gives this URL, with `task=<task_id>`,
+         *     to providers that can call back when a long-running job ends, when `PUBLIC_URL` is set. A verified
+         *     completion of the task's current upstream job ends the task at once, without a status poll; a
+         *     forged, stale or unsigned webhook is 400 and changes nothing; one for an unknown or ended task, or
+         *     another upstream job, is acknowledged (`applied: false`) and changes nothing, so a repeated delivery
+         *     charges once.
+         */
+        post: operations["providerWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook-secret": {
         parameters: {
             query?: never;
@@ -475,8 +501,11 @@ export interface components {
     schemas: {
         /** @enum {string} */
         Modality: "video" | "image" | "chat";
-        /** @enum {string} */
-        AspectRatio: "16:9" | "9:16" | "1:1" | "4:3" | "3:4";
+        /**
+         * @description `W:H`, e.g. 16:9, 9:16, 1:1, 4:3, 3:4, 21:9, 3:2; each model lists the ones it accepts (`GET /models/{model_id}` → `capabilities`).
+         * @example 16:9
+         */
+        AspectRatio: string;
         /**
          * Format: uri
          * @description An absolute http or https URL.
@@ -502,21 +531,20 @@ export interface components {
             image_params?: components["schemas"]["ImageParams"];
             llm_params?: components["schemas"]["LlmParams"];
             /**
-             * @description *gengate extension (planned).* Provider-specific settings; what a model accepts is described by
+             * @description *gengate extension.* Provider-specific settings; what a model accepts is described by
              *     the `parameters` schema of `GET /models/{model_id}`. Unknown settings are refused, never dropped.
              */
-            provider_params?: Record<string, never>;
+            provider_params?: {
+                [key: string]: unknown;
+            };
         };
         VideoParams: {
             /** @description Default 16:9 (or the model's first ratio). */
             aspect_ratio?: components["schemas"]["AspectRatio"];
             /** @description Seconds; one of the model's durations (the first is the default). */
             duration?: number;
-            /**
-             * @description One of the model's resolutions (the first is the default).
-             * @enum {string}
-             */
-            resolution?: "720p" | "1080p";
+            /** @description One of the model's resolutions, e.g. 480p, 720p, 768p, 1080p, 4k (the first is the default). */
+            resolution?: string;
             /** @description Reference images (image-to-video), at most the model's maximum. */
             image_urls?: components["schemas"]["HttpUrl"][];
             /** @description Reference videos (video-to-video), at most the model's maximum. */
@@ -537,9 +565,9 @@ export interface components {
         ImageParams: {
             /** @description Default 1:1 (or the model's first ratio). */
             aspect_ratio?: components["schemas"]["AspectRatio"];
-            /** @description Pixels, within the model's range; one side alone keeps the aspect ratio. */
+            /** @description Pixels, within the model's range or one of its fixed sizes; one side alone keeps the aspect ratio. */
             width?: number;
-            /** @description Pixels, within the model's range. */
+            /** @description Pixels, within the model's range or one of its fixed sizes. */
             height?: number;
             /** @description What to exclude. */
             negative_prompt?: string;
@@ -548,7 +576,7 @@ export interface components {
             /** @description Reference images (image-to-image). */
             image_urls?: components["schemas"]["HttpUrl"][];
             /**
-             * @description *gengate extension (planned).* Number of images, at most the model's limit.
+             * @description *gengate extension.* Number of images, at most the model's limit.
              * @default 1
              */
             n?: number;
@@ -558,6 +586,8 @@ export interface components {
             /** @description Maximum output tokens, at most the model's maximum (default the model's default). */
             max_tokens?: number;
             top_p?: number;
+            /** @description *gengate extension.* A system instruction, for models that accept one. */
+            system?: string;
         };
         RunAccepted: {
             /** @constant */
@@ -580,7 +610,7 @@ export interface components {
             /** @description Filled when `fail`; null otherwise. */
             error_message: string | null;
             created_at: components["schemas"]["Timestamp"];
-            /** @description *gengate extension (planned).* Fraction done, only while `generating` and only where the provider reports it. */
+            /** @description *gengate extension.* Fraction done, only while `generating` and only where the provider reports it. */
             progress?: number;
         };
         CallbackAttempt: {
@@ -612,7 +642,7 @@ export interface components {
             is_popular: boolean;
             is_active: boolean;
         };
-        /** @description The Model fields and, *gengate extension (planned)*, what a run request to it may contain. */
+        /** @description The Model fields and, *gengate extension*, what a run request to it may contain. */
         ModelDetail: {
             id: components["schemas"]["Model"]["id"];
             name: string;
@@ -622,10 +652,14 @@ export interface components {
             tags: string[];
             is_popular: boolean;
             is_active: boolean;
-            /** @description *gengate extension (planned).* What the model supports (durations, resolutions, aspect ratios, reference inputs, limits). */
-            capabilities?: Record<string, never>;
-            /** @description *gengate extension (planned).* A JSON Schema of the run request body this model accepts, including its `provider_params`. */
-            parameters?: Record<string, never>;
+            /** @description *gengate extension.* What the model supports (durations, resolutions, aspect ratios, reference inputs, limits). */
+            capabilities: Record<string, never>;
+            /** @description *gengate extension.* A JSON Schema (2020-12) of the run request body this model accepts, including its `provider_params`. */
+            parameters: Record<string, never>;
+            /** @description *gengate extension.* Why the model cannot run now (its provider is not configured, naming the setting), else null. */
+            inactive_reason: string | null;
+            /** @description *gengate extension.* The recommended polling interval for this model. */
+            poll_interval_seconds: number;
         };
         ModelList: {
             data: components["schemas"]["Model"][];
@@ -636,12 +670,16 @@ export interface components {
         };
         PriceLine: {
             /**
-             * @description What one unit is: a million input or output tokens (chat), an image up to or above one megapixel, a second of video.
+             * @description What one unit is: a million input or output tokens (chat), an image up to or above one megapixel, a started megapixel, a second of video, a video.
              * @enum {string}
              */
-            unit: "1M_input_tokens" | "1M_output_tokens" | "image" | "image_above_1mp" | "second";
+            unit: "1M_input_tokens" | "1M_output_tokens" | "image" | "image_above_1mp" | "megapixel" | "second" | "video";
             /** @description The video resolution the line applies to; null otherwise. */
             resolution: string | null;
+            /** @description What else the line depends on, e.g. `{"quality": "high", "size": "1024x1536"}` for an image price; null when nothing. */
+            conditions: {
+                [key: string]: string | number | boolean;
+            } | null;
             credits: components["schemas"]["Credits"];
             usd: number;
         };
@@ -794,7 +832,7 @@ export interface components {
          * @description The stable error type (docs/errors.md); branch on it, not on the message.
          * @enum {string}
          */
-        ErrorType: "invalid_request" | "invalid_json" | "unsupported_parameter" | "authentication_failed" | "insufficient_credits" | "ip_not_allowed" | "model_not_found" | "model_inactive" | "task_not_found" | "api_key_not_found" | "alert_not_found" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "limit_exceeded" | "rate_limited" | "internal_error" | "upstream_error" | "service_unavailable";
+        ErrorType: "invalid_request" | "invalid_json" | "unsupported_parameter" | "authentication_failed" | "insufficient_credits" | "ip_not_allowed" | "model_not_found" | "model_inactive" | "task_not_found" | "api_key_not_found" | "alert_not_found" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "limit_exceeded" | "provider_not_configured" | "rate_limited" | "too_many_tasks" | "internal_error" | "upstream_error" | "service_unavailable";
         /** @description The body of every refused request; `code` repeats the HTTP status. */
         Error: {
             code: number;
@@ -1204,6 +1242,73 @@ export interface components {
                 };
             };
         };
+        /** @description `provider_not_configured`: the model is listed but its provider is not configured on this gateway; the message names the setting the operator must set. Nothing is held. */
+        ProviderNotConfigured: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 422,
+                 *       "message": "Model 'openai.gpt-4.1' cannot run: Provider openai is not configured: the operator must set OPENAI_API_KEY.",
+                 *       "error": {
+                 *         "type": "provider_not_configured",
+                 *         "param": "model_id"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: 422;
+                    error?: {
+                        /** @constant */
+                        type?: "provider_not_configured";
+                        param?: unknown;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `rate_limited`: the key's per-minute, per-hour or per-day limit is exhausted; or `too_many_tasks`:
+         *     you already have the most unfinished tasks this gateway queues per user. Retry after `Retry-After`
+         *     seconds. Nothing is held.
+         */
+        RunTooManyRequests: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 429,
+                 *       "message": "You already have 4 image tasks running and 1000 queued, the most this gateway accepts; submit again when some have ended.",
+                 *       "error": {
+                 *         "type": "too_many_tasks",
+                 *         "param": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: 429;
+                    error?: {
+                        /** @enum {unknown} */
+                        type?: "rate_limited" | "too_many_tasks";
+                        param?: unknown;
+                    };
+                };
+            };
+        };
         /** @description `rate_limited`: the key's per-minute, per-hour or per-day limit is exhausted; retry after `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
@@ -1407,7 +1512,8 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            422: components["responses"]["ProviderNotConfigured"];
+            429: components["responses"]["RunTooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1580,7 +1686,7 @@ export interface operations {
                 /** @description Words that must all appear in the model's name, description or id (case-insensitive). */
                 search?: string;
                 /**
-                 * @description *gengate extension (planned).* `true` lists only active models, `false` only inactive ones;
+                 * @description *gengate extension.* `true` lists only active models, `false` only inactive ones;
                  *     omitted lists both, each with its `is_active`.
                  */
                 active?: boolean;
@@ -1725,7 +1831,46 @@ export interface operations {
                      *         "chat"
                      *       ],
                      *       "is_popular": true,
-                     *       "is_active": true
+                     *       "is_active": true,
+                     *       "inactive_reason": null,
+                     *       "capabilities": {
+                     *         "modality": "chat",
+                     *         "promptRequired": true,
+                     *         "maxOutputTokens": 4096,
+                     *         "defaultMaxTokens": 256,
+                     *         "temperature": {
+                     *           "min": 0,
+                     *           "max": 2
+                     *         },
+                     *         "supportsTopP": true,
+                     *         "supportsSystem": true
+                     *       },
+                     *       "parameters": {
+                     *         "$schema": "https://json-schema.org/draft/2020-12/schema",
+                     *         "type": "object",
+                     *         "properties": {
+                     *           "prompt": {
+                     *             "type": "string"
+                     *           },
+                     *           "llm_params": {
+                     *             "type": "object",
+                     *             "properties": {
+                     *               "temperature": {
+                     *                 "type": "number",
+                     *                 "minimum": 0,
+                     *                 "maximum": 2
+                     *               },
+                     *               "max_tokens": {
+                     *                 "type": "integer",
+                     *                 "maximum": 4096
+                     *               }
+                     *             },
+                     *             "additionalProperties": false
+                     *           }
+                     *         },
+                     *         "additionalProperties": false
+                     *       },
+                     *       "poll_interval_seconds": 1
                      *     }
                      */
                     "application/json": components["schemas"]["ModelDetail"];
@@ -1780,12 +1925,14 @@ export interface operations {
                      *         {
                      *           "unit": "second",
                      *           "resolution": "720p",
+                     *           "conditions": null,
                      *           "credits": 5,
                      *           "usd": 0.05
                      *         },
                      *         {
                      *           "unit": "second",
                      *           "resolution": "1080p",
+                     *           "conditions": null,
                      *           "credits": 8,
                      *           "usd": 0.08
                      *         }
@@ -2361,6 +2508,61 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    providerWebhook: {
+        parameters: {
+            query?: {
+                /** @description The task the upstream job belongs to, as gengate put it in the URL it gave the provider. */
+                task?: string;
+            };
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                /** @example fal */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Received. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true,
+                     *       "applied": true,
+                     *       "reason": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received: true;
+                        /** @description Whether it moved the task on. */
+                        applied: boolean;
+                        /** @description Why not, when it did not (unknown task, task already ended, another upstream job, not a completion). */
+                        reason: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };
