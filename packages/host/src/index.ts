@@ -18,3 +18,8 @@ export { startAlertMailWorker } from './jobs/alert-mail-worker.js';
 export { CallbackRepository } from './callbacks/callback-repository.js';
 export { startCallbackWorker } from './jobs/callback-worker.js';
 export { isForbiddenAddress } from './callbacks/address-guard.js';
+export { createDashboard, type Dashboard, type DashboardOptions, bossQueueInspector, startSessionPurge, CSRF_HEADER, createSessionAuthenticator, sessionCookie } from './dashboard/index.js';
+export { createStandaloneDashboard } from './dashboard/standalone-dashboard.js';
+export { PgSessionStore } from './postgres/pg-session-store.js';
+export { PgAccountDirectory } from './postgres/pg-account-directory.js';
+export type { RequestAuthenticator } from './http/middleware/authenticate.js';
