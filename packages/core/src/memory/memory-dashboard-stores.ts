@@ -9,7 +9,7 @@ export class MemorySessionStore implements SessionStore {
   private readonly sessions = new Map<string, SessionRecord>();
 
   async insertSignInToken(t: { tokenHash: string; email: string; expiresAt: Date }) {
-    this.tokens.set(t.tokenHash, { email: t.email, expiresAt: t.expiresAt, usedAt: null, createdAt: new Date() });
+    this.tokens.set(t.tokenHash, { email: t.email.toLowerCase(), expiresAt: t.expiresAt, usedAt: null, createdAt: new Date() });
   }
   async countSignInTokensSince(email: string, since: Date) {
     return [...this.tokens.values()].filter((t) => t.email === email.toLowerCase() && t.createdAt >= since).length;

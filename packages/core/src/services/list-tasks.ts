@@ -34,6 +34,8 @@ export interface TaskListItemView extends TaskView {
   charged_credits: number | null;
   /** Parameters the upstream ignored or adjusted. */
   warnings: TaskWarning[];
+  /** Where the finished task is posted, when the request gave one. */
+  callback_url: string | null;
   /** True when the task was submitted with an API key, false from the dashboard or another seam. */
   submitted_with_api_key: boolean;
   started_at: string | null;
@@ -61,6 +63,7 @@ export function toTaskListItem(task: TaskRecord, urls: ResultUrlResolver): TaskL
     held_credits: unfinished ? microToCredits(task.quotedMicro) : 0,
     charged_credits: task.status === 'success' ? microToCredits(task.chargedMicro ?? 0) : null,
     warnings: [...task.warnings],
+    callback_url: task.callbackUrl,
     submitted_with_api_key: task.apiKeyId !== null,
     started_at: task.startedAt?.toISOString() ?? null,
     finished_at: task.finishedAt?.toISOString() ?? null,
