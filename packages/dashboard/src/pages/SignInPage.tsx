@@ -1,0 +1,83 @@
+import { useEffect, useRef, useState } from 'react';
+import { Navigate, useNavigate } from 'react-router';
+import { api } from '../api/client';
+import type { DashboardConfig, SessionInfo } from '../api/types';
+import { ErrorBanner, Notice, useLoad } from '../components/common';
+import { useSession } from '../session';
+
+function tokenFromHash(): string | null {
+  const m = /(?:^#|&)token=([A-Za-z0-9_-]+)/.exec(window.location.hash);
+  return m?.[1] ?? null;
+}
+
+export function SignInPage() {
+  const { session, signedIn } = useSession();
+  const navigate = useNavigate();
+  const config = useLoad(() => api<DashboardConfig>('GET', '/dashboard/api/config'), []);
+  const [email, setEmail] = useState('');
+  const [sent, setSent] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [verifying, setVerifying] = useState(() => tokenFromHash() !== null);
+  const used = useRef(false);
+
+  // A link from the mail opens this page with #token=...: the fragment never reaches a server log.
+  useEffect(() => {
+    const token = tokenFromHash();
+    if (!token || used.current) return;
+    used.current = true;
+    window.history.replaceState(null, '', window.location.pathname);
+    api<SessionInfo & { created: boolean }>('POST', '/dashboard/api/auth/verify', { token }).then(
+      (info) => {
+        signedIn(info);
+        navigate('/', { replace: true });
+      },
+      (err: unknown) => {
+        setError(err);
+        setVerifying(false);
+      },
+    );
+  }, [navigate, signedIn]);
+
+  if (session && !verifying) return <Navigate to="/" replace />;
+  if (verifying && !error) return <p aria-busy="true">Signing you in…</p>;
+
+  const open = config.data?.open_signup ?? false;
+  return (
+    <section className="narrow">
+      <h1>Sign in</h1>
+      <p>
+        We send a one-time sign-in link to your e-mail address. {open ? 'New here? The same link creates your account.' : 'Accounts are created by the operator of this gateway.'}
+      </p>
+      <ErrorBanner error={error} />
+      {sent ? (
+        <Notice kind="success">
+          If <strong>{sent}</strong> {open ? 'is a valid address' : 'has an account'}, a sign-in link is on its way. It works once, for a short time. You can close this
+          page.
+        </Notice>
+      ) : (
+        <form
+          onSubmit={async (e) => {
+            e.preventDefault();
+            setBusy(true);
+            setError(null);
+            try {
+              await api('POST', '/dashboard/api/auth/link', { email });
+              setSent(email);
+            } catch (err) {
+              setError(err);
+            } finally {
+              setBusy(false);
+            }
+          }}
+        >
+          <label htmlFor="email">E-mail address</label>
+          <input id="email" name="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+          <button type="submit" aria-busy={busy} disabled={busy}>
+            Send me a sign-in link
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}
