@@ -1,32 +1,35 @@
 import { useEffect, useRef, useState } from 'react';
-import { Navigate, useNavigate } from 'react-router';
+import { Navigate, useLocation, useNavigate } from 'react-router';
 import { api } from '../api/client';
 import type { DashboardConfig, SessionInfo } from '../api/types';
 import { ErrorBanner, Notice, useLoad } from '../components/common';
 import { useSession } from '../session';
 
-function tokenFromHash(): string | null {
-  const m = /(?:^#|&)token=([A-Za-z0-9_-]+)/.exec(window.location.hash);
+function tokenFromHash(hash: string): string | null {
+  const m = /(?:^#|&)token=([A-Za-z0-9_-]+)/.exec(hash);
   return m?.[1] ?? null;
 }
 
 export function SignInPage() {
   const { session, signedIn } = useSession();
   const navigate = useNavigate();
+  const { hash } = useLocation();
   const config = useLoad(() => api<DashboardConfig>('GET', '/dashboard/api/config'), []);
   const [email, setEmail] = useState('');
   const [sent, setSent] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const [verifying, setVerifying] = useState(() => tokenFromHash() !== null);
-  const used = useRef(false);
+  const [verifying, setVerifying] = useState(() => tokenFromHash(hash) !== null);
+  const used = useRef<string | null>(null);
 
   // A link from the mail opens this page with #token=...: the fragment never reaches a server log.
   useEffect(() => {
-    const token = tokenFromHash();
-    if (!token || used.current) return;
-    used.current = true;
-    window.history.replaceState(null, '', window.location.pathname);
+    const token = tokenFromHash(hash);
+    if (!token || used.current === token) return;
+    used.current = token;
+    setVerifying(true);
+    setError(null);
+    navigate({ hash: '' }, { replace: true });
     api<SessionInfo & { created: boolean }>('POST', '/dashboard/api/auth/verify', { token }).then(
       (info) => {
         signedIn(info);
@@ -37,9 +40,9 @@ export function SignInPage() {
         setVerifying(false);
       },
     );
-  }, [navigate, signedIn]);
+  }, [hash, navigate, signedIn]);
 
-  if (session && !verifying) return <Navigate to="/" replace />;
+  if (session && !verifying && !error) return <Navigate to="/" replace />;
   if (verifying && !error) return <p aria-busy="true">Signing you in…</p>;
 
   const open = config.data?.open_signup ?? false;
