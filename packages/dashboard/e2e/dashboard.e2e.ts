@@ -99,6 +99,7 @@ describe('the dashboard in Chromium, against the standalone host', () => {
     const secret = (await page.getByTestId('new-key-secret').textContent()) ?? '';
     expect(secret).toMatch(/^gg_live_[A-Za-z0-9_-]{43}$/);
     await expect(page.getByRole('button', { name: 'Copy the key' }).isVisible()).resolves.toBe(true);
+    await page.getByRole('article', { name: 'API key browser test' }).waitFor();
     await shot('04-keys-secret-shown-once');
     const viaKey = await fetch(`${server.url}/api/v1/billing/balance`, { headers: { Authorization: `Bearer ${secret}` } });
     expect(viaKey.status).toBe(200);

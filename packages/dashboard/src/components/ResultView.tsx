@@ -65,6 +65,7 @@ export function ResultView({ urls, modality, label }: { urls: string[]; modality
               <a href={url} target="_blank" rel="noreferrer">
                 {name}
               </a>
+              {modality === 'video' && IMAGE.test(name) ? ' (animated preview)' : ''}
             </figcaption>
           </figure>
         );

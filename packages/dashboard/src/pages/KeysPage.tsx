@@ -32,8 +32,9 @@ function CreateKey({ onCreated }: { onCreated: (k: CreatedKey) => void }) {
   const [ips, setIps] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  const [open, setOpen] = useState(false);
   return (
-    <details className="panel">
+    <details className="panel" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary role="button" className="secondary">
         Create an API key
       </summary>
@@ -53,6 +54,7 @@ function CreateKey({ onCreated }: { onCreated: (k: CreatedKey) => void }) {
             setName('');
             setLimits({ m: '', h: '', d: '' });
             setIps('');
+            setOpen(false);
             onCreated(created);
           } catch (err) {
             setError(err);
@@ -68,7 +70,7 @@ function CreateKey({ onCreated }: { onCreated: (k: CreatedKey) => void }) {
         <label htmlFor="key-ips">
           IP whitelist <small>(addresses or CIDR ranges, one per line; empty = any address)</small>
         </label>
-        <textarea id="key-ips" rows={2} value={ips} onChange={(e) => setIps(e.target.value)} placeholder={'203.0.113.7\n10.0.0.0/8'} />
+        <textarea id="key-ips" rows={2} value={ips} onChange={(e) => setIps(e.target.value)} placeholder="e.g. 203.0.113.7 or 10.0.0.0/8" />
         <button type="submit" aria-busy={busy} disabled={busy}>
           Create key
         </button>

@@ -87,7 +87,7 @@ function Users() {
     <section aria-labelledby="users-h">
       <h2 id="users-h">Users</h2>
       <form
-        role="search"
+        aria-label="Search users"
         onSubmit={(e) => {
           e.preventDefault();
           setPage(1);

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, ApiError, errorMessage } from '../api/client';
 import type { Model, ModelDetail, Paged, Pricing, Quote, Task } from '../api/types';
@@ -19,6 +19,14 @@ const CAPABILITY_LABELS: Record<string, string> = {
   temperature: 'Temperature',
   sizes: 'Sizes',
   promptRequired: 'Prompt required',
+  supportsNegativePrompt: 'Negative prompt',
+  supportsSeed: 'Seed',
+  supportsWatermark: 'Watermark',
+  supportsMultiShots: 'Several shots',
+  supportsTranslation: 'Prompt translation',
+  supportsTopP: 'Top p',
+  supportsSystem: 'System instruction',
+  exclusiveTemperatureTopP: 'Temperature or top p, not both',
 };
 
 function show(v: unknown): string {
@@ -41,7 +49,7 @@ function Capabilities({ model }: { model: ModelDetail }) {
     <dl className="caps" data-testid="capabilities">
       {entries.map(([k, v]) => (
         <div key={k}>
-          <dt>{CAPABILITY_LABELS[k] ?? k.replace(/([A-Z])/g, ' $1').toLowerCase()}</dt>
+          <dt>{CAPABILITY_LABELS[k] ?? k.replace(/([A-Z])/g, ' $1').toLowerCase().replace(/^./, (c) => c.toUpperCase())}</dt>
           <dd>{show(v)}</dd>
         </div>
       ))}
@@ -82,6 +90,12 @@ const STEPS = ['waiting', 'generating', 'success'] as const;
 
 function TaskWatch({ taskId, model }: { taskId: string; model: ModelDetail }) {
   const [task, setTask] = useState<Task | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  // Bring the task into view (and the keyboard focus to it) as soon as it is submitted.
+  useEffect(() => {
+    heading.current?.focus();
+    heading.current?.scrollIntoView({ block: 'start' });
+  }, []);
   const [error, setError] = useState<unknown>(null);
   const done = task?.status === 'success' || task?.status === 'fail';
   const poll = () => {
@@ -98,7 +112,9 @@ function TaskWatch({ taskId, model }: { taskId: string; model: ModelDetail }) {
   const status = task?.status ?? 'waiting';
   return (
     <section className="watch" aria-labelledby="watch-h" data-testid="task-watch" data-status={status}>
-      <h2 id="watch-h">Task</h2>
+      <h2 id="watch-h" ref={heading} tabIndex={-1}>
+        Task
+      </h2>
       <p>
         <code>{taskId}</code> · <StatusBadge status={status} /> · <Link to="/tasks">all tasks</Link>
       </p>
@@ -234,10 +250,10 @@ export function PlaygroundPage() {
                 Run {model.name}
               </button>
             </form>
+            {taskId && <TaskWatch key={taskId} taskId={taskId} model={model} />}
           </section>
         </div>
       )}
-      {model && taskId && <TaskWatch key={taskId} taskId={taskId} model={model} />}
     </>
   );
 }

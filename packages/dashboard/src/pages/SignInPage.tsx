@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { Navigate, useLocation, useNavigate } from 'react-router';
+import { Link, Navigate, useLocation, useNavigate } from 'react-router';
 import { api } from '../api/client';
 import type { DashboardConfig, SessionInfo } from '../api/types';
 import { ErrorBanner, Notice, useLoad } from '../components/common';
@@ -53,6 +53,11 @@ export function SignInPage() {
         We send a one-time sign-in link to your e-mail address. {open ? 'New here? The same link creates your account.' : 'Accounts are created by the operator of this gateway.'}
       </p>
       <ErrorBanner error={error} />
+      {session && (
+        <p>
+          You are signed in as {session.user.email}: <Link to="/">go to the overview</Link>.
+        </p>
+      )}
       {sent ? (
         <Notice kind="success">
           If <strong>{sent}</strong> {open ? 'is a valid address' : 'has an account'}, a sign-in link is on its way. It works once, for a short time. You can close this

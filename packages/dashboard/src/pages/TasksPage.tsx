@@ -62,7 +62,7 @@ function TaskCard({ t, onChanged, onError }: { t: TaskListItem; onChanged: () =>
       {t.prompt && <blockquote className="prompt">{t.prompt}</blockquote>}
       {t.status === 'fail' && <div className="notice error">{t.error_message}</div>}
       {t.warnings.length > 0 && (
-        <ul className="warnings">
+        <ul className="warnings" aria-label="What the provider adjusted">
           {t.warnings.map((w, i) => (
             <li key={i}>
               <code>{w.param}</code>: {w.message}
@@ -71,6 +71,7 @@ function TaskCard({ t, onChanged, onError }: { t: TaskListItem; onChanged: () =>
         </ul>
       )}
       {t.status === 'success' && <ResultView urls={t.result_urls} modality={t.modality} label={`Result of ${t.model_id}`} />}
+      {(t.callback_url || unfinished) && (
       <footer className="row">
         {t.callback_url && (
           <button type="button" className="secondary outline small" aria-expanded={showCallbacks} onClick={() => setShowCallbacks((s) => !s)}>
@@ -94,6 +95,7 @@ function TaskCard({ t, onChanged, onError }: { t: TaskListItem; onChanged: () =>
           </button>
         )}
       </footer>
+      )}
       {showCallbacks && t.callback_url && (
         <>
           <p className="muted">Callback URL: {t.callback_url}</p>
