@@ -56,7 +56,7 @@ describe('the dashboard in Chromium, against the standalone host', () => {
   });
 
   it('prints the dashboard URL at start-up and serves the app with its security headers', async () => {
-    expect(server.output()).toContain(`gengate dashboard: ${server.url}/dashboard/`);
+    await expect.poll(() => server.output()).toContain(`gengate dashboard: ${server.url}/dashboard/`);
     const res = await fetch(`${server.url}/dashboard/tasks`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
