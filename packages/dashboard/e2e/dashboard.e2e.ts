@@ -155,6 +155,7 @@ describe('the dashboard in Chromium, against the standalone host', () => {
     await page.getByText('25 credits charged').waitFor();
     await page.getByText('2 credits charged').waitFor();
     await shot('08-tasks');
+    await page.screenshot({ path: `${SCREENSHOTS}/readme-tasks.png` });
     await page.getByLabel('fail', { exact: true }).check();
     await page.getByText('No tasks match these filters').waitFor();
     await page.getByLabel('fail', { exact: true }).uncheck();
