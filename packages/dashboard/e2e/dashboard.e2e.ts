@@ -22,6 +22,9 @@ describe('the dashboard in Chromium, against the standalone host', () => {
   let context: BrowserContext;
   let page: Page;
   let errors: string[];
+  let receiver: Server;
+  let hookUrl: string;
+  const hooks: string[] = [];
   const email = `browser-${Date.now()}@example.com`;
   const shots: string[] = [];
   const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
@@ -32,6 +35,16 @@ describe('the dashboard in Chromium, against the standalone host', () => {
 
   beforeAll(async () => {
     smtp = await startSmtpCapture();
+    receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        hooks.push(body);
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     db = await createTestDatabase();
     server = await spawnServer({
       DATABASE_URL: db.url,
@@ -40,6 +53,7 @@ describe('the dashboard in Chromium, against the standalone host', () => {
       DASHBOARD_OPEN_SIGNUP: 'true',
       DASHBOARD_SIGNUP_CREDITS: '100',
       SANDBOX_LATENCY_MS: '400',
+      CALLBACK_ALLOW_PRIVATE: 'true',
     });
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -51,6 +65,7 @@ describe('the dashboard in Chromium, against the standalone host', () => {
     await browser?.close();
     await server?.stop();
     await smtp?.close();
+    await new Promise((r) => receiver?.close(r));
     await db?.drop();
     if (shots.length) process.stdout.write(`screenshots (${shots.length}) written to ${SCREENSHOTS}\n`);
   });
@@ -108,6 +123,11 @@ describe('the dashboard in Chromium, against the standalone host', () => {
     await page.getByTestId('api-key').first().waitFor();
     expect(await page.content()).not.toContain(secret);
     await expect(page.getByTestId('api-key').getByText('Limits per minute/hour/day: 60 / — / —').count()).resolves.toBe(1);
+    // Rename it.
+    await page.getByRole('article', { name: 'API key browser test' }).getByRole('button', { name: 'Edit' }).click();
+    await page.getByRole('article', { name: 'API key browser test' }).getByLabel('Name').fill('browser key');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('article', { name: 'API key browser key' }).waitFor();
 
     // Playground: a sandbox image of a requested size.
     await nav('Playground').click();
@@ -122,6 +142,7 @@ describe('the dashboard in Chromium, against the standalone host', () => {
     await page.getByTestId('quote').getByText(/width 5000 is outside this model's range 16\.\.2048/).waitFor();
     await page.getByLabel('Width (pixels)').fill('320');
     await page.getByTestId('quote-credits').filter({ hasText: '2 credits' }).waitFor();
+    await page.getByLabel('Callback URL').fill(hookUrl);
     await shot('05-playground-image-form');
     await page.getByRole('button', { name: 'Run Sandbox Pixel Image' }).click();
     await page.locator('[data-testid="task-watch"][data-status="success"]').waitFor({ timeout: 60_000 });
@@ -154,6 +175,11 @@ describe('the dashboard in Chromium, against the standalone host', () => {
     await expect.poll(() => page.getByTestId('result-video-preview').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
     await page.getByText('25 credits charged').waitFor();
     await page.getByText('2 credits charged').waitFor();
+    // The image task had a callback URL: its delivery attempts are listed.
+    await expect.poll(() => hooks.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+    expect(JSON.parse(hooks[0] ?? '{}')).toMatchObject({ status: 'success' });
+    await page.getByRole('button', { name: 'Show callback attempts' }).click();
+    await page.getByTestId('callback-attempts').getByText('delivered (HTTP 200)').waitFor();
     await shot('08-tasks');
     await page.screenshot({ path: `${SCREENSHOTS}/readme-tasks.png` });
     await page.getByLabel('fail', { exact: true }).check();
@@ -182,7 +208,7 @@ describe('the dashboard in Chromium, against the standalone host', () => {
     // Revoke the key (with confirmation): a request with it is refused.
     await nav('API keys').click();
     await page.getByRole('button', { name: 'Revoke', exact: true }).click();
-    await page.getByRole('dialog').getByText('Revoke the key “browser test”?').waitFor();
+    await page.getByRole('dialog').getByText('Revoke the key “browser key”?').waitFor();
     await shot('11-keys-revoke-confirm');
     await page.getByRole('button', { name: 'Revoke key' }).click();
     await page.getByText('No active keys.').waitFor();
@@ -227,9 +253,16 @@ describe('the dashboard in Chromium, against the standalone host', () => {
     context = await browser.newContext();
     page = await context.newPage();
     const before = smtp.mails.length;
+    // Keyboard only: the skip link first, then the field and the button.
     await page.goto(`${server.url}/dashboard/sign-in`);
-    await page.getByLabel('E-mail address').fill(email);
-    await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('email');
+    await page.keyboard.type(email);
+    await page.keyboard.press('Enter');
+    await page.getByText('a sign-in link is on its way').waitFor();
     await smtp.waitFor(before + 1);
     await page.goto(linkIn(smtp, before));
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
