@@ -72,7 +72,8 @@ function TaskCard({ t, onChanged, onError }: { t: TaskListItem; onChanged: () =>
       )}
       {t.status === 'success' && <ResultView urls={t.result_urls} modality={t.modality} label={`Result of ${t.model_id}`} />}
       {(t.callback_url || unfinished) && (
-      <footer className="row">
+      <footer>
+      <div className="row">
         {t.callback_url && (
           <button type="button" className="secondary outline small" aria-expanded={showCallbacks} onClick={() => setShowCallbacks((s) => !s)}>
             {showCallbacks ? 'Hide' : 'Show'} callback attempts
@@ -94,13 +95,14 @@ function TaskCard({ t, onChanged, onError }: { t: TaskListItem; onChanged: () =>
             Cancel
           </button>
         )}
-      </footer>
-      )}
+      </div>
       {showCallbacks && t.callback_url && (
         <>
           <p className="muted">Callback URL: {t.callback_url}</p>
           <Callbacks taskId={t.task_id} />
         </>
+      )}
+      </footer>
       )}
     </article>
   );
