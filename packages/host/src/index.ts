@@ -21,3 +21,8 @@ export { isForbiddenAddress } from './callbacks/address-guard.js';
 export { loadProviders, logProviderStatus, providerEnvironment, PROVIDER_SETTINGS, type LoadedProviders, type ProviderStatus } from './server/providers.js';
 export { createApiReferenceRouter, type ApiReferenceOptions } from './http/api-reference.js';
 export { openApiDocument } from './http/routes/openapi-document.js';
+export { createDashboard, type Dashboard, type DashboardOptions, bossQueueInspector, startSessionPurge, CSRF_HEADER, createSessionAuthenticator, sessionCookie } from './dashboard/index.js';
+export { createStandaloneDashboard } from './dashboard/standalone-dashboard.js';
+export { PgSessionStore } from './postgres/pg-session-store.js';
+export { PgAccountDirectory } from './postgres/pg-account-directory.js';
+export type { RequestAuthenticator } from './http/middleware/authenticate.js';

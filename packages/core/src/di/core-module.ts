@@ -26,6 +26,8 @@ import { ManageKeys } from '../services/manage-keys.js';
 import { SubmitRun } from '../services/submit-run.js';
 import { ReceiveWebhook } from '../services/receive-webhook.js';
 import { SweepTasks } from '../services/sweep-tasks.js';
+import { ListTasks } from '../services/list-tasks.js';
+import { QuoteRun } from '../services/quote-run.js';
 import { TOKENS } from './tokens.js';
 
 /** The use cases, built from the ports bound in the container (no decorators: works under any runner). */
@@ -47,6 +49,10 @@ export const coreModule = new ContainerModule(({ bind }) => {
     )
     .inSingletonScope();
   bind(TOKENS.GetTask).toDynamicValue((c) => new GetTask(c.get(TOKENS.Stores).tasks, c.get(TOKENS.ResultUrls))).inSingletonScope();
+  bind(TOKENS.ListTasks).toDynamicValue((c) => new ListTasks(c.get(TOKENS.Stores).tasks, c.get(TOKENS.ResultUrls))).inSingletonScope();
+  bind(TOKENS.QuoteRun)
+    .toDynamicValue((c) => new QuoteRun(c.get(TOKENS.Registry), c.get(TOKENS.PriceBook), c.get(TOKENS.Stores).ledger, c.get(TOKENS.AllowPrivateInputs)))
+    .inSingletonScope();
   bind(TOKENS.FailTask).toDynamicValue((c) => new FailTask(c.get(TOKENS.UnitOfWork), c.get(TOKENS.Scheduling))).inSingletonScope();
   bind(TOKENS.CancelTask)
     .toDynamicValue(
@@ -129,6 +135,8 @@ export interface Gengate {
   readonly registry: ModelRegistry;
   readonly submitRun: SubmitRun;
   readonly getTask: GetTask;
+  readonly listTasks: ListTasks;
+  readonly quoteRun: QuoteRun;
   readonly executeTask: ExecuteTask;
   readonly failTask: FailTask;
   readonly cancelTask: CancelTask;
@@ -182,6 +190,8 @@ export function createGengate(config: GengateCoreConfig): Gengate {
     registry: container.get(TOKENS.Registry),
     submitRun: container.get(TOKENS.SubmitRun),
     getTask: container.get(TOKENS.GetTask),
+    listTasks: container.get(TOKENS.ListTasks),
+    quoteRun: container.get(TOKENS.QuoteRun),
     executeTask: container.get(TOKENS.ExecuteTask),
     failTask: container.get(TOKENS.FailTask),
     cancelTask: container.get(TOKENS.CancelTask),

@@ -21,6 +21,8 @@ import type { ManageKeys } from '../services/manage-keys.js';
 import type { SubmitRun } from '../services/submit-run.js';
 import type { ReceiveWebhook } from '../services/receive-webhook.js';
 import type { SweepTasks } from '../services/sweep-tasks.js';
+import type { ListTasks } from '../services/list-tasks.js';
+import type { QuoteRun } from '../services/quote-run.js';
 
 const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`gengate.${name}`);
 
@@ -54,4 +56,6 @@ export const TOKENS = {
   Admin: token<AdminService>('Admin'),
   ReceiveWebhook: token<ReceiveWebhook>('ReceiveWebhook'),
   SweepTasks: token<SweepTasks>('SweepTasks'),
+  ListTasks: token<ListTasks>('ListTasks'),
+  QuoteRun: token<QuoteRun>('QuoteRun'),
 } as const;

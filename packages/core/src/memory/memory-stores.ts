@@ -19,6 +19,7 @@ import type {
   NewTask,
   Page,
   ActiveTaskCounts,
+  TaskListFilter,
   TaskStore,
   TaskSuccess,
   UserStore,
@@ -128,6 +129,14 @@ export class MemoryTaskStore implements TaskStore {
   }
   async findById(id: string) {
     return this.db.tasks.get(id) ?? null;
+  }
+  async listForUser(userId: string, filter: TaskListFilter, page: number, perPage: number): Promise<Page<TaskRecord>> {
+    const any = <T>(list: readonly T[] | undefined, v: T) => !list || list.length === 0 || list.includes(v);
+    const all = [...this.db.tasks.values()]
+      .filter((t) => t.userId === userId && any(filter.statuses, t.status) && any(filter.modelIds, t.modelId) && any(filter.modalities, t.modality))
+      .reverse() // insertion order breaks ties between tasks created in the same millisecond
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    return { items: all.slice((page - 1) * perPage, page * perPage), total: all.length };
   }
   async findForUser(id: string, userId: string) {
     const t = this.db.tasks.get(id);

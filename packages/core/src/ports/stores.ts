@@ -1,7 +1,7 @@
 import type { ApiKeyLimits, ApiKeyRecord } from '../model/api-key.js';
 import type { BalanceAlertRecord, PaymentMethod, TransactionRecord } from '../model/billing.js';
 import type { Modality } from '../model/modality.js';
-import type { TaskOutputFile, TaskRecord, TaskWarning } from '../model/task.js';
+import type { TaskOutputFile, TaskRecord, TaskStatus, TaskWarning } from '../model/task.js';
 import type { ProducedUsage } from '../pricing/quote.js';
 import type { UpstreamMetadata } from './provider-adapter.js';
 import type { UserRecord } from '../model/user.js';
@@ -85,8 +85,17 @@ export interface ActiveTaskCounts {
   readonly queued: number;
 }
 
+/** Which of a user's tasks a list shows; an empty or absent list means any value. */
+export interface TaskListFilter {
+  readonly statuses?: readonly TaskStatus[];
+  readonly modelIds?: readonly string[];
+  readonly modalities?: readonly Modality[];
+}
+
 export interface TaskStore {
   insert(task: NewTask): Promise<TaskRecord>;
+  /** One page of the user's tasks matching the filter, newest first (created_at, then id, descending), and the total. */
+  listForUser(userId: string, filter: TaskListFilter, page: number, perPage: number): Promise<Page<TaskRecord>>;
   findById(id: string): Promise<TaskRecord | null>;
   findForUser(id: string, userId: string): Promise<TaskRecord | null>;
   /** waiting -> generating (or generating -> generating on a new attempt); counts the attempt. Null when ended. */

@@ -12,6 +12,7 @@ const TOUCH_INTERVAL_MS = 60_000;
 export const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="gengate"' } as const;
 
 export interface Authenticated extends AuthContext {
+  readonly apiKeyId: string;
   readonly key: ApiKeyRecord;
 }
 

@@ -54,7 +54,7 @@ export class SubmitRun {
             if (earlier) return replay(earlier, hash);
           }
           // A key revoked while this request was in flight fails it here, before anything commits.
-          if (!(await tx.keys.lockActive(auth.apiKeyId))) {
+          if (auth.apiKeyId !== null && !(await tx.keys.lockActive(auth.apiKeyId))) {
             throw new GatewayError('authentication_failed', 'The API key was revoked while the request was in flight.', { headers: CHALLENGE });
           }
           const taskId = this.ids.uuid();
@@ -93,7 +93,7 @@ export class SubmitRun {
 class IdempotencyRace extends Error {}
 
 /** Reference inputs on loopback or private addresses are refused before any hold (the fetch guard also refuses names that resolve there). */
-function refusePrivateInputs(req: NormalizedRequest): void {
+export function refusePrivateInputs(req: NormalizedRequest): void {
   if (req.modality === 'chat') return;
   const lists: [string, readonly string[]][] = [[`${req.modality}_params.image_urls`, req.imageUrls]];
   if (req.modality === 'video') lists.push(['video_params.video_urls', req.videoUrls]);

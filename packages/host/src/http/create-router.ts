@@ -3,7 +3,7 @@ import { Router } from 'express';
 import type { Logger } from 'pino';
 import { createMemoryKeyRateLimiter } from '../limits/create-rate-limiters.js';
 import { createClientIpResolver } from './client-ip.js';
-import { authenticate } from './middleware/authenticate.js';
+import { authenticate, type RequestAuthenticator } from './middleware/authenticate.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
 import { jsonBody } from './middleware/json-body.js';
 import { rateLimit } from './middleware/rate-limit.js';
@@ -37,6 +37,11 @@ export interface GengateRouterOptions {
   readonly callbacks?: CallbackRepository;
   /** Largest accepted JSON body; default 1 MiB. */
   readonly maxBodyBytes?: number;
+  /**
+   * Another way to authenticate a request, asked before the API-key check (the dashboard's session with
+   * its CSRF token, or an embedder's own sign-in); returning null falls through to the API key.
+   */
+  readonly authenticate?: RequestAuthenticator;
 }
 
 /**
@@ -51,7 +56,7 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
   router.use(fileRoutes(options.blobStore));
   if (options.stripeWebhook) router.use(stripeWebhookRoutes(gengate, options.stripeWebhook));
   router.use(providerWebhookRoutes(gengate));
-  router.use(authenticate(gengate, createClientIpResolver(options.trustProxy ?? [])));
+  router.use(authenticate(gengate, createClientIpResolver(options.trustProxy ?? []), options.authenticate));
   router.use(rateLimit(options.rateLimiter ?? createMemoryKeyRateLimiter()));
   router.use(jsonBody(options.maxBodyBytes ?? 1_048_576));
   if (options.callbacks) router.use(callbackRoutes(options.callbacks));

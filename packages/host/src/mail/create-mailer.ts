@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
  */
 export function createMailer(opts: { smtpUrl: string | null; from: string; logger: Logger }): Mailer {
   if (!opts.smtpUrl) {
-    opts.logger.warn('SMTP_URL is not set: balance alert mails are written to the log instead of being sent');
+    opts.logger.warn('SMTP_URL is not set: mails (balance alerts, dashboard sign-in links) are written to the log instead of being sent');
     return {
       async send(message) {
         opts.logger.info({ mail: { to: message.to, subject: message.subject, text: message.text } }, 'mail (not sent: no SMTP_URL)');

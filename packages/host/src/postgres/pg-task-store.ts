@@ -1,4 +1,4 @@
-import type { ActiveTaskCounts, JsonValue, Modality, NewTask, ProducedUsage, TaskRecord, TaskStore, TaskSuccess, UpstreamMetadata } from '@gengate/core';
+import type { ActiveTaskCounts, JsonValue, Modality, NewTask, Page, ProducedUsage, TaskListFilter, TaskRecord, TaskStore, TaskSuccess, UpstreamMetadata } from '@gengate/core';
 import { toSafeInt, type Queryable } from './queryable.js';
 
 interface Row {
@@ -80,6 +80,20 @@ export class PgTaskStore implements TaskStore {
   async findById(id: string): Promise<TaskRecord | null> {
     const { rows } = await this.db.query<Row>('select * from tasks where id = $1', [id]);
     return rows[0] ? toTask(rows[0]) : null;
+  }
+
+  async listForUser(userId: string, filter: TaskListFilter, page: number, perPage: number): Promise<Page<TaskRecord>> {
+    const orNull = (list: readonly string[] | undefined) => (list && list.length > 0 ? [...list] : null);
+    const where = `user_id = $1 and ($2::text[] is null or status = any($2)) and ($3::text[] is null or model_id = any($3))
+      and ($4::text[] is null or modality = any($4))`;
+    const args = [userId, orNull(filter.statuses), orNull(filter.modelIds), orNull(filter.modalities)];
+    const { rows } = await this.db.query<Row>(`select * from tasks where ${where} order by created_at desc, id desc limit $5 offset $6`, [
+      ...args,
+      perPage,
+      (page - 1) * perPage,
+    ]);
+    const count = await this.db.query<{ n: number }>(`select count(*)::int as n from tasks where ${where}`, args);
+    return { items: rows.map(toTask), total: count.rows[0]?.n ?? 0 };
   }
 
   async findForUser(id: string, userId: string): Promise<TaskRecord | null> {

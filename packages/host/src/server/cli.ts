@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { AdminService, isGatewayError } from '@gengate/core';
 import { randomUUID } from 'node:crypto';
 import { createPgStores } from '../postgres/pg-unit-of-work.js';
+import { setUserRole } from './cli-user-role.js';
 import { ConfigError, loadConfig, type GengateConfig } from './config.js';
 import { openDatabase } from './database.js';
 import { createLogger } from './logger.js';
@@ -54,6 +55,7 @@ program
     logProviderStatus(logger, providers.status);
     const server = await startServer(cfg, { logger, extraAdapters: providers.adapters, secrets: providers.secrets });
     process.stdout.write(`gengate is serving ${server.url}/api/v1 (port ${server.port})\n`);
+    if (server.dashboardUrl) process.stdout.write(`gengate dashboard: ${server.dashboardUrl}\n`);
     const shutdown = (signal: string) => {
       logger.info({ signal }, 'shutting down');
       server.close().then(
@@ -87,6 +89,24 @@ users
   .option('--credits <credits>', 'starting credits (100 credits = 1 USD)', nonNegativeNumber, 0)
   .action(async (opts: { email: string; credits: number }) => {
     await withAdmin((admin) => admin.createUser({ email: opts.email, credits: opts.credits }));
+  });
+
+users
+  .command('role')
+  .description('make a user an operator of the dashboard (--operator) or a plain user again (--no-operator); prints {"user_id", "email", "role"}')
+  .requiredOption('--email <email>', 'the user e-mail address')
+  .option('--operator', 'give the operator role')
+  .option('--no-operator', 'take the operator role away')
+  .action(async (opts: { email: string; operator?: boolean }) => {
+    if (opts.operator === undefined) throw new InvalidArgumentError('say --operator or --no-operator');
+    const cfg = config();
+    const logger = createLogger({ level: 'warn', destination: process.stderr });
+    const db = await openDatabase(cfg, logger);
+    try {
+      process.stdout.write(`${JSON.stringify(await setUserRole(db.pool, opts.email, opts.operator ? 'operator' : 'user'))}\n`);
+    } finally {
+      await db.close();
+    }
   });
 
 const credits = program.command('credits').description('manage credits');

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { MARKUP_ONE, parseIpEntry, parseMarkupFactor, type MarkupPolicy, type Modality, type ProviderLimits } from '@gengate/core';
 import { z } from 'zod';
+import { DASHBOARD_ENV, dashboardSettings, type DashboardSettings } from './dashboard-config.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -85,6 +86,7 @@ const envSchema = z.object({
   CALLBACK_RETRY_DELAY_SECONDS: int(1, 3_600).default(10),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('gengate <no-reply@localhost>'),
+  ...DASHBOARD_ENV,
 }).superRefine((c, ctx) => {
   if (c.PAYMENT_PROCESSOR !== 'stripe') return;
   for (const key of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const) {
@@ -132,6 +134,8 @@ export interface GengateConfig {
   };
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
+  /** The web dashboard (sign-in by e-mail link, open sign-up). */
+  readonly dashboard: DashboardSettings;
 }
 
 /** The values of a GENGATE_CONFIG_FILE (a JSON object of strings, numbers and booleans), as strings. */
@@ -212,5 +216,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     },
     smtpUrl: c.SMTP_URL ?? null,
     mailFrom: c.MAIL_FROM,
+    dashboard: dashboardSettings(c),
   };
 }

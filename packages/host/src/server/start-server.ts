@@ -25,11 +25,14 @@ import { LocalBlobStore } from '../storage/local-blob-store.js';
 import { createResultUrlResolver } from '../storage/result-urls.js';
 import type { GengateConfig } from './config.js';
 import { openDatabase } from './database.js';
+import { createStandaloneDashboard } from '../dashboard/standalone-dashboard.js';
 
 export interface RunningServer {
   /** Base URL of the API root, e.g. http://127.0.0.1:3000 (the API is under /api/v1). */
   readonly url: string;
   readonly port: number;
+  /** The web dashboard's address (`<url>/dashboard/`), or null when DASHBOARD_ENABLED=false. */
+  readonly dashboardUrl: string | null;
   readonly gengate: Gengate;
   readonly databaseUrl: string;
   /** Stops taking requests, lets running ones finish within the grace period, stops the worker, closes the database. */
@@ -61,10 +64,10 @@ function paymentsFor(
   const stripe = createStripeClient({ secretKey: p.secretKey, apiUrl: p.apiUrl });
   const processor = new StripePaymentProcessor(stripe, {
     get successUrl() {
-      return p.successUrl ?? `${baseUrl()}/api/v1/billing/balance?checkout=success`;
+      return p.successUrl ?? (config.dashboard.enabled ? `${baseUrl()}/dashboard/billing?checkout=success` : `${baseUrl()}/api/v1/billing/balance?checkout=success`);
     },
     get cancelUrl() {
-      return p.cancelUrl ?? `${baseUrl()}/api/v1/billing/balance?checkout=cancelled`;
+      return p.cancelUrl ?? (config.dashboard.enabled ? `${baseUrl()}/dashboard/billing?checkout=cancelled` : `${baseUrl()}/api/v1/billing/balance?checkout=cancelled`);
     },
   });
   return { processor, stripeWebhook: { stripe, webhookSecret: p.webhookSecret } };
@@ -117,6 +120,12 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     callLimiter: new PgCallLimiter(db.pool, (id) => config.providerLimits(id)),
   });
 
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
+  // The web dashboard: its own mount, and its session (with CSRF token) as the /api/v1 router's authentication seam.
+  const dashboard = config.dashboard.enabled
+    ? createStandaloneDashboard({ settings: config.dashboard, gengate, pool: db.pool, boss, mailer, logger, publicUrl: () => baseUrl, paymentProcessor: payments.processor.id })
+    : null;
+
   const app = express();
   app.disable('x-powered-by');
   app.get('/healthz', (_req, res) => {
@@ -134,8 +143,13 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
       rateLimiter,
       callbacks,
       ...(payments.stripeWebhook ? { stripeWebhook: payments.stripeWebhook } : {}),
+      ...(dashboard ? { authenticate: dashboard.authenticate } : {}),
     }),
   );
+  if (dashboard) {
+    app.use('/dashboard', dashboard.router);
+    app.get('/', (_req, res) => res.redirect(302, '/dashboard/'));
+  }
 
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
@@ -154,7 +168,6 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     : null;
   // Every process listens: a cancel reaching any API process aborts the upstream call wherever it runs.
   const taskEnded = config.runWorker ? await startTaskEndedListener(db.url, gengate, logger) : null;
-  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   const callbackWorker = config.runWorker
     ? await startCallbackWorker(
         boss,
@@ -169,6 +182,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   return {
     url: baseUrl,
     port,
+    dashboardUrl: dashboard ? `${baseUrl}/dashboard/` : null,
     gengate,
     databaseUrl: db.url,
     close() {
@@ -182,6 +196,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
         await taskEnded?.stop();
         await mailWorker?.stop();
         await callbackWorker?.stop();
+        await dashboard?.stop();
         await boss.stop({ graceful: true, timeout: config.shutdownGraceMs });
         await db.close();
         logger.info('gengate stopped');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { JsonValue, RunRequest } from '@gengate/core';
+import type { JsonValue, RunRequest, TaskListFilter } from '@gengate/core';
 import { describe, expect, it } from 'vitest';
-import { REQUEST, type StoreFixtures } from './store-fixtures.js';
+import { nextMillisecond, REQUEST, type StoreFixtures } from './store-fixtures.js';
 
 const EMPTY_SUCCESS = () => ({ outputs: [], warnings: [], chargedMicro: 0, costMicro: 0, reportedCostMicro: null, usage: {}, metadata: {}, at: new Date() });
 
@@ -243,6 +243,42 @@ export function describeTasksContract(f: StoreFixtures): void {
       const ended = await stores().tasks.failWaitingForKey(key.id, 'revoked', new Date());
       expect(ended).toEqual([{ id: waiting.id, userId: user.id, modality: 'image' }]);
       expect((await stores().tasks.findById(generating.id))?.status).toBe('generating');
+    });
+
+    it('listForUser pages a user\'s tasks newest first, filtered by status, model and modality (lists mean OR)', async () => {
+      const user = await newUser();
+      const other = await newUser();
+      const made = [];
+      for (const [modelId, modality] of [
+        ['conformance.image', 'image'],
+        ['conformance.video', 'video'],
+        ['conformance.image', 'image'],
+        ['conformance.chat', 'chat'],
+      ] as const) {
+        made.push(await stores().tasks.insert({ ...taskFor(user.id), modelId, modality }));
+        await nextMillisecond();
+      }
+      await stores().tasks.insert(taskFor(other.id));
+      const [img1, vid, img2, chat] = made as [(typeof made)[number], (typeof made)[number], (typeof made)[number], (typeof made)[number]];
+      await stores().tasks.markGenerating(vid.id, new Date());
+      await stores().tasks.markGenerating(img2.id, new Date());
+      await stores().tasks.markSuccess(img2.id, EMPTY_SUCCESS());
+      await stores().tasks.markFail(chat.id, 'broken', new Date());
+
+      const ids = async (filter: TaskListFilter, page = 1, perPage = 10) =>
+        stores().tasks.listForUser(user.id, filter, page, perPage).then((p) => ({ ids: p.items.map((t) => t.id), total: p.total }));
+      expect(await ids({})).toEqual({ ids: [chat.id, img2.id, vid.id, img1.id], total: 4 });
+      expect(await ids({}, 2, 3)).toEqual({ ids: [img1.id], total: 4 });
+      expect(await ids({}, 3, 3)).toEqual({ ids: [], total: 4 });
+      expect(await ids({ statuses: ['success', 'fail'] })).toEqual({ ids: [chat.id, img2.id], total: 2 });
+      expect(await ids({ statuses: ['waiting'] })).toEqual({ ids: [img1.id], total: 1 });
+      expect(await ids({ modelIds: ['conformance.image'] })).toEqual({ ids: [img2.id, img1.id], total: 2 });
+      expect(await ids({ modalities: ['video', 'chat'] })).toEqual({ ids: [chat.id, vid.id], total: 2 });
+      expect(await ids({ statuses: ['generating'], modalities: ['video'], modelIds: ['conformance.video'] })).toEqual({ ids: [vid.id], total: 1 });
+      expect(await ids({ statuses: [], modelIds: [], modalities: [] })).toEqual({ ids: [chat.id, img2.id, vid.id, img1.id], total: 4 });
+      const listed = (await stores().tasks.listForUser(user.id, { statuses: ['success'] }, 1, 10)).items[0];
+      expect(listed).toEqual(await stores().tasks.findById(img2.id));
+      expect((await stores().tasks.listForUser(randomUUID(), {}, 1, 10)).total).toBe(0);
     });
   });
 }

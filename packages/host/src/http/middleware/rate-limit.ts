@@ -15,6 +15,11 @@ function setHeaders(res: Response, limit: number, remaining: number, resetSecond
 export function rateLimit(limiter: KeyRateLimiter): RequestHandler {
   return async (_req, res, next) => {
     const auth = authOf(res);
+    // Only API keys carry limits; a request authenticated another way (the dashboard's session) has none.
+    if (!auth.key || auth.apiKeyId === null) {
+      next();
+      return;
+    }
     const decision = await limiter.consume(auth.apiKeyId, auth.key.limits);
     if (decision.state) setHeaders(res, decision.state.limit, decision.state.remaining, decision.state.resetSeconds);
     if (!decision.allowed) {

@@ -5,8 +5,9 @@ import { idempotency } from './004-idempotency.js';
 import { taskExecutionV2 } from './008-task-execution-v2.js';
 import { providerCallLeases } from './009-provider-call-leases.js';
 import { webhookPayloads } from './010-webhook-payloads.js';
+import { dashboard } from './011-dashboard.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in order. Append new ones; never edit an applied one. */
-export const MIGRATIONS: readonly Migration[] = [initial, rateLimits, callbacks, idempotency, taskExecutionV2, providerCallLeases, webhookPayloads];
+export const MIGRATIONS: readonly Migration[] = [initial, rateLimits, callbacks, idempotency, taskExecutionV2, providerCallLeases, webhookPayloads, dashboard];
 export type { Migration };

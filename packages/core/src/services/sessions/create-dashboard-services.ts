@@ -1,0 +1,41 @@
+import type { Gengate } from '../../di/core-module.js';
+import { TOKENS } from '../../di/tokens.js';
+import type { Mailer } from '../../ports/mailer.js';
+import type { Clock, IdGenerator } from '../../ports/system.js';
+import type { AccountDirectory } from '../operators/account-directory.js';
+import { OperatorService, type QueueInspector } from '../operators/operator-service.js';
+import { DashboardAuth, DEFAULT_DASHBOARD_AUTH, type DashboardAuthOptions } from './dashboard-auth.js';
+import type { SessionStore } from './session-store.js';
+
+export interface DashboardServicesConfig {
+  readonly gengate: Gengate;
+  readonly sessions: SessionStore;
+  readonly directory: AccountDirectory;
+  readonly mailer: Mailer;
+  /** The host's job queues, for the operator's queue view; null when it has none. */
+  readonly queues?: QueueInspector | null;
+  readonly options: Partial<Omit<DashboardAuthOptions, 'linkUrl'>> & Pick<DashboardAuthOptions, 'linkUrl'>;
+  readonly clock?: Clock;
+  readonly ids?: IdGenerator;
+}
+
+export interface DashboardServices {
+  readonly auth: DashboardAuth;
+  readonly operators: OperatorService;
+  readonly directory: AccountDirectory;
+}
+
+/** The dashboard's own use cases (sign-in, sessions, operator views), built over a Gengate's stores and use cases. */
+export function createDashboardServices(config: DashboardServicesConfig): DashboardServices {
+  const { gengate } = config;
+  const clock = config.clock ?? { now: () => new Date() };
+  const ids = config.ids ?? { uuid: () => crypto.randomUUID() };
+  const stores = gengate.container.get(TOKENS.Stores);
+  const uow = gengate.container.get(TOKENS.UnitOfWork);
+  const auth = new DashboardAuth(config.sessions, stores.users, config.directory, uow, config.mailer, ids, clock, gengate.logger, {
+    ...DEFAULT_DASHBOARD_AUTH,
+    ...config.options,
+  });
+  const operators = new OperatorService(config.directory, gengate.registry, gengate.keys, gengate.admin, config.queues ?? null, clock);
+  return { auth, operators, directory: config.directory };
+}

@@ -1,0 +1,117 @@
+import { Component, type ErrorInfo, type ReactNode } from 'react';
+import { BrowserRouter, Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
+import { ErrorBanner } from './components/common';
+import { BillingPage } from './pages/BillingPage';
+import { KeysPage } from './pages/KeysPage';
+import { OperatorPage } from './pages/OperatorPage';
+import { OverviewPage } from './pages/OverviewPage';
+import { PlaygroundPage } from './pages/PlaygroundPage';
+import { SignInPage } from './pages/SignInPage';
+import { TasksPage } from './pages/TasksPage';
+import { SessionProvider, useSession } from './session';
+
+/** Never a blank page: a rendering error is shown with its message. */
+class ErrorBoundary extends Component<{ children: ReactNode }, { error: Error | null }> {
+  override state = { error: null as Error | null };
+  static getDerivedStateFromError(error: Error) {
+    return { error };
+  }
+  override componentDidCatch(error: Error, info: ErrorInfo) {
+    console.error(error, info.componentStack);
+  }
+  override render() {
+    if (this.state.error) {
+      return (
+        <main className="container">
+          <h1>Something went wrong</h1>
+          <ErrorBanner error={this.state.error} />
+          <button type="button" onClick={() => window.location.reload()}>
+            Reload
+          </button>
+        </main>
+      );
+    }
+    return this.props.children;
+  }
+}
+
+function Shell({ children }: { children: ReactNode }) {
+  const { session, signOut } = useSession();
+  const operator = session?.user.role === 'operator';
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="container">
+        <nav aria-label="Main">
+          <ul>
+            <li>
+              <strong className="brand">gengate</strong>
+            </li>
+          </ul>
+          {session && (
+            <ul className="nav-links">
+              <li><NavLink to="/" end>Overview</NavLink></li>
+              <li><NavLink to="/playground">Playground</NavLink></li>
+              <li><NavLink to="/tasks">Tasks</NavLink></li>
+              <li><NavLink to="/keys">API keys</NavLink></li>
+              <li><NavLink to="/billing">Billing</NavLink></li>
+              {operator && <li><NavLink to="/operator">Operator</NavLink></li>}
+              <li>
+                <button type="button" className="secondary outline small" onClick={() => void signOut()}>
+                  Sign out
+                </button>
+              </li>
+            </ul>
+          )}
+        </nav>
+        {session && <p className="signed-in-as">Signed in as <strong>{session.user.email}</strong>{operator ? ' (operator)' : ''}</p>}
+      </header>
+      <main id="main" className="container" tabIndex={-1}>
+        {children}
+      </main>
+    </>
+  );
+}
+
+function RequireSession({ children }: { children: ReactNode }) {
+  const { session, loadError } = useSession();
+  const location = useLocation();
+  if (session === undefined) return <p aria-busy="true">Loading…</p>;
+  if (!session) {
+    if (loadError) return <ErrorBanner error={loadError} />;
+    return <Navigate to="/sign-in" replace state={{ from: location.pathname }} />;
+  }
+  return <>{children}</>;
+}
+
+function Pages() {
+  const guarded = (el: ReactNode) => <RequireSession>{el}</RequireSession>;
+  return (
+    <Shell>
+      <Routes>
+        <Route path="/sign-in" element={<SignInPage />} />
+        <Route path="/" element={guarded(<OverviewPage />)} />
+        <Route path="/playground" element={guarded(<PlaygroundPage />)} />
+        <Route path="/tasks" element={guarded(<TasksPage />)} />
+        <Route path="/keys" element={guarded(<KeysPage />)} />
+        <Route path="/billing" element={guarded(<BillingPage />)} />
+        <Route path="/operator" element={guarded(<OperatorPage />)} />
+        <Route path="*" element={<p>No such page. <NavLink to="/">Go to the overview</NavLink>.</p>} />
+      </Routes>
+    </Shell>
+  );
+}
+
+export function App() {
+  return (
+    <ErrorBoundary>
+      <BrowserRouter basename="/dashboard">
+        <SessionProvider>
+          <Pages />
+        </SessionProvider>
+      </BrowserRouter>
+    </ErrorBoundary>
+  );
+}

@@ -1,0 +1,42 @@
+import { createDashboardServices, type Gengate, type Mailer } from '@gengate/core';
+import type pg from 'pg';
+import type { PgBoss } from 'pg-boss';
+import type { Logger } from 'pino';
+import { PgAccountDirectory } from '../postgres/pg-account-directory.js';
+import { PgSessionStore } from '../postgres/pg-session-store.js';
+import type { DashboardSettings } from '../server/dashboard-config.js';
+import { bossQueueInspector } from './boss-queue-inspector.js';
+import { createDashboard, type Dashboard } from './create-dashboard.js';
+import { startSessionPurge } from './session-purge.js';
+
+export interface StandaloneDashboardOptions {
+  readonly settings: DashboardSettings;
+  readonly gengate: Gengate;
+  readonly pool: pg.Pool;
+  readonly boss: PgBoss;
+  readonly mailer: Mailer;
+  readonly logger: Logger;
+  readonly publicUrl: () => string;
+  readonly paymentProcessor: string;
+}
+
+/** The dashboard of the standalone host: sessions and roles in PostgreSQL, queue depth from pg-boss, expired sessions purged. */
+export function createStandaloneDashboard(o: StandaloneDashboardOptions): Dashboard & { stop(): Promise<void> } {
+  const services = createDashboardServices({
+    gengate: o.gengate,
+    sessions: new PgSessionStore(o.pool),
+    directory: new PgAccountDirectory(o.pool),
+    mailer: o.mailer,
+    queues: bossQueueInspector(o.boss),
+    options: {
+      openSignup: o.settings.openSignup,
+      signupCredits: o.settings.signupCredits,
+      linkTtlMs: o.settings.linkTtlMs,
+      sessionTtlMs: o.settings.sessionTtlMs,
+      linkUrl: (token) => `${o.publicUrl()}/dashboard/sign-in#token=${token}`,
+    },
+  });
+  const purge = startSessionPurge(services.auth, o.logger);
+  const dashboard = createDashboard({ services, logger: o.logger, publicUrl: o.publicUrl, paymentProcessor: o.paymentProcessor });
+  return { ...dashboard, stop: () => purge.stop() };
+}

@@ -1,0 +1,101 @@
+import { SandboxAdapter } from '@gengate/adapters';
+import { createDashboardServices, createGengate, MemoryBlobStore, type DashboardServices, type Gengate, type MailMessage } from '@gengate/core';
+import { createTestDatabase } from '@gengate/testing';
+import express, { type Express } from 'express';
+import type pg from 'pg';
+import { pino } from 'pino';
+import request from 'supertest';
+import { CallbackRepository } from '../../src/callbacks/callback-repository.js';
+import { bossQueueInspector } from '../../src/dashboard/boss-queue-inspector.js';
+import { createDashboard } from '../../src/dashboard/create-dashboard.js';
+import { createGengateRouter } from '../../src/http/create-router.js';
+import { createBoss } from '../../src/jobs/queues.js';
+import { ManualPaymentProcessor } from '../../src/payments/manual-processor.js';
+import { runMigrations } from '../../src/postgres/migrate.js';
+import { PgAccountDirectory } from '../../src/postgres/pg-account-directory.js';
+import { PgSessionStore } from '../../src/postgres/pg-session-store.js';
+import { createPgStores } from '../../src/postgres/pg-unit-of-work.js';
+import { openPool } from './open-pool.js';
+
+export const ORIGIN = 'http://gengate.test';
+
+export interface DashboardApp {
+  readonly app: Express;
+  readonly gengate: Gengate;
+  readonly services: DashboardServices;
+  readonly pool: pg.Pool;
+  /** Mails the dashboard sent (sign-in links). */
+  readonly mails: MailMessage[];
+  /** Moves the dashboard's clock forward. */
+  advance(ms: number): void;
+  /** Asks for a link and uses it: the session's cookie header and CSRF token. */
+  signIn(email: string): Promise<{ cookie: string; csrf: string; userId: string }>;
+  close(): Promise<void>;
+}
+
+export function linkToken(mail: MailMessage | undefined): string {
+  const m = /#token=([A-Za-z0-9_-]+)/.exec(mail?.text ?? '');
+  if (!m?.[1]) throw new Error(`no sign-in link in ${JSON.stringify(mail)}`);
+  return m[1];
+}
+
+/** The /api/v1 router and the dashboard over a fresh PostgreSQL database, mounted as the standalone host mounts them. */
+export async function openDashboardApp(options: { openSignup?: boolean; signupCredits?: number } = {}): Promise<DashboardApp> {
+  const logger = pino({ level: 'silent' });
+  const db = await createTestDatabase();
+  const { pool, close } = openPool(db.url, 10);
+  await runMigrations(pool);
+  const boss = await createBoss({ connectionString: db.url, logger });
+  const { stores, unitOfWork } = createPgStores(pool, boss);
+  const blobStore = new MemoryBlobStore();
+  const gengate = createGengate({
+    adapters: [new SandboxAdapter({ latencyMs: { chat: 5, image: 5, video: 30 }, statusPollIntervalMs: 10 })],
+    stores,
+    unitOfWork,
+    blobStore,
+    resultUrls: { urlFor: (k) => `${ORIGIN}/api/v1/files/${k}` },
+    paymentProcessor: new ManualPaymentProcessor(),
+  });
+  const mails: MailMessage[] = [];
+  let offsetMs = 0;
+  const services = createDashboardServices({
+    gengate,
+    sessions: new PgSessionStore(pool),
+    directory: new PgAccountDirectory(pool),
+    mailer: { send: async (m) => void mails.push(m) },
+    queues: bossQueueInspector(boss),
+    clock: { now: () => new Date(Date.now() + offsetMs) },
+    options: {
+      openSignup: options.openSignup ?? false,
+      signupCredits: options.signupCredits ?? 0,
+      linkUrl: (token) => `${ORIGIN}/dashboard/sign-in#token=${token}`,
+    },
+  });
+  const dashboard = createDashboard({ services, logger, publicUrl: () => ORIGIN, paymentProcessor: 'manual' });
+  const app = express();
+  app.use('/api/v1', createGengateRouter({ gengate, blobStore, logger, callbacks: new CallbackRepository(pool), authenticate: dashboard.authenticate }));
+  app.use('/dashboard', dashboard.router);
+  return {
+    app,
+    gengate,
+    services,
+    pool,
+    mails,
+    advance(ms) {
+      offsetMs += ms;
+    },
+    async signIn(email) {
+      const before = mails.length;
+      await request(app).post('/dashboard/api/auth/link').set('Origin', ORIGIN).send({ email }).expect(200);
+      const token = linkToken(mails[before]);
+      const res = await request(app).post('/dashboard/api/auth/verify').set('Origin', ORIGIN).send({ token }).expect(200);
+      const cookie = (res.headers['set-cookie'] as unknown as string[])[0]?.split(';')[0] ?? '';
+      return { cookie, csrf: res.body.csrf_token as string, userId: res.body.user.id as string };
+    },
+    async close() {
+      await boss.stop({ graceful: false, timeout: 1_000 });
+      await close();
+      await db.drop();
+    },
+  };
+}
