@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import request from 'supertest';
+import request from './support/contract-request.js';
 import { linkToken, openDashboardApp, ORIGIN, type DashboardApp } from './support/dashboard-app.js';
 
 const count = async (h: DashboardApp, sql: string, args: unknown[] = []) => (await h.pool.query<{ n: number }>(sql, args)).rows[0]?.n ?? -1;
@@ -121,7 +121,7 @@ describe('dashboard sign-in by e-mail link (sign-up closed)', () => {
     const as = (r: request.Test) => r.set('Origin', ORIGIN).set('Cookie', s.cookie).set('X-CSRF-Token', s.csrf);
     const created = await as(request(h.app).post('/api/v1/api-keys')).send({ name: 'from the dashboard', rate_limit_per_minute: 5 }).expect(201);
     expect(created.body.key).toMatch(/^gg_live_/);
-    const quote = await as(request(h.app).post('/api/v1/run/sandbox.pixel-image/quote')).send({ prompt: 'a fox', image_params: { n: 2 } }).expect(200);
+    const quote = await as(request(h.app).post('/api/v1/models/sandbox.pixel-image/quote')).send({ prompt: 'a fox', image_params: { n: 2 } }).expect(200);
     expect(quote.body).toMatchObject({ model_id: 'sandbox.pixel-image', credits: 4, usd: 0.04, available_credits: 100, sufficient: true });
     const run = await as(request(h.app).post('/api/v1/run/sandbox.pixel-image')).send({ prompt: 'a fox' }).expect(200);
     const task = await h.pool.query('select api_key_id from tasks where id = $1', [run.body.task_id]);

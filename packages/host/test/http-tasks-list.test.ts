@@ -1,4 +1,4 @@
-import request from 'supertest';
+import request from './support/contract-request.js';
 import { describe, expect, it } from 'vitest';
 import { createMemoryApp } from './support/memory-app.js';
 
@@ -58,13 +58,13 @@ describe('GET /api/v1/run/tasks (extension)', () => {
   });
 });
 
-describe('POST /api/v1/run/{model_id}/quote (extension)', () => {
+describe('POST /api/v1/models/{model_id}/quote (extension)', () => {
   it('quotes a body validated exactly like a run, holding nothing and creating nothing', async () => {
     const h = createMemoryApp();
     const u = await h.user(1);
     const auth = { Authorization: `Bearer ${u.key}` };
     const quote = await request(h.app)
-      .post('/api/v1/run/sandbox.motion-video/quote')
+      .post('/api/v1/models/sandbox.motion-video/quote')
       .set(auth)
       .send({ prompt: 'a boat', video_params: { duration: 10, resolution: '1080p' } })
       .expect(200);
@@ -74,13 +74,13 @@ describe('POST /api/v1/run/{model_id}/quote (extension)', () => {
     expect(run.body.error.type).toBe('insufficient_credits');
 
     for (const body of [{ prompt: 'x', video_params: { duration: 7 } }, { prompt: 'x', image_params: {} }, { prompt: 'x', video_params: { aspect_ratio: 'wide' } }, {}]) {
-      const q = await request(h.app).post('/api/v1/run/sandbox.motion-video/quote').set(auth).send(body);
+      const q = await request(h.app).post('/api/v1/models/sandbox.motion-video/quote').set(auth).send(body);
       const r = await request(h.app).post('/api/v1/run/sandbox.motion-video').set(auth).send(body);
       expect(q.status).toBe(400);
       expect(q.body).toEqual(r.body);
     }
-    await request(h.app).post('/api/v1/run/nope.model/quote').set(auth).send({ prompt: 'x' }).expect(404);
-    const chat = await request(h.app).post('/api/v1/run/sandbox.echo-chat/quote').set(auth).send({ prompt: 'hi', llm_params: { max_tokens: 100 } }).expect(200);
+    await request(h.app).post('/api/v1/models/nope.model/quote').set(auth).send({ prompt: 'x' }).expect(404);
+    const chat = await request(h.app).post('/api/v1/models/sandbox.echo-chat/quote').set(auth).send({ prompt: 'hi', llm_params: { max_tokens: 100 } }).expect(200);
     expect(chat.body.sufficient).toBe(true);
     expect(h.db.tasks.size).toBe(0);
     expect(h.db.holds.size).toBe(0);

@@ -20,7 +20,7 @@ describe('packaging', () => {
   it('npm start and the gengate binary run compiled JavaScript, built by the install step and before each start', () => {
     const root = read('package.json');
     const scripts = root['scripts'] as Record<string, string>;
-    expect(scripts['prepare']).toBe('tsc -b');
+    expect(scripts['prepare']).toBe('tsc -b && npm run build:dashboard');
     expect(scripts['prestart']).toBe('tsc -b');
     expect(scripts['start']).toBe('node packages/host/dist/server/cli.js serve');
     expect(scripts['gengate']).toBe('node packages/host/dist/server/cli.js');

@@ -27,6 +27,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/run/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your tasks
+         * @description *gengate extension.* The caller's tasks, newest first, paged like the transactions list; `status`,
+         *     `model` and `modality` may each be repeated (repetition means OR). Each item is the Task object plus
+         *     what a list shows: model, modality, a prompt preview, credits held and charged, warnings.
+         */
+        get: operations["listTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/models/{model_id}/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Quote a run
+         * @description *gengate extension.* Validates a run body exactly as `POST /run/{model_id}` does (the same errors)
+         *     and answers what a run with it would hold, and whether the caller's available credits cover it.
+         *     Nothing is held and no task is created.
+         */
+        post: operations["quoteRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/run/tasks/{task_id}": {
         parameters: {
             query?: never;
@@ -613,6 +657,48 @@ export interface components {
             /** @description *gengate extension.* Fraction done, only while `generating` and only where the provider reports it. */
             progress?: number;
         };
+        /** @description A listed task (gengate extension): the Task object plus what a list shows. */
+        TaskListItem: {
+            /** Format: uuid */
+            task_id: string;
+            status: components["schemas"]["TaskStatus"];
+            result_urls: string[];
+            error_message: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            progress?: number;
+            model_id: string;
+            modality: components["schemas"]["Modality"];
+            /** @description The first 200 characters of the prompt. */
+            prompt: string | null;
+            quoted_credits: components["schemas"]["Credits"];
+            held_credits: components["schemas"]["Credits"];
+            /** @description Set when the task succeeded; a failed task is not charged. */
+            charged_credits: number | null;
+            warnings: {
+                param: string;
+                message: string;
+            }[];
+            callback_url: string | null;
+            submitted_with_api_key: boolean;
+            started_at: components["schemas"]["Timestamp"] | null;
+            finished_at: components["schemas"]["Timestamp"] | null;
+        };
+        TaskList: {
+            data: components["schemas"]["TaskListItem"][];
+            total: number;
+            page: number;
+            per_page: number;
+        };
+        RunQuote: {
+            model_id: string;
+            credits: components["schemas"]["Credits"];
+            usd: number;
+            /** @constant */
+            currency: "USD";
+            available_credits: components["schemas"]["Credits"];
+            /** @description Whether a run would not be refused with 402. */
+            sufficient: boolean;
+        };
         CallbackAttempt: {
             attempt: number;
             url: string;
@@ -832,7 +918,7 @@ export interface components {
          * @description The stable error type (docs/errors.md); branch on it, not on the message.
          * @enum {string}
          */
-        ErrorType: "invalid_request" | "invalid_json" | "unsupported_parameter" | "authentication_failed" | "insufficient_credits" | "ip_not_allowed" | "model_not_found" | "model_inactive" | "task_not_found" | "api_key_not_found" | "alert_not_found" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "limit_exceeded" | "provider_not_configured" | "rate_limited" | "too_many_tasks" | "internal_error" | "upstream_error" | "service_unavailable";
+        ErrorType: "invalid_request" | "invalid_json" | "sign_in_link_invalid" | "unsupported_parameter" | "authentication_failed" | "session_required" | "insufficient_credits" | "ip_not_allowed" | "csrf_failed" | "operator_only" | "sign_up_closed" | "model_not_found" | "model_inactive" | "task_not_found" | "api_key_not_found" | "alert_not_found" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "limit_exceeded" | "provider_not_configured" | "rate_limited" | "too_many_tasks" | "internal_error" | "upstream_error" | "service_unavailable";
         /** @description The body of every refused request; `code` repeats the HTTP status. */
         Error: {
             code: number;
@@ -1514,6 +1600,108 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ProviderNotConfigured"];
             429: components["responses"]["RunTooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listTasks: {
+        parameters: {
+            query?: {
+                /** @description Page number, 1-based. */
+                page?: components["parameters"]["Page"];
+                /** @description Results per page. */
+                per_page?: components["parameters"]["PerPage"];
+                status?: components["schemas"]["TaskStatus"][];
+                model?: string[];
+                modality?: components["schemas"]["Modality"][];
+            };
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of tasks. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    quoteRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                /**
+                 * @description The model id, `<category>.<model_name>`.
+                 * @example sandbox.echo-chat
+                 */
+                model_id: components["parameters"]["ModelId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunRequest"];
+            };
+        };
+        responses: {
+            /** @description The quote. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "model_id": "sandbox.pixel-image",
+                     *       "credits": 2,
+                     *       "usd": 0.02,
+                     *       "currency": "USD",
+                     *       "available_credits": 998,
+                     *       "sufficient": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RunQuote"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ModelNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ProviderNotConfigured"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };

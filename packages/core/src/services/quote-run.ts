@@ -7,7 +7,7 @@ import { microToCredits } from '../util/money.js';
 import type { AuthContext } from './auth-context.js';
 import { refusePrivateInputs } from './submit-run.js';
 
-/** POST /run/{model_id}/quote (gengate extension): what a run with this body would hold, and whether the caller can cover it. */
+/** POST /models/{model_id}/quote (gengate extension): what a run with this body would hold, and whether the caller can cover it. */
 export interface RunQuoteView {
   model_id: string;
   /** Credits a run with this body holds at submission (the most it can be charged). */

@@ -178,7 +178,7 @@ export function PlaygroundPage() {
     let live = true;
     setQuote((q) => ({ ...q, loading: true }));
     const t = setTimeout(() => {
-      api<Quote>('POST', `/api/v1/run/${encodeURIComponent(model.id)}/quote`, bodyFrom(model.parameters, values)).then(
+      api<Quote>('POST', `/api/v1/models/${encodeURIComponent(model.id)}/quote`, bodyFrom(model.parameters, values)).then(
         (q) => live && setQuote({ quote: q, error: null, loading: false }),
         (e: unknown) => live && setQuote({ quote: null, error: e, loading: false }),
       );

@@ -109,6 +109,21 @@ export class OpenApiContract {
   }
 
   /** Follows `$ref`s between OpenAPI objects; returns the object and the JSON pointer it lives at. */
+  /** Whether the request carries every scheme of one security requirement (`{}` needs nothing). */
+  private satisfies(requirement: Obj, headers: Headers): boolean {
+    const schemes = ((this.doc['components'] as Obj | undefined)?.['securitySchemes'] ?? {}) as Record<string, Obj>;
+    return Object.keys(requirement).every((name) => {
+      const scheme = schemes[name] ?? {};
+      if (scheme['type'] === 'http' && scheme['scheme'] === 'bearer') return /^Bearer\s+\S+\s*$/i.test(headers.get('authorization') ?? '');
+      if (scheme['type'] === 'apiKey' && scheme['in'] === 'header') return headers.get(String(scheme['name'])) !== null;
+      if (scheme['type'] === 'apiKey' && scheme['in'] === 'cookie') {
+        const cookieName = String(scheme['name']);
+        return (headers.get('cookie') ?? '').split(';').some((c) => new RegExp(`^\\s*(__Host-)?${cookieName}=`).test(c));
+      }
+      return false;
+    });
+  }
+
   private deref(value: Obj, pointer: string): { value: Obj; pointer: string } {
     let v = value;
     let p = pointer;
@@ -207,8 +222,9 @@ export class OpenApiContract {
       problems.push(...this.validateCoerced(schemaPointer, value, `${String(def['in'])} parameter ${name}`));
     }
     const security = (o.op['security'] ?? this.doc['security']) as Obj[] | undefined;
-    const needsKey = (security ?? []).length > 0 && !(security ?? []).some((s) => Object.keys(s).length === 0);
-    if (needsKey && !/^Bearer\s+\S+\s*$/i.test(headers.get('authorization') ?? '')) problems.push('no API key (Authorization: Bearer <API_KEY>)');
+    if ((security ?? []).length > 0 && !(security ?? []).some((requirement) => this.satisfies(requirement, headers))) {
+      problems.push('no API key (Authorization: Bearer <API_KEY>) nor a dashboard session with its CSRF token');
+    }
     const requestBody = o.op['requestBody'] ? this.deref(o.op['requestBody'] as Obj, `${o.pointer}/requestBody`) : null;
     const hasBody = body !== undefined && body !== '';
     if (requestBody) {

@@ -1,5 +1,6 @@
 import type { Gengate } from '@gengate/core';
 import { Router } from 'express';
+import { authOf } from '../middleware/authenticate.js';
 import { methodNotAllowed } from '../middleware/error-handler.js';
 
 export function modelRoutes(gengate: Gengate): Router {
@@ -16,6 +17,13 @@ export function modelRoutes(gengate: Gengate): Router {
       res.json(gengate.catalog.popular());
     })
     .all(methodNotAllowed('GET'));
+  // gengate extension: what a run with this body would hold, validated exactly like the run; nothing is held.
+  router
+    .route('/models/:model_id/quote')
+    .post(async (req, res) => {
+      res.json(await gengate.quoteRun.execute(authOf(res), req.params.model_id, req.body ?? {}));
+    })
+    .all(methodNotAllowed('POST'));
   router
     .route('/models/:model_id/pricing')
     .get((req, res) => {

@@ -12,13 +12,6 @@ export function runRoutes(gengate: Gengate): Router {
       res.json(await gengate.listTasks.execute(authOf(res), req.query));
     })
     .all(methodNotAllowed('GET'));
-  // gengate extension: what a run with this body would hold, validated exactly like the run; nothing is held.
-  router
-    .route('/run/:model_id/quote')
-    .post(async (req, res) => {
-      res.json(await gengate.quoteRun.execute(authOf(res), req.params.model_id, req.body ?? {}));
-    })
-    .all(methodNotAllowed('POST'));
   router
     .route('/run/tasks/:task_id/cancel')
     .post(async (req, res) => {
