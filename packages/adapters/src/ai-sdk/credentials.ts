@@ -13,7 +13,7 @@ export interface ProviderConnection {
 
 /** Available with a key; otherwise unavailable, naming the setting (never a value). */
 export function keyAvailability(providerId: string, apiKey: string | undefined, keySetting: string): AdapterAvailability {
-  if (apiKey !== undefined && apiKey.length > 0) return { available: true };
+  if (apiKey !== undefined && apiKey.length > 0) return { available: true, settings: [keySetting] };
   return {
     available: false,
     reason: `Provider ${providerId} is not configured: the operator must set ${keySetting}.`,

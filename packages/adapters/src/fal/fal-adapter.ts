@@ -67,7 +67,7 @@ export class FalAdapter implements ProviderAdapter {
     const apiKey = options.apiKey ?? '';
     this.secrets = apiKey ? [apiKey] : [];
     this.availability = apiKey
-      ? { available: true }
+      ? { available: true, settings: [FAL_KEY_SETTING] }
       : { available: false, reason: `Provider fal is not configured: the operator must set ${FAL_KEY_SETTING}.`, settings: [FAL_KEY_SETTING] };
     this.trustedOrigins = [...new Set([originOf(runUrl), originOf(queueUrl)])];
     this.queue = new FalQueue({ queueUrl, apiKey, fetch: fetchImpl });

@@ -52,7 +52,7 @@ export class VeoAdapter implements ProviderAdapter {
     const apiKey = options.apiKey ?? '';
     this.secrets = apiKey ? [apiKey] : [];
     this.availability = apiKey
-      ? { available: true }
+      ? { available: true, settings: [GOOGLE_KEY_SETTING] }
       : { available: false, reason: `Provider google is not configured: the operator must set ${GOOGLE_KEY_SETTING}.`, settings: [GOOGLE_KEY_SETTING] };
     this.trustedOrigins = [originOf(baseURL)];
     this.google = createGoogleGenerativeAI({ apiKey, baseURL, ...(options.fetch ? { fetch: options.fetch } : {}) });

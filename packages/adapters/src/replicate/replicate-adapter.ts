@@ -65,7 +65,7 @@ export class ReplicateAdapter implements ProviderAdapter {
     const apiToken = options.apiKey ?? '';
     this.secrets = [apiToken, options.webhookSecret ?? ''].filter((s) => s.length > 0);
     this.availability = apiToken
-      ? { available: true }
+      ? { available: true, settings: [REPLICATE_TOKEN_SETTING] }
       : { available: false, reason: `Provider replicate is not configured: the operator must set ${REPLICATE_TOKEN_SETTING}.`, settings: [REPLICATE_TOKEN_SETTING] };
     this.trustedOrigins = [originOf(baseUrl)];
     this.predictions = new ReplicatePredictions({ baseUrl, apiToken, fetch: fetchImpl });

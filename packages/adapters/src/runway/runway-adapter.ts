@@ -65,7 +65,7 @@ export class RunwayAdapter implements ProviderAdapter {
     this.fetch = options.fetch ?? globalThis.fetch;
     this.poll = options.poll ?? { firstMs: 5_000, maxMs: 20_000 };
     this.availability = this.apiKey
-      ? { available: true }
+      ? { available: true, settings: [RUNWAY_SECRET_SETTING] }
       : { available: false, reason: `Provider runway is not configured: the operator must set ${RUNWAY_SECRET_SETTING}.`, settings: [RUNWAY_SECRET_SETTING] };
     this.trustedOrigins = [originOf(this.base)];
   }

@@ -23,7 +23,7 @@ export function composeAdapters(parts: readonly ProviderAdapter[]): ProviderAdap
     specificationVersion: ADAPTER_SPECIFICATION_VERSION,
     providerId: first.providerId,
     models: parts.flatMap((p) => p.models),
-    ...(unavailable ? { availability: unavailable } : {}),
+    ...(unavailable ? { availability: unavailable } : first.availability ? { availability: first.availability } : {}),
     trustedOrigins: [...new Set(parts.flatMap((p) => p.trustedOrigins ?? []))],
     isLongRunning: (modelId) => of(modelId).isLongRunning(modelId),
     generate: (call) => {

@@ -14,7 +14,7 @@ export function deadlineMessage(ms: number): string {
 
 /** The task's error_message for an error thrown by an adapter call. */
 export function failureMessage(model: ModelDescriptor, error: unknown, availability: AdapterAvailability, secrets: readonly string[]): string {
-  const settings = availability.available ? [] : availability.settings;
+  const settings = availability.settings ?? [];
   if (isUpstreamError(error)) return upstreamFailureMessage(error, { provider: model.provider, settings, secrets });
   // Not an upstream failure: an adapter bug or an unexpected error. Its text may hold internals; keep it short and redacted.
   const detail = redactSecrets(error instanceof Error ? error.message : String(error), secrets).slice(0, 200);

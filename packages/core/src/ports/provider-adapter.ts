@@ -103,7 +103,11 @@ export class WebhookRejected extends Error {
 
 /** Whether an adapter can serve calls; unavailable providers keep their models listed, inactive. */
 export type AdapterAvailability =
-  | { readonly available: true }
+  | {
+      readonly available: true;
+      /** The settings holding its credentials, named when the provider rejects them (never their values). */
+      readonly settings?: readonly string[];
+    }
   | {
       readonly available: false;
       /** A sentence for the API's 4xx and the start-up log, naming the setting to fix; never a secret. */
