@@ -1,5 +1,5 @@
 import type { Gengate, ProviderLimits } from '@gengate/core';
-import type { JobWithMetadata, PgBoss } from 'pg-boss';
+import type { JobResult, JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { QUEUES } from './queues.js';
 
@@ -46,13 +46,15 @@ export async function startGenerationWorker(boss: PgBoss, gengate: Gengate, opts
     }),
   );
 
-  // New jobs wake workers through NOTIFY; polling (also when notify is active) finds delayed jobs whose time has come.
+  // New jobs wake workers through NOTIFY; polling (also when notify is active) finds delayed jobs whose time
+  // has come; while more than one job is ready (queue stats, refreshed every 2 s), workers fetch without pause.
   const generateOptions = {
     batchSize: 1,
     localConcurrency: opts.concurrency ?? 8,
     includeMetadata: true,
     pollingIntervalSeconds: 0.5,
     notifyPollingIntervalSeconds: 0.5,
+    burstWhenReadyExceeds: 1,
     ...(Object.keys(tiers).length > 0 ? { groupConcurrency: { default: NO_GROUP_LIMIT, tiers } } : {}),
   } as const;
   await boss.work<GenerateJob, void, typeof generateOptions>(QUEUES.generate, generateOptions, async (jobs: JobWithMetadata<GenerateJob>[]) => {
@@ -62,14 +64,34 @@ export async function startGenerationWorker(boss: PgBoss, gengate: Gengate, opts
       log.debug({ taskId: job.data.taskId, outcome }, 'generation job done');
     }
   });
-  const checkOptions = { batchSize: 1, localConcurrency: opts.checkConcurrency ?? 16, includeMetadata: true, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5 } as const;
-  await boss.work<CheckJob, void, typeof checkOptions>(QUEUES.check, checkOptions, async (jobs: JobWithMetadata<CheckJob>[]) => {
-    for (const job of jobs) {
-      const signal = AbortSignal.any([shutdown.signal, job.signal]);
-      const outcome = await gengate.executeTask.checkStatus(job.data.taskId, job.data.checkNumber, signal);
-      log.debug({ taskId: job.data.taskId, check: job.data.checkNumber, outcome }, 'status check done');
-    }
-  });
+  // Status checks are short and alike: fetched in batches of up to 8, run together, and fetched again at
+  // once while batches come back full (pg-boss's burst mode), so a backlog of due checks drains at the
+  // speed of the checks themselves, not of the polling interval. Each job is settled on its own.
+  const batch = Math.min(8, opts.checkConcurrency ?? 16);
+  const checkOptions = {
+    batchSize: batch,
+    localConcurrency: Math.max(1, Math.ceil((opts.checkConcurrency ?? 16) / batch)),
+    burstWhenBatchFull: true,
+    perJobResults: true,
+    includeMetadata: true,
+    pollingIntervalSeconds: 0.5,
+    notifyPollingIntervalSeconds: 0.5,
+  } as const;
+  await boss.work<CheckJob, JobResult[], typeof checkOptions>(QUEUES.check, checkOptions, async (jobs: JobWithMetadata<CheckJob>[]) =>
+    Promise.all(
+      jobs.map(async (job): Promise<JobResult> => {
+        try {
+          const signal = AbortSignal.any([shutdown.signal, job.signal]);
+          const outcome = await gengate.executeTask.checkStatus(job.data.taskId, job.data.checkNumber, signal);
+          log.debug({ taskId: job.data.taskId, check: job.data.checkNumber, outcome }, 'status check done');
+          return { id: job.id, status: 'completed' };
+        } catch (err) {
+          // Cut off by shutdown (or a database error): pg-boss retries this check.
+          return { id: job.id, status: 'failed', output: { message: (err as Error).message } };
+        }
+      }),
+    ),
+  );
   await boss.work<GenerateJob>(QUEUES.generateDead, { batchSize: 1, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 2 }, async (jobs) => {
     for (const job of jobs) {
       const ended = await gengate.failTask.execute(job.data.taskId, EXHAUSTED);

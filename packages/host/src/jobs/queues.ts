@@ -34,7 +34,9 @@ export async function createBoss(opts: BossOptions): Promise<PgBoss> {
     useListenNotify: true,
     max: 10,
     superviseIntervalSeconds: 5,
-    monitorIntervalSeconds: 5,
+    // Queue stats (ready counts) fresh every 2 s: workers switch to continuous fetching while a backlog is waiting.
+    monitorIntervalSeconds: 2,
+    queueCacheIntervalSeconds: 2,
   });
   boss.on('error', (err: unknown) => opts.logger.error({ err }, 'pg-boss error'));
   await boss.start();
