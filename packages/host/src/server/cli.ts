@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { AdminService, isGatewayError } from '@gengate/core';
 import { randomUUID } from 'node:crypto';
 import { createPgStores } from '../postgres/pg-unit-of-work.js';
-import { ConfigError, loadConfig, type GengateConfig } from './config.js';
+import { ConfigError, loadConfig, maskSecrets, secretValues, type GengateConfig } from './config.js';
 import { openDatabase } from './database.js';
 import { createLogger } from './logger.js';
 import { startServer } from './start-server.js';
@@ -28,7 +28,7 @@ function config(): GengateConfig {
 async function withAdmin<T>(fn: (admin: AdminService) => Promise<T>): Promise<void> {
   const cfg = config();
   // Admin commands log to stderr only at warn level so stdout stays pure JSON.
-  const logger = createLogger({ level: 'warn', destination: process.stderr });
+  const logger = createLogger({ level: 'warn', destination: process.stderr, secrets: secretValues() });
   const db = await openDatabase(cfg, logger);
   try {
     const { unitOfWork } = createPgStores(db.pool, null);
@@ -48,7 +48,7 @@ program
   .description('start the HTTP API and the generation worker (embedded PostgreSQL unless DATABASE_URL is set)')
   .action(async () => {
     const cfg = config();
-    const logger = createLogger({ level: cfg.logLevel });
+    const logger = createLogger({ level: cfg.logLevel, secrets: secretValues() });
     const server = await startServer(cfg, { logger });
     process.stdout.write(`gengate is serving ${server.url}/api/v1 (port ${server.port})\n`);
     const shutdown = (signal: string) => {
@@ -70,7 +70,7 @@ program
   .description('apply database migrations and exit')
   .action(async () => {
     const cfg = config();
-    const logger = createLogger({ level: cfg.logLevel, destination: process.stderr });
+    const logger = createLogger({ level: cfg.logLevel, destination: process.stderr, secrets: secretValues() });
     const db = await openDatabase(cfg, logger);
     await db.close();
     process.stdout.write(`${JSON.stringify({ migrated: true })}\n`);
@@ -106,8 +106,10 @@ topups
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {
-  if (err instanceof ConfigError) process.stderr.write(`Invalid configuration:\n${err.message}\n`);
-  else if (isGatewayError(err)) process.stderr.write(`${err.type}: ${err.message}\n`);
-  else process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  // Whatever failed, no Stripe key or password it may quote is printed.
+  const write = (text: string) => process.stderr.write(maskSecrets(text, secretValues()));
+  if (err instanceof ConfigError) write(`Invalid configuration:\n${err.message}\n`);
+  else if (isGatewayError(err)) write(`${err.type}: ${err.message}\n`);
+  else write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

@@ -91,11 +91,53 @@ function fileValues(path: string): Record<string, string> {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new ConfigError(`GENGATE_CONFIG_FILE: cannot read ${path} as JSON (${(err as Error).message})`);
+    // Not err.message: a JSON syntax error quotes the text around it, which may be a secret.
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError(`GENGATE_CONFIG_FILE: cannot read ${path} as JSON (${code ?? 'not valid JSON'})`);
   }
   const obj = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).safeParse(parsed);
   if (!obj.success) throw new ConfigError(`GENGATE_CONFIG_FILE: ${path} must be a JSON object of strings, numbers and booleans`);
   return Object.fromEntries(Object.entries(obj.data).map(([k, v]) => [k, String(v)]));
+}
+
+/**
+ * Values that must never appear in any output: Stripe keys and the passwords inside DATABASE_URL and
+ * SMTP_URL, whether or not they passed validation. The logger and the CLI's error output mask them.
+ */
+export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
+  let fromFile: Record<string, string> = {};
+  try {
+    if (env['GENGATE_CONFIG_FILE']) fromFile = fileValues(env['GENGATE_CONFIG_FILE']);
+  } catch {
+    // an unreadable file holds no value to mask
+  }
+  const values: Record<string, string | undefined> = { ...fromFile, ...env };
+  const found: string[] = [];
+  for (const key of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET']) {
+    const v = values[key];
+    if (v) found.push(v);
+  }
+  for (const key of ['DATABASE_URL', 'SMTP_URL']) {
+    const v = values[key];
+    if (!v) continue;
+    const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@]*?:([^@/?#]*)@/i.exec(v);
+    if (m?.[1]) {
+      found.push(m[1]);
+      try {
+        found.push(decodeURIComponent(m[1]));
+      } catch {
+        // not percent-encoded
+      }
+    }
+  }
+  return [...new Set(found.filter((v) => v.length >= 4))];
+}
+
+/** Replaces every secret value in a text. */
+export function maskSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (out.includes(s)) out = out.split(s).join('[redacted]');
+  return out;
 }
 
 /**
@@ -111,10 +153,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   }
   const parsed = envSchema.safeParse(merged);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => {
-      const key = String(i.path[0] ?? '');
-      return `${key}: ${i.message} (got ${JSON.stringify(merged[key] ?? null)})`;
-    });
+    // The setting and what is wrong with it, never its value: a rejected value may be a secret.
+    const lines = parsed.error.issues.map((i) => `${String(i.path[0] ?? '')}: ${i.message}`);
     throw new ConfigError(lines.join('\n'));
   }
   const c = parsed.data;

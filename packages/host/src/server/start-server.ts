@@ -131,7 +131,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
       )
     : null;
   const mailWorker = config.runWorker ? await startAlertMailWorker(boss, new SendAlertMail(stores.alerts, stores.users, mailer), logger) : null;
-  logger.info({ url: baseUrl, database: db.embedded ? 'embedded' : 'external', worker: worker !== null }, `gengate listening on ${baseUrl}`);
+  logger.info({ url: baseUrl, database: db.where, worker: worker !== null }, `gengate listening on ${baseUrl}`);
 
   let closing: Promise<void> | null = null;
   return {
