@@ -161,16 +161,21 @@ describe('fuzz: every endpoint answers bad input with a 4xx', () => {
     const requests = fc.sample(arbitraries(ctx), { numRuns: RUNS, seed: SEED });
     const failures: string[] = [];
     const byStatus = new Map<number, number>();
+    const resets: string[] = [];
     for (const r of requests) {
       const status = await send(base, r).catch((err: Error) => {
         // The server may close a connection on a malformed request; that is not a 5xx.
-        if (/ECONNRESET|socket hang up/.test(err.message)) return 0;
+        if (/ECONNRESET|socket hang up|EPIPE/.test(err.message)) {
+          resets.push(`${r.method} ${r.path.length} ${JSON.stringify(r.headers).length} ${r.body?.length ?? 0} ${err.message}`);
+          return 0;
+        }
         throw err;
       });
       byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
       if (status >= 500) failures.push(`${status} ${r.method} ${r.path.slice(0, 120)} ${JSON.stringify(r.headers).slice(0, 200)} ${r.body?.subarray(0, 80).toString('utf8') ?? ''}`);
     }
     process.stdout.write(`fuzz: ${requests.length} requests (seed ${SEED}), statuses ${JSON.stringify(Object.fromEntries([...byStatus].sort((a, b) => a[0] - b[0])))}\n`);
+    if (process.env['FUZZ_DEBUG']) process.stdout.write(`${resets.join('\n')}\n`);
     expect(failures.slice(0, 20)).toEqual([]);
     expect(errorLines.slice(0, 5)).toEqual([]);
   });

@@ -1,7 +1,12 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { GatewayError } from '@gengate/core';
+import { mapBodyErrors, refuseUndecodableBodies } from './body-errors.js';
 
-/** Parses JSON bodies of POST/PUT; other content types get 415, malformed JSON 400, oversized 413. */
+/**
+ * Parses JSON bodies of POST/PUT (other methods' bodies are ignored). Other content types, charsets or
+ * content codings get 415, malformed JSON 400 invalid_json, corrupt compressed data 400 invalid_body,
+ * oversized 413: every bad body is a 4xx.
+ */
 export function jsonBody(maxBytes: number): (RequestHandler | ErrorRequestHandler)[] {
   const requireJson: RequestHandler = (req, _res, next) => {
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
@@ -11,11 +16,11 @@ export function jsonBody(maxBytes: number): (RequestHandler | ErrorRequestHandle
     }
     next();
   };
-  const parse = express.json({ limit: maxBytes, strict: false });
-  const mapErrors: ErrorRequestHandler = (err: { type?: string }, _req, _res, next) => {
-    if (err.type === 'entity.parse.failed') next(new GatewayError('invalid_json', 'The body is not valid JSON.'));
-    else if (err.type === 'entity.too.large') next(new GatewayError('payload_too_large', `The body is larger than ${maxBytes} bytes.`));
-    else next(err);
+  const decodable = refuseUndecodableBodies({ utf8Only: true });
+  const json = express.json({ limit: maxBytes, strict: false });
+  const onlyPostPut: RequestHandler = (req, res, next) => {
+    if (req.method !== 'POST' && req.method !== 'PUT') return next();
+    decodable(req, res, (err?: unknown) => (err ? next(err) : json(req, res, next)));
   };
-  return [requireJson, parse, mapErrors];
+  return [requireJson, onlyPostPut, mapBodyErrors(maxBytes)];
 }

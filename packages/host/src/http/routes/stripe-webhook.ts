@@ -1,5 +1,6 @@
 import { GatewayError, type Gengate } from '@gengate/core';
 import express, { Router } from 'express';
+import { mapBodyErrors, refuseUndecodableBodies } from '../middleware/body-errors.js';
 import type Stripe from 'stripe';
 
 export interface StripeWebhookOptions {
@@ -15,7 +16,8 @@ const PAID_EVENTS = new Set(['checkout.session.completed', 'checkout.session.asy
  */
 export function stripeWebhookRoutes(gengate: Gengate, opts: StripeWebhookOptions): Router {
   const router = Router();
-  router.post('/billing/stripe/webhook', express.raw({ type: () => true, limit: 1_048_576 }), async (req, res) => {
+  const maxBytes = 1_048_576;
+  router.post('/billing/stripe/webhook', refuseUndecodableBodies({ utf8Only: false }), express.raw({ type: () => true, limit: maxBytes }), mapBodyErrors(maxBytes), async (req, res) => {
     const signature = req.headers['stripe-signature'];
     let event: Stripe.Event;
     try {
