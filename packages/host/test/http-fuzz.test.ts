@@ -23,13 +23,16 @@ interface FuzzRequest {
   body: Buffer | null;
 }
 
+/** Percent-encodes every UTF-8 byte (encodeURIComponent throws on a lone surrogate). */
+const pct = (s: string) => [...Buffer.from(s, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+
 const printable = (maxLength: number) => fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength });
 
 function arbitraries(ctx: { key: string; taskId: string; keyId: string; alertId: string }) {
   const segment = fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom(ctx.taskId, ctx.keyId, ctx.alertId, 'sandbox.echo-chat', 'sandbox.pixel-image', 'output-0.png', 'output-0.txt') },
     { weight: 2, arbitrary: fc.uuid().map((u) => (Math.random() < 0.5 ? u.toUpperCase() : u)) },
-    { weight: 2, arbitrary: fc.string({ maxLength: 40 }).map(encodeURIComponent) },
+    { weight: 2, arbitrary: fc.string({ maxLength: 40 }).map(pct) },
     { weight: 1, arbitrary: fc.constantFrom('%E0%A4%A', '%00', '..', '%2F', '%ZZ', '.', '%C0%AF', 'x'.repeat(5_000), '%F0%9F%92%A9') },
   );
   const templates = [
@@ -47,7 +50,7 @@ function arbitraries(ctx: { key: string; taskId: string; keyId: string; alertId:
       weight: 3,
       arbitrary: fc
         .array(fc.tuple(fc.constantFrom('page', 'per_page', 'task', 'provider', 'search', 'expires', 'signature', 'x'), fc.oneof(fc.string({ maxLength: 20 }), fc.integer().map(String))), { maxLength: 6 })
-        .map((pairs) => `?${pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')}`),
+        .map((pairs) => `?${pairs.map(([k, v]) => `${k}=${pct(v)}`).join('&')}`),
     },
     { weight: 1, arbitrary: fc.constantFrom(`?search=${'q'.repeat(8_000)}`, '?page=%E0%A4%A', '?page[]=1&page[]=2', '?per_page=1e400', '?task=video&task[x]=1') },
   );
@@ -115,6 +118,49 @@ function arbitraries(ctx: { key: string; taskId: string; keyId: string; alertId:
     });
 }
 
+/** Requests that are valid but for one tricky value (NUL bytes, lone surrogates, long or odd strings and numbers). */
+function nearValid(ctx: { key: string; taskId: string; keyId: string; alertId: string }) {
+  const tricky = fc.oneof(
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }),
+    fc.constantFrom('a\u0000b', '\u0000', '\ud800x', 'x\udfff', '\u202eevil', 'ok', ' padded ', 'a'.repeat(100), '%00', "'; drop table users; --", '\\'),
+  );
+  const number = fc.oneof(fc.double(), fc.integer(), fc.constantFrom(0.01, 1e-9, 1e9, 10_000.001, 2 ** 53, -1, 0));
+  const auth = { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json' };
+  const json = (method: string, path: string, body: unknown, extra: Record<string, string> = {}): FuzzRequest => ({
+    method,
+    path,
+    headers: { ...auth, ...extra },
+    body: Buffer.from(JSON.stringify(body)),
+  });
+  return fc.oneof(
+    fc.record({ name: tricky, ip: fc.array(tricky, { maxLength: 2 }), rpm: fc.option(number) }).map((b) =>
+      json('POST', '/api/v1/api-keys', { name: b.name, ...(b.ip.length ? { ip_whitelist: b.ip } : {}), ...(b.rpm !== null ? { rate_limit_per_minute: b.rpm } : {}) }),
+    ),
+    fc.record({ name: tricky }).map((b) => json('PUT', `/api/v1/api-keys/${ctx.keyId}`, b)),
+    number.map((threshold) => json('POST', '/api/v1/billing/alerts', { threshold })),
+    number.map((amount) => json('POST', '/api/v1/billing/topup', { amount })),
+    fc.record({ prompt: tricky, model: fc.constantFrom('sandbox.echo-chat', 'sandbox.pixel-image'), idem: fc.option(tricky), cb: fc.option(tricky) }).map((b) =>
+      json(
+        'POST',
+        `/api/v1/run/${b.model}`,
+        { prompt: b.prompt, ...(b.cb !== null ? { callback_url: `https://example.com/${b.cb}` } : {}) },
+        b.idem !== null ? { 'idempotency-key': pct(b.idem) } : {},
+      ),
+    ),
+    fc.record({ search: tricky, provider: tricky, page: fc.oneof(number.map(String), tricky) }).map(
+      (q): FuzzRequest => ({
+        method: 'GET',
+        path: `/api/v1/models?search=${pct(q.search)}&provider=${pct(q.provider)}&page=${pct(q.page)}`,
+        headers: auth,
+        body: null,
+      }),
+    ),
+    fc.record({ page: number, perPage: number }).map(
+      (q): FuzzRequest => ({ method: 'GET', path: `/api/v1/billing/transactions?page=${q.page}&per_page=${q.perPage}`, headers: auth, body: null }),
+    ),
+  );
+}
+
 function send(base: URL, r: FuzzRequest): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: base.hostname, port: base.port, method: r.method, path: r.path, headers: r.headers, agent: false }, (res) => {
@@ -156,9 +202,9 @@ describe('fuzz: every endpoint answers bad input with a 4xx', () => {
     await app?.close();
   });
 
-  it(`${RUNS} generated requests: 0 responses >= 500 and no error-level log line`, { timeout: 300_000 }, async () => {
+  it(`${RUNS + Math.ceil(RUNS / 3)} generated requests: 0 responses >= 500 and no error-level log line`, { timeout: 300_000 }, async () => {
     const base = new URL(app.url);
-    const requests = fc.sample(arbitraries(ctx), { numRuns: RUNS, seed: SEED });
+    const requests = [...fc.sample(arbitraries(ctx), { numRuns: RUNS, seed: SEED }), ...fc.sample(nearValid(ctx), { numRuns: Math.ceil(RUNS / 3), seed: SEED })];
     const failures: string[] = [];
     const byStatus = new Map<number, number>();
     const resets: string[] = [];

@@ -20,6 +20,7 @@ export const createAlertSchema = z.strictObject({
   threshold: z
     .number({ error: 'threshold must be a number (credits)' })
     .positive('threshold must be positive')
+    .min(0.01, 'threshold must be at least 0.01 credits')
     .max(1_000_000_000)
     .refine(twoDecimals, 'threshold must have at most two decimals'),
 });
