@@ -15,6 +15,7 @@ export * from './catalog/model-registry.js';
 export * from './errors/error-catalogue.js';
 export * from './errors/gateway-error.js';
 export * from './errors/upstream-error.js';
+export * from './errors/caps.js';
 export * from './ports/provider-adapter.js';
 export * from './ports/stores.js';
 export * from './ports/blob-store.js';

@@ -2,7 +2,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, CreatedApiKeyView } from '../model/api-key.js';
 import type { IdGenerator } from '../ports/system.js';
 import type { ApiKeyPatch, KeyStore, UnitOfWork } from '../ports/stores.js';
-import { createApiKeySchema, MAX_KEYS_PER_USER, updateApiKeySchema } from '../keys/api-key-schemas.js';
+import { createApiKeySchema, updateApiKeySchema } from '../keys/api-key-schemas.js';
 import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../keys/api-key-secret.js';
 import { isUuid } from '../util/uuid.js';
 import type { AuthContext } from './auth-context.js';
@@ -59,9 +59,7 @@ export class ManageKeys {
     const parsed = createApiKeySchema.safeParse(body);
     if (!parsed.success) throw GatewayError.fromZod(parsed.error);
     const input = parsed.data;
-    if ((await this.keys.countActiveForUser(auth.userId)) >= MAX_KEYS_PER_USER) {
-      throw new GatewayError('limit_exceeded', `A user can have at most ${MAX_KEYS_PER_USER} active API keys; delete one first.`);
-    }
+    // The store refuses a key beyond MAX_KEYS_PER_USER (limit_exceeded), atomically with the insert.
     const { record, secret } = await issueApiKey(this.keys, this.ids, auth.userId, {
       name: input.name,
       limits: {

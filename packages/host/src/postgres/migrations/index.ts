@@ -2,8 +2,9 @@ import { initial } from './001-initial.js';
 import { rateLimits } from './002-rate-limits.js';
 import { callbacks } from './003-callbacks.js';
 import { idempotency } from './004-idempotency.js';
+import { tenantCaps } from './005-tenant-caps.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in order. Append new ones; never edit an applied one. */
-export const MIGRATIONS: readonly Migration[] = [initial, rateLimits, callbacks, idempotency];
+export const MIGRATIONS: readonly Migration[] = [initial, rateLimits, callbacks, idempotency, tenantCaps];
 export type { Migration };
