@@ -68,6 +68,7 @@ describe('callbacks: a tarpit receiver of one user does not stall another user',
       const { rows } = await c.query<{ id: string; finished_at: Date }>('select id, finished_at from tasks where id = any($1)', [healthyIds]);
       const lags = rows.map((r) => (healthy.receivedAt.get(r.id) ?? Infinity) - r.finished_at.getTime());
       expect(rows).toHaveLength(TASKS_EACH);
+      process.stdout.write(`healthy callback lag after task end: max ${Math.max(...lags)} ms, min ${Math.min(...lags)} ms (n=${lags.length})\n`);
       expect(Math.max(...lags), `callback lags (ms): ${lags.join(', ')}`).toBeLessThan(2_000);
 
       // The tarpit's attempts end by their deadline and are recorded; each ended attempt closed its socket.
@@ -79,13 +80,16 @@ describe('callbacks: a tarpit receiver of one user does not stall another user',
         { timeoutMs: 30_000, intervalMs: 100, what: 'eight ended tarpit attempts' },
       );
       await waitFor(async () => (tarpit.sockets.closed >= attempts ? true : null), { timeoutMs: 3_000, what: 'the sockets of ended attempts to close' });
-      const { rows: errors } = await c.query<{ error: string }>('select error from callback_attempts where task_id = any($1) limit 1', [slowIds]);
-      expect(errors[0]?.error).toMatch(/within 2000 ms/);
+      // A receiver that never answers is cut off by the deadline; one that sent 200 headers and trickles is delivered.
+      const { rows: outcomes } = await c.query<{ error: string | null; delivered: boolean }>('select error, delivered from callback_attempts where task_id = any($1)', [slowIds]);
+      expect(outcomes.filter((o) => !o.delivered).every((o) => /within 2000 ms/.test(o.error ?? ''))).toBe(true);
+      expect(outcomes.some((o) => !o.delivered)).toBe(true);
     } finally {
       await c.end();
     }
     // Never more tarpit sockets than the per-user cap of callbacks in flight (default 4).
     expect(tarpit.sockets.maxOpen).toBeLessThanOrEqual(4);
+    process.stdout.write(`tarpit sockets: opened ${tarpit.sockets.opened}, closed ${tarpit.sockets.closed}, at most ${tarpit.sockets.maxOpen} open at once\n`);
     await server.stop();
     await waitFor(async () => (tarpit.sockets.open === 0 ? true : null), { timeoutMs: 5_000, what: 'every tarpit socket to close' });
   });

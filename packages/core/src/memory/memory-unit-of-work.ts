@@ -34,4 +34,7 @@ export class MemoryBlobStore implements BlobStore {
   async get(key: string) {
     return this.blobs.get(key) ?? null;
   }
+  async deleteTask(taskId: string) {
+    for (const key of [...this.blobs.keys()]) if (key.startsWith(`${taskId}/`)) this.blobs.delete(key);
+  }
 }

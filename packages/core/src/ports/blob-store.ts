@@ -7,6 +7,8 @@ export interface StoredBlob {
 export interface BlobStore {
   put(key: string, data: Uint8Array, mediaType: string): Promise<void>;
   get(key: string): Promise<StoredBlob | null>;
+  /** Deletes every file of a task (keys `<taskId>/...`); nothing to delete is not an error. */
+  deleteTask(taskId: string): Promise<void>;
 }
 
 /** Turns a blob key into the absolute URL clients download it from. */

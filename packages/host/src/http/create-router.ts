@@ -1,4 +1,4 @@
-import type { BlobStore, Gengate, KeyRateLimiter } from '@gengate/core';
+import { TOKENS, type BlobStore, type Gengate, type KeyRateLimiter } from '@gengate/core';
 import { Router } from 'express';
 import type { Logger } from 'pino';
 import { createMemoryKeyRateLimiter } from '../limits/create-rate-limiters.js';
@@ -15,6 +15,7 @@ import { modelRoutes } from './routes/models.js';
 import { runRoutes } from './routes/run.js';
 import { callbackRoutes } from './routes/callbacks.js';
 import type { CallbackRepository } from '../callbacks/callback-repository.js';
+import type { ResultUrlVerifier } from '../storage/result-urls.js';
 import { stripeWebhookRoutes, type StripeWebhookOptions } from './routes/stripe-webhook.js';
 
 export interface GengateRouterOptions {
@@ -35,6 +36,11 @@ export interface GengateRouterOptions {
   readonly callbacks?: CallbackRepository;
   /** Largest accepted JSON body; default 1 MiB. */
   readonly maxBodyBytes?: number;
+  /**
+   * Checks the signature and expiry of result file URLs; set it when the resolver signs them
+   * (createResultUrlResolver with signing). Default: result URLs do not expire.
+   */
+  readonly resultUrlVerifier?: ResultUrlVerifier;
 }
 
 /**
@@ -45,7 +51,7 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
   const { gengate } = options;
   const router = Router();
   router.use(requestContext(options.logger));
-  router.use(fileRoutes(options.blobStore));
+  router.use(fileRoutes({ blobs: options.blobStore, tasks: gengate.container.get(TOKENS.Stores).tasks, verifier: options.resultUrlVerifier ?? null }));
   if (options.stripeWebhook) router.use(stripeWebhookRoutes(gengate, options.stripeWebhook));
   router.use(authenticate(gengate, createClientIpResolver(options.trustProxy ?? [])));
   router.use(rateLimit(options.rateLimiter ?? createMemoryKeyRateLimiter()));

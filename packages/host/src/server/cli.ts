@@ -52,7 +52,12 @@ program
     const server = await startServer(cfg, { logger });
     process.stdout.write(`gengate is serving ${server.url}/api/v1 (port ${server.port})\n`);
     const shutdown = (signal: string) => {
-      logger.info({ signal }, 'shutting down');
+      logger.info({ signal, graceMs: cfg.shutdownGraceMs }, 'shutting down');
+      // A last resort: close() keeps to the grace itself; nothing may keep the process past it.
+      setTimeout(() => {
+        logger.error({ signal }, 'shutdown overran its grace; exiting');
+        process.exit(1);
+      }, cfg.shutdownGraceMs + 1_500).unref();
       server.close().then(
         () => process.exit(0),
         (err: unknown) => {

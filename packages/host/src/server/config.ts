@@ -47,6 +47,15 @@ const envSchema = z.object({
   CALLBACK_ALLOW_PRIVATE: bool.default(false),
   CALLBACK_TIMEOUT_MS: int(100, 120_000).default(10_000),
   CALLBACK_RETRY_DELAY_SECONDS: int(1, 3_600).default(10),
+  CALLBACK_CONCURRENCY: int(1, 1_024).default(32),
+  CALLBACK_PER_USER_CONCURRENCY: int(1, 1_024).default(4),
+  CALLBACK_ATTEMPT_RETENTION_DAYS: int(1, 3_650).default(30),
+  RESULT_URL_TTL_SECONDS: int(1, 31_536_000).optional(),
+  MAINTENANCE_CRON: z
+    .string()
+    .regex(/^\S+( \S+){4}$/, 'must be a five-field cron expression, e.g. "*/10 * * * *"')
+    .default('*/10 * * * *'),
+  MANUAL_TOPUP_EXPIRY_HOURS: int(1, 8_760).default(168),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('gengate <no-reply@localhost>'),
 }).superRefine((c, ctx) => {
@@ -81,7 +90,23 @@ export interface GengateConfig {
         readonly successUrl: string | null;
         readonly cancelUrl: string | null;
       };
-  readonly callbacks: { readonly allowPrivate: boolean; readonly timeoutMs: number; readonly retryDelaySeconds: number };
+  readonly callbacks: {
+    readonly allowPrivate: boolean;
+    /** Total time one delivery attempt may take: connect, headers and body. */
+    readonly timeoutMs: number;
+    readonly retryDelaySeconds: number;
+    /** Callback deliveries this process runs at once. */
+    readonly concurrency: number;
+    /** Callback deliveries of one user in flight at once, across every process. */
+    readonly perUserConcurrency: number;
+    readonly attemptRetentionDays: number;
+  };
+  /** Result URLs expire this long after they are handed out (signed); null = they never expire. */
+  readonly resultUrlTtlSeconds: number | null;
+  /** When the maintenance sweep runs (cron, UTC). */
+  readonly maintenanceCron: string;
+  /** A pending manual top-up not completed by an operator within this time is marked failed. */
+  readonly manualTopupExpiryHours: number;
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
 }
@@ -183,7 +208,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
             cancelUrl: c.STRIPE_CANCEL_URL ?? null,
           }
         : { processor: 'manual' },
-    callbacks: { allowPrivate: c.CALLBACK_ALLOW_PRIVATE, timeoutMs: c.CALLBACK_TIMEOUT_MS, retryDelaySeconds: c.CALLBACK_RETRY_DELAY_SECONDS },
+    callbacks: {
+      allowPrivate: c.CALLBACK_ALLOW_PRIVATE,
+      timeoutMs: c.CALLBACK_TIMEOUT_MS,
+      retryDelaySeconds: c.CALLBACK_RETRY_DELAY_SECONDS,
+      concurrency: c.CALLBACK_CONCURRENCY,
+      perUserConcurrency: c.CALLBACK_PER_USER_CONCURRENCY,
+      attemptRetentionDays: c.CALLBACK_ATTEMPT_RETENTION_DAYS,
+    },
+    resultUrlTtlSeconds: c.RESULT_URL_TTL_SECONDS ?? null,
+    maintenanceCron: c.MAINTENANCE_CRON,
+    manualTopupExpiryHours: c.MANUAL_TOPUP_EXPIRY_HOURS,
     smtpUrl: c.SMTP_URL ?? null,
     mailFrom: c.MAIL_FROM,
   };

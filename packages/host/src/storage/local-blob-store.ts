@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { mediaTypeForExtension, type BlobStore, type StoredBlob } from '@gengate/core';
 
 const KEY = /^[0-9a-f-]{36}\/output-\d+\.([a-z0-9]+)$/;
+const TASK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Result files on the local filesystem: `<root>/<task_id>/output-<n>.<ext>`, written atomically. */
 export class LocalBlobStore implements BlobStore {
@@ -21,6 +22,11 @@ export class LocalBlobStore implements BlobStore {
     const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
     await writeFile(tmp, data);
     await rename(tmp, file);
+  }
+
+  async deleteTask(taskId: string): Promise<void> {
+    if (!TASK_ID.test(taskId)) throw new Error(`invalid task id: ${taskId}`);
+    await rm(join(this.root, taskId), { recursive: true, force: true });
   }
 
   async get(key: string): Promise<StoredBlob | null> {

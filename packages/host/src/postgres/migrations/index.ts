@@ -3,8 +3,9 @@ import { rateLimits } from './002-rate-limits.js';
 import { callbacks } from './003-callbacks.js';
 import { idempotency } from './004-idempotency.js';
 import { tenantCaps } from './005-tenant-caps.js';
+import { secretsAndSweep } from './006-secrets-and-sweep.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in order. Append new ones; never edit an applied one. */
-export const MIGRATIONS: readonly Migration[] = [initial, rateLimits, callbacks, idempotency, tenantCaps];
+export const MIGRATIONS: readonly Migration[] = [initial, rateLimits, callbacks, idempotency, tenantCaps, secretsAndSweep];
 export type { Migration };
