@@ -83,7 +83,7 @@ export async function startMaintenanceWorker(
   opts: { cron: string; steps: readonly MaintenanceStep[] },
 ): Promise<MaintenanceWorker> {
   const log = ctx.logger.child({ component: 'maintenance' });
-  await boss.createQueue(QUEUES.maintenance, { policy: 'exclusive', retryLimit: 1, expireInSeconds: 15 * 60 });
+  await boss.createQueue(QUEUES.maintenance, { policy: 'exclusive', retryLimit: 1, expireInSeconds: 15 * 60, notify: true });
   await boss.schedule(QUEUES.maintenance, opts.cron, null, { tz: 'UTC' });
   await boss.work(QUEUES.maintenance, { batchSize: 1, pollingIntervalSeconds: 30 }, async () => {
     const report = await runMaintenance(opts.steps, { ...ctx, logger: log });
