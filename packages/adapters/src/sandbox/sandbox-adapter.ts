@@ -106,7 +106,7 @@ export class SandboxAdapter implements ProviderAdapter {
       case 'image': {
         const seed = req.seed ?? hashString(call.taskId);
         const salt = [req.negativePrompt ?? '', ...req.imageUrls].join('|');
-        const data = renderPng({ width: req.width, height: req.height, seed, prompt: `${req.prompt ?? ''}${salt}` });
+        const data = await renderPng({ width: req.width, height: req.height, seed, prompt: `${req.prompt ?? ''}${salt}` });
         return { files: [{ kind: 'bytes', data, mediaType: 'image/png' }], warnings: imageWarnings(req) };
       }
       case 'video':
@@ -134,7 +134,7 @@ export class SandboxAdapter implements ProviderAdapter {
     if (requestedFailure(call)) return { state: 'failed', message: FAILURE_MESSAGE };
     const { width, height } = dimensionsFor(req.aspectRatio, VIDEO_LONG_SIDE[req.resolution]);
     const salt = [req.watermark ?? '', req.multiShots ? 'multi' : '', ...req.imageUrls, ...req.videoUrls].join('|');
-    const data = renderAnimatedGif({
+    const data = await renderAnimatedGif({
       width,
       height,
       seed: hashString(handle.sandboxJob),
