@@ -23,6 +23,7 @@ export * from './errors/gateway-error.js';
 export * from './errors/upstream-error.js';
 export * from './errors/upstream-response.js';
 export * from './errors/upstream-failure-message.js';
+export * from './errors/caps.js';
 export * from './ports/provider-adapter.js';
 export * from './ports/stores.js';
 export * from './ports/blob-store.js';

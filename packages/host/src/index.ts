@@ -4,7 +4,24 @@ export { runMigrations } from './postgres/migrate.js';
 export { createBoss, QUEUES } from './jobs/queues.js';
 export { startGenerationWorker, type GenerationWorker } from './jobs/generation-worker.js';
 export { LocalBlobStore } from './storage/local-blob-store.js';
-export { createResultUrlResolver } from './storage/result-urls.js';
+export {
+  createResultUrlResolver,
+  createResultUrlVerifier,
+  type ResultUrlSigning,
+  type ResultUrlVerifier,
+  type ResultUrlCheck,
+} from './storage/result-urls.js';
+export { deleteTaskFiles } from './storage/delete-task-files.js';
+export { loadServerSecret } from './postgres/server-secrets.js';
+export {
+  startMaintenanceWorker,
+  defaultMaintenanceSteps,
+  runMaintenance,
+  type MaintenanceStep,
+  type MaintenanceContext,
+  type MaintenanceSettings,
+  type MaintenanceWorker,
+} from './jobs/maintenance-worker.js';
 export { ManualPaymentProcessor } from './payments/manual-processor.js';
 export { startServer, type RunningServer, type StartServerOptions } from './server/start-server.js';
 export { loadConfig, ConfigError, type GengateConfig } from './server/config.js';
@@ -16,7 +33,8 @@ export { StripePaymentProcessor, createStripeClient } from './payments/stripe-pr
 export { createMailer } from './mail/create-mailer.js';
 export { startAlertMailWorker } from './jobs/alert-mail-worker.js';
 export { CallbackRepository } from './callbacks/callback-repository.js';
-export { startCallbackWorker } from './jobs/callback-worker.js';
+export { startCallbackWorker, type CallbackWorker } from './jobs/callback-worker.js';
+export { postCallback, ForbiddenTargetError, AttemptAbortedError, MAX_RESPONSE_BYTES } from './callbacks/post-callback.js';
 export { isForbiddenAddress } from './callbacks/address-guard.js';
 export { loadProviders, logProviderStatus, providerEnvironment, PROVIDER_SETTINGS, type LoadedProviders, type ProviderStatus } from './server/providers.js';
 export { createApiReferenceRouter, type ApiReferenceOptions } from './http/api-reference.js';

@@ -80,4 +80,61 @@ describe('Stripe top-up end to end', () => {
     expect(purchase).toMatchObject({ status: 'completed', credits: 1234, amount: 12.34, payment_method: 'stripe' });
     expect(tx.data.filter((t) => t.payment_method === 'stripe')).toHaveLength(1);
   });
+
+  /** Starts a top-up and returns its transaction id and the fake's session (as the SDK created it). */
+  async function startTopup(amount: number): Promise<{ transactionId: string; sessionId: string }> {
+    const res = await api('/billing/topup', { method: 'POST', body: JSON.stringify({ amount }) });
+    expect(res.status).toBe(200);
+    const { transaction_id: transactionId } = (await res.json()) as { transaction_id: string };
+    const session = [...fake.sessions.values()].find((x) => x.client_reference_id === transactionId);
+    if (!session) throw new Error('no session');
+    return { transactionId, sessionId: session.id };
+  }
+
+  const status = async (transactionId: string) =>
+    ((await (await api('/billing/transactions?per_page=100')).json()) as { data: { id: string; status: string }[] }).data.find((t) => t.id === transactionId)?.status;
+
+  async function deliverAltered(sessionId: string, alter: (session: Record<string, unknown>) => void): Promise<Response> {
+    const event = JSON.parse(fake.completedEvent(sessionId)) as { data: { object: Record<string, unknown> } };
+    alter(event.data.object);
+    const payload = JSON.stringify(event);
+    return deliver(payload, signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }));
+  }
+
+  it.each([
+    ['without amount_total', (s: Record<string, unknown>) => (s['amount_total'] = null)],
+    ['without currency', (s: Record<string, unknown>) => (s['currency'] = null)],
+    ['in another currency', (s: Record<string, unknown>) => (s['currency'] = 'eur')],
+    ['with another amount', (s: Record<string, unknown>) => (s['amount_total'] = 1)],
+  ])('refuses a completed session %s and changes nothing', async (_label, alter) => {
+    const before = await balance();
+    const { transactionId, sessionId } = await startTopup(3);
+    const res = await deliverAltered(sessionId, alter);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { type: string } }).error.type).toBe('invalid_request');
+    expect(await balance()).toBe(before);
+    expect(await status(transactionId)).toBe('pending');
+    expect(server.output()).toMatch(/"level":40[^\n]*stripe checkout refused/);
+  });
+
+  it('creates the Checkout Session with an explicit expiry', async () => {
+    // The last session the tests above created (a new top-up would pass the cap of 5 pending).
+    const sent = fake.requests.filter((r) => r.path === '/v1/checkout/sessions').at(-1);
+    const sessionId = [...fake.sessions.values()].find((x) => x.client_reference_id === sent?.form['client_reference_id'])?.id ?? '';
+    const expiresAt = Number(sent?.form['expires_at']);
+    const inHours = (expiresAt * 1000 - Date.now()) / 3_600_000;
+    expect(inHours).toBeGreaterThan(23);
+    expect(inHours).toBeLessThanOrEqual(24);
+    expect(fake.sessions.get(sessionId)?.expires_at).toBe(expiresAt);
+  });
+
+  it('a top-up whose Checkout Session cannot be created is failed, not left pending', async () => {
+    fake.failNextCheckouts(1);
+    const res = await api('/billing/topup', { method: 'POST', body: JSON.stringify({ amount: 4 }) });
+    expect(res.status).toBe(502);
+    expect(((await res.json()) as { error: { type: string } }).error.type).toBe('upstream_error');
+    const tx = ((await (await api('/billing/transactions?per_page=100')).json()) as { data: { amount: number; status: string; payment_method: string }[] }).data;
+    const attempt = tx.find((t) => t.amount === 4 && t.payment_method === 'stripe');
+    expect(attempt?.status).toBe('failed');
+  });
 });

@@ -68,6 +68,9 @@ describe('cancel a generating task (PostgreSQL, real worker)', () => {
       { timeoutMs: 15_000, intervalMs: 100, what: 'the generation job to finish' },
     );
     expect(((await (await api(`/run/tasks/${taskId}`)).json()) as { status: string }).status).toBe('fail');
+    // No free result: the file the worker may have stored after the cancel is not served.
+    const file = await fetch(`${server.url}/api/v1/files/${taskId}/output-0.gif`);
+    expect(file.status).toBe(404);
     expect(await (await api('/billing/balance')).json()).toMatchObject({ credits: 100, held_credits: 0 });
     expect(await ledgerViolations(db.url)).toEqual([]);
   });

@@ -112,11 +112,13 @@ export class SandboxAdapter implements ProviderAdapter {
       case 'image': {
         const seed = req.seed ?? hashString(call.taskId);
         const salt = [req.negativePrompt ?? '', ...req.imageUrls].join('|');
-        const files = Array.from({ length: req.n }, (_, i) => ({
-          kind: 'bytes' as const,
-          data: renderPng({ width: req.width, height: req.height, seed: (seed + i) >>> 0, prompt: `${req.prompt ?? ''}${salt}` }),
-          mediaType: 'image/png',
-        }));
+        const files = await Promise.all(
+          Array.from({ length: req.n }, async (_, i) => ({
+            kind: 'bytes' as const,
+            data: await renderPng({ width: req.width, height: req.height, seed: (seed + i) >>> 0, prompt: `${req.prompt ?? ''}${salt}` }),
+            mediaType: 'image/png',
+          })),
+        );
         return { files, usage: { images: files.length }, warnings: imageWarnings(req) };
       }
       case 'video':
@@ -144,7 +146,7 @@ export class SandboxAdapter implements ProviderAdapter {
     if (requestedFailure(call)) return { state: 'failed', error: new UpstreamError(FAILURE_MESSAGE, { kind: 'invalid_input' }) };
     const { width, height } = dimensionsFor(req.aspectRatio, videoLongSide(req.resolution));
     const salt = [req.watermark ?? '', req.multiShots ? 'multi' : '', ...req.imageUrls, ...req.videoUrls].join('|');
-    const data = renderAnimatedGif({
+    const data = await renderAnimatedGif({
       width,
       height,
       seed: hashString(handle.sandboxJob),

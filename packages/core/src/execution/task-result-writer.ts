@@ -57,7 +57,7 @@ export class TaskResultWriter {
       if (!ok) return false;
       await tx.ledger.settle(task.id, charge.chargeMicro, `${model.id} generation`);
       await checkBalanceAlerts(tx, task.userId);
-      if (task.callbackUrl) await tx.jobs.enqueueCallback(task.id);
+      if (task.callbackUrl) await tx.jobs.enqueueCallback(task.id, task.userId);
       await admitQueued(tx, task.userId, task.modality, this.options.scheduling);
       return true;
     });
@@ -67,7 +67,7 @@ export class TaskResultWriter {
 
   /** Files of a task that did not succeed are never kept (and never served). */
   async discardFiles(taskId: string): Promise<void> {
-    await this.blobs.deletePrefix(`${taskId}/`);
+    await this.blobs.deleteTask(taskId);
   }
 
   private async storeFiles(taskId: string, modality: Modality, files: readonly GeneratedFile[], signal: AbortSignal): Promise<TaskOutputFile[]> {

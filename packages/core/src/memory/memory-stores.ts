@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { capExceeded, USER_CAPS } from '../errors/caps.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ApiKeyRecord } from '../model/api-key.js';
 import type { BalanceAlertRecord, TransactionRecord } from '../model/billing.js';
@@ -46,6 +47,9 @@ export class MemoryUserStore implements UserStore {
 export class MemoryKeyStore implements KeyStore {
   constructor(private readonly db: MemoryDatabase) {}
   async insert(k: NewApiKey): Promise<ApiKeyRecord> {
+    // Count and insert run without an await in between: atomic, like the PostgreSQL trigger.
+    const active = [...this.db.keys.values()].filter((x) => x.userId === k.userId && !x.revokedAt).length;
+    if (active >= USER_CAPS.api_keys) throw capExceeded('api_keys');
     const rec: ApiKeyRecord = { ...k, createdAt: new Date(), lastUsedAt: null, revokedAt: null };
     this.db.keys.set(k.id, rec);
     return rec;
@@ -272,13 +276,23 @@ export class MemoryBillingLedger implements BillingLedger {
     if (h && h.state === 'held') h.state = 'released';
   }
   async record(e: CreditEntry) {
+    if (e.status === 'pending' && e.paymentMethod !== 'usage') {
+      const pending = this.db.transactions.filter((t) => t.userId === e.userId && t.status === 'pending' && t.paymentMethod !== 'usage').length;
+      if (pending >= USER_CAPS.pending_topups) throw capExceeded('pending_topups');
+    }
     return this.push(e, null);
   }
   async complete(id: string) {
-    const i = this.db.transactions.findIndex((t) => t.id === id && t.status === 'pending');
+    return this.transition(id, ['pending', 'failed'], 'completed');
+  }
+  async fail(id: string) {
+    return this.transition(id, ['pending'], 'failed');
+  }
+  private transition(id: string, from: readonly TransactionRecord['status'][], to: TransactionRecord['status']): TransactionRecord | null {
+    const i = this.db.transactions.findIndex((t) => t.id === id && from.includes(t.status) && t.paymentMethod !== 'usage');
     const t = this.db.transactions[i];
     if (!t) return null;
-    const done: TransactionRecord = { ...t, status: 'completed' };
+    const done: TransactionRecord = { ...t, status: to };
     this.db.transactions[i] = done;
     return done;
   }
@@ -309,6 +323,7 @@ export class MemoryBillingLedger implements BillingLedger {
 export class MemoryAlertStore implements AlertStore {
   constructor(private readonly db: MemoryDatabase) {}
   async insert(a: { id: string; userId: string; thresholdMicro: number; armed: boolean }): Promise<BalanceAlertRecord> {
+    if ([...this.db.alerts.values()].filter((x) => x.userId === a.userId).length >= USER_CAPS.balance_alerts) throw capExceeded('balance_alerts');
     const rec = { ...a, createdAt: new Date() };
     this.db.alerts.set(a.id, rec);
     return rec;

@@ -36,7 +36,7 @@ export class MemoryBlobStore implements BlobStore {
   async get(key: string) {
     return this.blobs.get(key) ?? null;
   }
-  async deletePrefix(prefix: string) {
-    for (const key of [...this.blobs.keys()]) if (key.startsWith(prefix)) this.blobs.delete(key);
+  async deleteTask(taskId: string) {
+    for (const key of [...this.blobs.keys()]) if (key.startsWith(`${taskId}/`)) this.blobs.delete(key);
   }
 }

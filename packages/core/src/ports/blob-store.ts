@@ -11,8 +11,8 @@ export interface BlobStore {
   /** Stores a file, streaming it when given chunks; resolves with its size. A failing stream stores nothing. */
   put(key: string, body: BlobBody, mediaType: string): Promise<{ bytes: number }>;
   get(key: string): Promise<StoredBlob | null>;
-  /** Deletes every blob whose key starts with `prefix` (e.g. `<task_id>/`); no error when there is none. */
-  deletePrefix(prefix: string): Promise<void>;
+  /** Deletes every file of a task (keys `<taskId>/...`); nothing to delete is not an error. */
+  deleteTask(taskId: string): Promise<void>;
 }
 
 /** Turns a blob key into the absolute URL clients download it from. */

@@ -36,6 +36,7 @@ export interface ApiKeyPatch {
 }
 
 export interface KeyStore {
+  /** Throws GatewayError('limit_exceeded') when the user already has MAX_KEYS_PER_USER active keys, even under concurrent inserts. */
   insert(key: NewApiKey): Promise<ApiKeyRecord>;
   /** An active (not revoked) key by the hash of its secret. */
   findActiveByHash(secretHash: string): Promise<ApiKeyRecord | null>;
@@ -160,15 +161,24 @@ export interface BillingLedger {
   settle(taskId: string, chargeMicro: number, description: string): Promise<TransactionRecord | null>;
   /** Releases a task's hold without charging. Idempotent. */
   release(taskId: string): Promise<void>;
-  /** Adds a transaction; a completed one changes the balance at once. */
+  /**
+   * Adds a transaction; a completed one changes the balance at once. A pending purchase beyond
+   * MAX_PENDING_TOPUPS_PER_USER throws GatewayError('limit_exceeded'), even under concurrent inserts.
+   */
   record(entry: CreditEntry): Promise<TransactionRecord>;
-  /** pending -> completed, exactly once; null when not pending. */
+  /**
+   * pending (or failed: an expired purchase the processor reports paid after all) -> completed, exactly
+   * once; null when it is neither, or is not a purchase.
+   */
   complete(transactionId: string): Promise<TransactionRecord | null>;
+  /** pending -> failed (a purchase that cannot be paid any more); null when not pending. */
+  fail(transactionId: string): Promise<TransactionRecord | null>;
   findTransaction(id: string): Promise<TransactionRecord | null>;
   listTransactions(userId: string, page: number, perPage: number): Promise<Page<TransactionRecord>>;
 }
 
 export interface AlertStore {
+  /** Throws GatewayError('limit_exceeded') when the user already has MAX_ALERTS_PER_USER alerts, even under concurrent inserts. */
   insert(alert: { id: string; userId: string; thresholdMicro: number; armed: boolean }): Promise<BalanceAlertRecord>;
   listForUser(userId: string): Promise<readonly BalanceAlertRecord[]>;
   findById(id: string): Promise<BalanceAlertRecord | null>;
@@ -191,7 +201,8 @@ export interface JobQueue {
   enqueueGeneration(taskId: string, options?: { startAfterMs?: number; providerId?: string }): Promise<void>;
   /** A status check of a long-running upstream job, after a delay. */
   enqueueStatusCheck(taskId: string, options: { checkNumber: number; startAfterMs: number; providerId?: string }): Promise<void>;
-  enqueueCallback(taskId: string): Promise<void>;
+  /** The task's callback; grouped by its user so one user's slow receivers cannot take every delivery slot. */
+  enqueueCallback(taskId: string, userId: string): Promise<void>;
   enqueueAlertMail(alertId: string, balanceMicro: number): Promise<void>;
 }
 

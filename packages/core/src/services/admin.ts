@@ -65,7 +65,7 @@ export class AdminService {
 
   /** Completes a pending `manual` purchase; exactly once (a second call is a 409 conflict). */
   async completePurchase(transactionId: string): Promise<{ transaction_id: string; status: 'completed' }> {
-    const outcome = await completePendingPurchase(this.uow, transactionId, { paymentMethod: 'manual', amountCents: null });
+    const outcome = await completePendingPurchase(this.uow, transactionId, { paymentMethod: 'manual' });
     if (outcome !== 'completed') throw new GatewayError('conflict', `Transaction ${transactionId} is not a pending manual purchase.`, { param: 'transaction_id' });
     return { transaction_id: transactionId, status: 'completed' };
   }

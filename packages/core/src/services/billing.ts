@@ -1,8 +1,8 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import type { BalanceAlertRecord, BalanceAlertView, BalanceView, TransactionRecord, TransactionView } from '../model/billing.js';
 import { CREDITS_PER_USD } from '../model/pricing.js';
-import { createAlertSchema, MAX_ALERTS_PER_USER, topupSchema } from '../billing/billing-schemas.js';
-import { completePendingPurchase, type PurchaseOutcome } from '../billing/complete-purchase.js';
+import { createAlertSchema, topupSchema } from '../billing/billing-schemas.js';
+import { completePendingPurchase, type PaidPurchase, type PurchaseOutcome } from '../billing/complete-purchase.js';
 import type { PaymentProcessor } from '../ports/payment-processor.js';
 import type { IdGenerator } from '../ports/system.js';
 import type { AlertStore, BillingLedger, UnitOfWork } from '../ports/stores.js';
@@ -79,7 +79,14 @@ export class BillingService {
       status: 'pending',
       description: `Top-up of ${(amountCents / 100).toFixed(2)} USD`,
     });
-    const checkout = await this.processor.createCheckout({ transactionId: tx.id, userId: auth.userId, amountCents, credits });
+    let checkout: { checkoutUrl: string | null };
+    try {
+      checkout = await this.processor.createCheckout({ transactionId: tx.id, userId: auth.userId, amountCents, credits });
+    } catch (err) {
+      // No checkout exists, so nobody can pay this top-up: it must not stay pending (it counts against the cap).
+      await this.ledger.fail(tx.id);
+      throw new GatewayError('upstream_error', `The payment processor could not start the checkout; nothing was charged, try again later.`, { cause: err });
+    }
     return {
       transaction_id: tx.id,
       status: 'pending',
@@ -92,7 +99,7 @@ export class BillingService {
   }
 
   /** Completes a paid purchase reported by the payment processor (webhook); idempotent. */
-  completePurchase(transactionId: string, paid: { paymentMethod: PaymentProcessor['id']; amountCents: number | null }): Promise<PurchaseOutcome> {
+  completePurchase(transactionId: string, paid: PaidPurchase): Promise<PurchaseOutcome> {
     return completePendingPurchase(this.uow, transactionId, paid);
   }
 
@@ -104,10 +111,8 @@ export class BillingService {
     const parsed = createAlertSchema.safeParse(body);
     if (!parsed.success) throw GatewayError.fromZod(parsed.error);
     const thresholdMicro = creditsToMicro(parsed.data.threshold);
+    // The store refuses an alert beyond MAX_ALERTS_PER_USER (limit_exceeded), atomically with the insert.
     const alert = await this.uow.run(async (tx) => {
-      if ((await tx.alerts.countForUser(auth.userId)) >= MAX_ALERTS_PER_USER) {
-        throw new GatewayError('limit_exceeded', `A user can have at most ${MAX_ALERTS_PER_USER} balance alerts.`);
-      }
       const balance = await tx.ledger.getBalance(auth.userId);
       return tx.alerts.insert({ id: this.ids.uuid(), userId: auth.userId, thresholdMicro, armed: balance.balanceMicro >= thresholdMicro });
     });

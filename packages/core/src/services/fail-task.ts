@@ -20,7 +20,7 @@ export class FailTask {
       const ok = await tx.tasks.markFail(taskId, errorMessage, new Date(), metadata);
       if (!ok) return false;
       await tx.ledger.release(taskId);
-      if (task.callbackUrl) await tx.jobs.enqueueCallback(taskId);
+      if (task.callbackUrl) await tx.jobs.enqueueCallback(taskId, task.userId);
       await admitQueued(tx, task.userId, task.modality, this.scheduling);
       return true;
     });

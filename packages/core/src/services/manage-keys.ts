@@ -3,7 +3,7 @@ import { admitQueued, DEFAULT_SCHEDULING, type SchedulingOptions } from '../exec
 import type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, CreatedApiKeyView } from '../model/api-key.js';
 import type { IdGenerator } from '../ports/system.js';
 import type { ApiKeyPatch, KeyStore, UnitOfWork } from '../ports/stores.js';
-import { createApiKeySchema, MAX_KEYS_PER_USER, updateApiKeySchema } from '../keys/api-key-schemas.js';
+import { createApiKeySchema, updateApiKeySchema } from '../keys/api-key-schemas.js';
 import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../keys/api-key-secret.js';
 import { isUuid } from '../util/uuid.js';
 import type { AuthContext } from './auth-context.js';
@@ -61,9 +61,7 @@ export class ManageKeys {
     const parsed = createApiKeySchema.safeParse(body);
     if (!parsed.success) throw GatewayError.fromZod(parsed.error);
     const input = parsed.data;
-    if ((await this.keys.countActiveForUser(auth.userId)) >= MAX_KEYS_PER_USER) {
-      throw new GatewayError('limit_exceeded', `A user can have at most ${MAX_KEYS_PER_USER} active API keys; delete one first.`);
-    }
+    // The store refuses a key beyond MAX_KEYS_PER_USER (limit_exceeded), atomically with the insert.
     const { record, secret } = await issueApiKey(this.keys, this.ids, auth.userId, {
       name: input.name,
       limits: {
@@ -111,7 +109,7 @@ export class ManageKeys {
       for (const { id: taskId } of ended) {
         await tx.ledger.release(taskId);
         const task = await tx.tasks.findById(taskId);
-        if (task?.callbackUrl) await tx.jobs.enqueueCallback(taskId);
+        if (task?.callbackUrl) await tx.jobs.enqueueCallback(taskId, task.userId);
       }
       for (const modality of new Set(ended.map((t) => t.modality))) await admitQueued(tx, auth.userId, modality, this.scheduling);
       return ended.map((t) => t.id);

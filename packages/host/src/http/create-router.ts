@@ -1,4 +1,4 @@
-import type { BlobStore, Gengate, KeyRateLimiter } from '@gengate/core';
+import { TOKENS, type BlobStore, type Gengate, type KeyRateLimiter } from '@gengate/core';
 import { Router } from 'express';
 import type { Logger } from 'pino';
 import { createMemoryKeyRateLimiter } from '../limits/create-rate-limiters.js';
@@ -16,6 +16,7 @@ import { modelRoutes } from './routes/models.js';
 import { runRoutes } from './routes/run.js';
 import { callbackRoutes } from './routes/callbacks.js';
 import type { CallbackRepository } from '../callbacks/callback-repository.js';
+import type { ResultUrlVerifier } from '../storage/result-urls.js';
 import { stripeWebhookRoutes, type StripeWebhookOptions } from './routes/stripe-webhook.js';
 import { providerWebhookRoutes } from './routes/provider-webhooks.js';
 
@@ -42,6 +43,11 @@ export interface GengateRouterOptions {
    * its CSRF token, or an embedder's own sign-in); returning null falls through to the API key.
    */
   readonly authenticate?: RequestAuthenticator;
+  /**
+   * Checks the signature and expiry of result file URLs; set it when the resolver signs them
+   * (createResultUrlResolver with signing). Default: result URLs do not expire.
+   */
+  readonly resultUrlVerifier?: ResultUrlVerifier;
 }
 
 /**
@@ -53,7 +59,7 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
   const router = Router();
   router.use(requestContext(options.logger));
   router.use(openApiDocumentRoutes());
-  router.use(fileRoutes(options.blobStore));
+  router.use(fileRoutes({ blobs: options.blobStore, tasks: gengate.container.get(TOKENS.Stores).tasks, verifier: options.resultUrlVerifier ?? null }));
   if (options.stripeWebhook) router.use(stripeWebhookRoutes(gengate, options.stripeWebhook));
   router.use(providerWebhookRoutes(gengate));
   router.use(authenticate(gengate, createClientIpResolver(options.trustProxy ?? []), options.authenticate));

@@ -13,12 +13,29 @@ interface AlertMailJob {
  * so no mail is lost to a crash, and SMTP never holds a database transaction open; a failed send is
  * retried by pg-boss with backoff.
  */
-export async function startAlertMailWorker(boss: PgBoss, sendAlertMail: SendAlertMail, logger: Logger): Promise<{ stop(): Promise<void> }> {
+export async function startAlertMailWorker(
+  boss: PgBoss,
+  sendAlertMail: SendAlertMail,
+  logger: Logger,
+): Promise<{ stop(opts?: { graceMs?: number }): Promise<void> }> {
   await boss.work<AlertMailJob>(QUEUES.alertMail, { batchSize: 1, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 2 }, async (jobs) => {
     for (const job of jobs) {
       const sent = await sendAlertMail.execute(job.data.alertId, job.data.balanceMicro);
       logger.info({ alertId: job.data.alertId, sent }, sent ? 'balance alert mail sent' : 'balance alert no longer exists; no mail');
     }
   });
-  return { stop: () => boss.offWork(QUEUES.alertMail, { wait: true }) };
+  return {
+    /**
+     * Stops taking jobs and waits up to graceMs for a mail being sent. A send still running then is left:
+     * its job is not completed, so pg-boss hands it to the next process once it expires.
+     */
+    async stop(opts) {
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, opts?.graceMs ?? 0);
+      });
+      await Promise.race([boss.offWork(QUEUES.alertMail, { wait: true }), grace]);
+      clearTimeout(timer);
+    },
+  };
 }

@@ -3,13 +3,31 @@ import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { CallbackRepository } from '../callbacks/callback-repository.js';
-import { ForbiddenTargetError, postCallback } from '../callbacks/post-callback.js';
+import { AttemptAbortedError, ForbiddenTargetError, postCallback } from '../callbacks/post-callback.js';
 import { QUEUES } from './queues.js';
 
 export interface CallbackWorkerOptions {
   readonly allowPrivate: boolean;
+  /** Total deadline of one delivery attempt (connect, headers, body). */
   readonly timeoutMs: number;
+  /** Deliveries this process runs at once. Default 32. */
+  readonly concurrency?: number;
+  /**
+   * Deliveries of one user in flight at once in this process (pg-boss local group concurrency; jobs are
+   * grouped by the task's user). One user's slow receivers hold at most this many of this process's
+   * slots. Default 4. (pg-boss's database-wide groupConcurrency counts active jobs before claiming and
+   * overshoots when many workers fetch at once; the in-process count is exact.)
+   */
+  readonly perUserConcurrency?: number;
   readonly logger: Logger;
+}
+
+export interface CallbackWorker {
+  /**
+   * Stops taking jobs; attempts in flight get graceMs to end, then are cut off. A cut-off attempt fails
+   * its job, which pg-boss retries (the next process delivers it).
+   */
+  stop(opts?: { graceMs?: number }): Promise<void>;
 }
 
 /**
@@ -21,10 +39,20 @@ export async function startCallbackWorker(
   boss: PgBoss,
   deps: { tasks: TaskStore; callbacks: CallbackRepository; urls: ResultUrlResolver },
   opts: CallbackWorkerOptions,
-): Promise<{ stop(): Promise<void> }> {
+): Promise<CallbackWorker> {
   const log = opts.logger.child({ component: 'callback-worker' });
+  const shutdown = new AbortController();
   if (opts.allowPrivate) log.warn('CALLBACK_ALLOW_PRIVATE is on: callbacks may reach loopback and private addresses (development only)');
-  await boss.work<{ taskId: string }>(QUEUES.callback, { batchSize: 1, localConcurrency: 4, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 }, async (jobs) => {
+  const concurrency = opts.concurrency ?? 32;
+  const workOptions = {
+    batchSize: 1,
+    localConcurrency: concurrency,
+    localGroupConcurrency: Math.min(opts.perUserConcurrency ?? 4, concurrency),
+    // New jobs wake a worker through NOTIFY; polling finds retries whose delay has passed.
+    pollingIntervalSeconds: 2,
+    notifyPollingIntervalSeconds: 2,
+  };
+  await boss.work<{ taskId: string }>(QUEUES.callback, workOptions, async (jobs) => {
     for (const job of jobs) {
       const task = await deps.tasks.findById(job.data.taskId);
       if (!task?.callbackUrl || (task.status !== 'success' && task.status !== 'fail')) continue;
@@ -39,31 +67,36 @@ export async function startCallbackWorker(
         'webhook-signature': new Webhook(secret).sign(msgId, timestamp, body),
       };
       const started = Date.now();
+      const record = (r: { statusCode: number | null; delivered: boolean; error: string | null }) =>
+        deps.callbacks.record({ taskId: task.id, url: task.callbackUrl ?? '', ...r, durationMs: Date.now() - started });
+      let statusCode: number;
       try {
-        const { statusCode } = await postCallback(task.callbackUrl, body, headers, { allowPrivate: opts.allowPrivate, timeoutMs: opts.timeoutMs });
-        const delivered = statusCode >= 200 && statusCode < 300;
-        await deps.callbacks.record({ taskId: task.id, url: task.callbackUrl, statusCode, delivered, error: delivered ? null : `HTTP ${statusCode}`, durationMs: Date.now() - started });
-        if (!delivered) throw new Error(`callback answered HTTP ${statusCode}`);
-        log.info({ taskId: task.id, statusCode }, 'callback delivered');
+        ({ statusCode } = await postCallback(task.callbackUrl, body, headers, { allowPrivate: opts.allowPrivate, timeoutMs: opts.timeoutMs, signal: shutdown.signal }));
       } catch (err) {
-        const refused = err instanceof ForbiddenTargetError;
-        if (refused || !(err instanceof Error && err.message.startsWith('callback answered'))) {
-          await deps.callbacks.record({
-            taskId: task.id,
-            url: task.callbackUrl,
-            statusCode: null,
-            delivered: false,
-            error: refused ? `not sent: ${err.message}` : (err as Error).message,
-            durationMs: Date.now() - started,
-          });
-        }
-        if (refused) {
+        if (err instanceof ForbiddenTargetError) {
+          await record({ statusCode: null, delivered: false, error: `not sent: ${err.message}` });
           log.warn({ taskId: task.id, err: err.message }, 'callback not sent: private or reserved target');
           continue;
         }
+        await record({ statusCode: null, delivered: false, error: (err as Error).message });
+        if (err instanceof AttemptAbortedError) log.info({ taskId: task.id }, 'callback attempt cut off by shutdown; it will be retried');
         throw err;
       }
+      const delivered = statusCode >= 200 && statusCode < 300;
+      await record({ statusCode, delivered, error: delivered ? null : `HTTP ${statusCode}` });
+      if (!delivered) throw new Error(`callback answered HTTP ${statusCode}`);
+      log.info({ taskId: task.id, statusCode }, 'callback delivered');
     }
   });
-  return { stop: () => boss.offWork(QUEUES.callback, { wait: true }) };
+  return {
+    async stop(stopOpts) {
+      const timer = setTimeout(() => shutdown.abort(), stopOpts?.graceMs ?? 0);
+      try {
+        await boss.offWork(QUEUES.callback, { wait: true });
+      } finally {
+        clearTimeout(timer);
+        shutdown.abort();
+      }
+    },
+  };
 }

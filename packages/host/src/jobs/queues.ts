@@ -7,6 +7,7 @@ export const QUEUES = {
   generateDead: 'gengate-generate-dead',
   callback: 'gengate-callback',
   alertMail: 'gengate-alert-mail',
+  maintenance: 'gengate-maintenance',
 } as const;
 
 export interface BossOptions {
@@ -18,6 +19,8 @@ export interface BossOptions {
   readonly heartbeatSeconds?: number;
   /** First callback retry delay; doubles each retry (with jitter) up to one hour. Default 10. */
   readonly callbackRetryDelaySeconds?: number;
+  /** Total deadline of one callback attempt; a callback job expires a minute after it. Default 10 000. */
+  readonly callbackTimeoutMs?: number;
 }
 
 /**
@@ -62,15 +65,19 @@ export async function createBoss(opts: BossOptions): Promise<PgBoss> {
     notify: true,
   });
   // 10 s doubling to a 1 h cap over 35 retries: attempts keep coming for more than 24 hours.
-  await boss.createQueue(QUEUES.callback, {
+  // An attempt ends by its own deadline; the job expires a minute later (a worker that died mid-attempt).
+  const callbackQueue = {
     retryLimit: 35,
     retryDelay: opts.callbackRetryDelaySeconds ?? 10,
     retryBackoff: true,
     retryDelayMax: 3_600,
-    expireInSeconds: 120,
+    expireInSeconds: Math.ceil((opts.callbackTimeoutMs ?? 10_000) / 1000) + 60,
     retentionSeconds: 2 * 86_400,
     notify: true,
-  });
+  };
+  await boss.createQueue(QUEUES.callback, callbackQueue);
+  // createQueue keeps an existing queue's settings: bring them up to date.
+  await boss.updateQueue(QUEUES.callback, callbackQueue);
   await boss.createQueue(QUEUES.alertMail, { retryLimit: 10, retryDelay: 10, retryBackoff: true, notify: true });
   return boss;
 }

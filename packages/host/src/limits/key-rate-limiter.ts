@@ -7,40 +7,48 @@ const WINDOWS: readonly { window: RateLimitWindow; seconds: number; limit: (l: A
   { window: 'day', seconds: 86_400, limit: (l) => l.perDay },
 ];
 
+/** Above every per-key limit the schema allows (1e9): the counter itself never refuses. */
+const COUNTER_POINTS = 2 ** 31 - 1;
+
 /**
- * Per-key limits on rate-limiter-flexible. Limits differ per key, so there is one limiter per
- * (window, points) pair; all of a window's limiters share one key prefix, so they count the same
- * requests. `make` builds the store-specific limiter (PostgreSQL or memory).
+ * Per-key limits on rate-limiter-flexible. One counter per window (three in all, whatever limits the
+ * keys carry): it counts every request of a key in the window, and the key's own limit is compared with
+ * that count here. So the number of limiter objects is bounded, and a key whose limit changes keeps its
+ * count. `make` builds the store-specific counter (PostgreSQL or memory); the key prefixes are the ones
+ * the previous one-limiter-per-limit design used, so stored counts carry over.
  */
 export class FlexibleKeyRateLimiter implements KeyRateLimiter {
-  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly counters = new Map<RateLimitWindow, RateLimiterAbstract>();
 
   constructor(private readonly make: (opts: { keyPrefix: string; points: number; duration: number }) => RateLimiterAbstract) {}
 
-  private limiter(window: RateLimitWindow, points: number, duration: number): RateLimiterAbstract {
-    const id = `${window}:${points}`;
-    let l = this.limiters.get(id);
-    if (!l) {
-      l = this.make({ keyPrefix: `gg-${window}`, points, duration });
-      this.limiters.set(id, l);
+  private counter(window: RateLimitWindow, duration: number): RateLimiterAbstract {
+    let c = this.counters.get(window);
+    if (!c) {
+      c = this.make({ keyPrefix: `gg-${window}`, points: COUNTER_POINTS, duration });
+      this.counters.set(window, c);
     }
-    return l;
+    return c;
   }
 
   async consume(apiKeyId: string, limits: ApiKeyLimits): Promise<RateLimitDecision> {
     let tightest: RateLimitState | null = null;
     for (const w of WINDOWS) {
-      const points = w.limit(limits);
-      if (points === null) continue;
+      const limit = w.limit(limits);
+      if (limit === null) continue;
+      let res: RateLimiterRes;
       try {
-        const res = await this.limiter(w.window, points, w.seconds).consume(apiKeyId);
-        const state = { window: w.window, limit: points, remaining: res.remainingPoints, resetSeconds: Math.ceil(res.msBeforeNext / 1000) };
-        if (!tightest || state.remaining < tightest.remaining) tightest = state;
+        res = await this.counter(w.window, w.seconds).consume(apiKeyId);
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        const retryAfterSeconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-        return { allowed: false, retryAfterSeconds, state: { window: w.window, limit: points, remaining: 0, resetSeconds: retryAfterSeconds } };
+        res = rejection; // the counter itself is exhausted (2^31 requests in one window)
       }
+      const resetSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+      if (res.consumedPoints > limit) {
+        return { allowed: false, retryAfterSeconds: resetSeconds, state: { window: w.window, limit, remaining: 0, resetSeconds } };
+      }
+      const state = { window: w.window, limit, remaining: limit - res.consumedPoints, resetSeconds: Math.ceil(res.msBeforeNext / 1000) };
+      if (!tightest || state.remaining < tightest.remaining) tightest = state;
     }
     return { allowed: true, state: tightest };
   }

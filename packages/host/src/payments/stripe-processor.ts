@@ -10,6 +10,12 @@ export interface StripeOptions {
   readonly apiUrl?: string | null;
 }
 
+/**
+ * How long a Checkout Session can be paid: set explicitly (Stripe's default and maximum is 24 hours).
+ * A pending top-up is expired by the maintenance sweep once its session can no longer be paid.
+ */
+export const STRIPE_CHECKOUT_TTL_SECONDS = 23 * 3_600 + 30 * 60;
+
 /** A Stripe SDK client, pointed at a fake API when apiUrl is given. */
 export function createStripeClient(opts: Pick<StripeOptions, 'secretKey' | 'apiUrl'>): Stripe {
   if (!opts.apiUrl) return new Stripe(opts.secretKey, { maxNetworkRetries: 2 });
@@ -48,6 +54,7 @@ export class StripePaymentProcessor implements PaymentProcessor {
         ],
         success_url: this.opts.successUrl,
         cancel_url: this.opts.cancelUrl,
+        expires_at: Math.floor(Date.now() / 1000) + STRIPE_CHECKOUT_TTL_SECONDS,
       },
       { idempotencyKey: `gengate-topup-${input.transactionId}` },
     );

@@ -1,4 +1,5 @@
 import type { AlertStore, BalanceAlertRecord } from '@gengate/core';
+import { withCaps } from './pg-errors.js';
 import { toSafeInt, type Queryable } from './queryable.js';
 
 interface Row {
@@ -21,9 +22,13 @@ export class PgAlertStore implements AlertStore {
   constructor(private readonly db: Queryable) {}
 
   async insert(a: { id: string; userId: string; thresholdMicro: number; armed: boolean }): Promise<BalanceAlertRecord> {
-    const { rows } = await this.db.query<Row>(
-      'insert into balance_alerts (id, user_id, threshold_micro, armed) values ($1, $2, $3, $4) returning *',
-      [a.id, a.userId, a.thresholdMicro, a.armed],
+    const { rows } = await withCaps(
+      this.db.query<Row>('insert into balance_alerts (id, user_id, threshold_micro, armed) values ($1, $2, $3, $4) returning *', [
+        a.id,
+        a.userId,
+        a.thresholdMicro,
+        a.armed,
+      ]),
     );
     return toAlert(rows[0] as Row);
   }

@@ -8,6 +8,7 @@ import {
   type Page,
   type TransactionRecord,
 } from '@gengate/core';
+import { withCaps } from './pg-errors.js';
 import { toSafeInt, type Queryable } from './queryable.js';
 
 interface TxRow {
@@ -99,10 +100,12 @@ export class PgBillingLedger implements BillingLedger {
 
   async record(e: CreditEntry): Promise<TransactionRecord> {
     await this.openAccount(e.userId);
-    const { rows } = await this.db.query<TxRow>(
-      `insert into transactions (id, user_id, credits_micro, amount_micro_usd, payment_method, status, description, external_ref)
-       values ($1, $2, $3, $4, $5, $6, $7, $8) returning *`,
-      [randomUUID(), e.userId, e.creditsMicro, e.amountMicroUsd, e.paymentMethod, e.status, e.description, e.externalRef ?? null],
+    const { rows } = await withCaps(
+      this.db.query<TxRow>(
+        `insert into transactions (id, user_id, credits_micro, amount_micro_usd, payment_method, status, description, external_ref)
+         values ($1, $2, $3, $4, $5, $6, $7, $8) returning *`,
+        [randomUUID(), e.userId, e.creditsMicro, e.amountMicroUsd, e.paymentMethod, e.status, e.description, e.externalRef ?? null],
+      ),
     );
     if (e.status === 'completed') await this.addToBalance(e.userId, e.creditsMicro);
     return toTransaction(rows[0] as TxRow);
@@ -110,7 +113,7 @@ export class PgBillingLedger implements BillingLedger {
 
   async complete(transactionId: string): Promise<TransactionRecord | null> {
     const { rows } = await this.db.query<TxRow>(
-      `update transactions set status = 'completed' where id = $1 and status = 'pending' and payment_method <> 'usage' returning *`,
+      `update transactions set status = 'completed' where id = $1 and status in ('pending', 'failed') and payment_method <> 'usage' returning *`,
       [transactionId],
     );
     const row = rows[0];
@@ -118,6 +121,14 @@ export class PgBillingLedger implements BillingLedger {
     const t = toTransaction(row);
     await this.addToBalance(t.userId, t.creditsMicro);
     return t;
+  }
+
+  async fail(transactionId: string): Promise<TransactionRecord | null> {
+    const { rows } = await this.db.query<TxRow>(
+      `update transactions set status = 'failed' where id = $1 and status = 'pending' and payment_method <> 'usage' returning *`,
+      [transactionId],
+    );
+    return rows[0] ? toTransaction(rows[0]) : null;
   }
 
   async findTransaction(id: string): Promise<TransactionRecord | null> {

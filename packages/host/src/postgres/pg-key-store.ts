@@ -1,4 +1,5 @@
 import type { ApiKeyPatch, ApiKeyRecord, KeyStore, NewApiKey } from '@gengate/core';
+import { withCaps } from './pg-errors.js';
 import type { Queryable } from './queryable.js';
 
 interface Row {
@@ -35,10 +36,12 @@ export class PgKeyStore implements KeyStore {
   constructor(private readonly db: Queryable) {}
 
   async insert(k: NewApiKey): Promise<ApiKeyRecord> {
-    const { rows } = await this.db.query<Row>(
-      `insert into api_keys (id, user_id, name, secret_hash, mask, rate_limit_per_minute, rate_limit_per_hour, rate_limit_per_day, ip_whitelist)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning *`,
-      [k.id, k.userId, k.name, k.secretHash, k.mask, k.limits.perMinute, k.limits.perHour, k.limits.perDay, [...k.ipWhitelist]],
+    const { rows } = await withCaps(
+      this.db.query<Row>(
+        `insert into api_keys (id, user_id, name, secret_hash, mask, rate_limit_per_minute, rate_limit_per_hour, rate_limit_per_day, ip_whitelist)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning *`,
+        [k.id, k.userId, k.name, k.secretHash, k.mask, k.limits.perMinute, k.limits.perHour, k.limits.perDay, [...k.ipWhitelist]],
+      ),
     );
     return toKey(rows[0] as Row);
   }

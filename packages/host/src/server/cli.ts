@@ -4,7 +4,7 @@ import { AdminService, isGatewayError } from '@gengate/core';
 import { randomUUID } from 'node:crypto';
 import { createPgStores } from '../postgres/pg-unit-of-work.js';
 import { setUserRole } from './cli-user-role.js';
-import { ConfigError, loadConfig, type GengateConfig } from './config.js';
+import { ConfigError, loadConfig, maskSecrets, secretValues, type GengateConfig } from './config.js';
 import { openDatabase } from './database.js';
 import { createLogger } from './logger.js';
 import { loadProviders, logProviderStatus, providerEnvironment } from './providers.js';
@@ -30,7 +30,7 @@ function config(): GengateConfig {
 async function withAdmin<T>(fn: (admin: AdminService) => Promise<T>): Promise<void> {
   const cfg = config();
   // Admin commands log to stderr only at warn level so stdout stays pure JSON.
-  const logger = createLogger({ level: 'warn', destination: process.stderr });
+  const logger = createLogger({ level: 'warn', destination: process.stderr, secrets: secretValues() });
   const db = await openDatabase(cfg, logger);
   try {
     const { unitOfWork } = createPgStores(db.pool, null);
@@ -51,13 +51,18 @@ program
   .action(async () => {
     const cfg = config();
     const providers = loadProviders(providerEnvironment(process.env));
-    const logger = createLogger({ level: cfg.logLevel });
+    const logger = createLogger({ level: cfg.logLevel, secrets: [...secretValues(), ...providers.secrets] });
     logProviderStatus(logger, providers.status);
     const server = await startServer(cfg, { logger, extraAdapters: providers.adapters, secrets: providers.secrets });
     process.stdout.write(`gengate is serving ${server.url}/api/v1 (port ${server.port})\n`);
     if (server.dashboardUrl) process.stdout.write(`gengate dashboard: ${server.dashboardUrl}\n`);
     const shutdown = (signal: string) => {
-      logger.info({ signal }, 'shutting down');
+      logger.info({ signal, graceMs: cfg.shutdownGraceMs }, 'shutting down');
+      // A last resort: close() keeps to the grace itself; nothing may keep the process past it.
+      setTimeout(() => {
+        logger.error({ signal }, 'shutdown overran its grace; exiting');
+        process.exit(1);
+      }, cfg.shutdownGraceMs + 1_500).unref();
       server.close().then(
         () => process.exit(0),
         (err: unknown) => {
@@ -75,7 +80,7 @@ program
   .description('apply database migrations and exit')
   .action(async () => {
     const cfg = config();
-    const logger = createLogger({ level: cfg.logLevel, destination: process.stderr });
+    const logger = createLogger({ level: cfg.logLevel, destination: process.stderr, secrets: secretValues() });
     const db = await openDatabase(cfg, logger);
     await db.close();
     process.stdout.write(`${JSON.stringify({ migrated: true })}\n`);
@@ -129,8 +134,10 @@ topups
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {
-  if (err instanceof ConfigError) process.stderr.write(`Invalid configuration:\n${err.message}\n`);
-  else if (isGatewayError(err)) process.stderr.write(`${err.type}: ${err.message}\n`);
-  else process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  // Whatever failed, no Stripe key or password it may quote is printed.
+  const write = (text: string) => process.stderr.write(maskSecrets(text, secretValues()));
+  if (err instanceof ConfigError) write(`Invalid configuration:\n${err.message}\n`);
+  else if (isGatewayError(err)) write(`${err.type}: ${err.message}\n`);
+  else write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

@@ -32,7 +32,7 @@ describe('loadConfig', () => {
     expect(error).toBeInstanceOf(ConfigError);
     const lines = (error as Error).message.split('\n');
     expect(lines.length).toBe(4);
-    expect(lines.find((l) => l.startsWith('PORT:'))).toContain('"abc"');
+    expect(lines.find((l) => l.startsWith('PORT:'))).toMatch(/^PORT: must be an integer/);
     expect(lines.some((l) => l.startsWith('DATABASE_URL:'))).toBe(true);
     expect(lines.some((l) => l.startsWith('TRUST_PROXY:'))).toBe(true);
     expect(lines.some((l) => l.startsWith('RUN_WORKER:'))).toBe(true);
@@ -51,5 +51,28 @@ describe('loadConfig', () => {
     const c = loadConfig({ PUBLIC_URL: 'https://api.example.com/', TRUST_PROXY: '10.0.0.0/8, ::1' });
     expect(c.publicUrl).toBe('https://api.example.com');
     expect(c.trustProxy).toEqual(['10.0.0.0/8', '::1']);
+  });
+
+  it('never prints a value: a rejected secret is named, not echoed', () => {
+    const secrets = ['sk_live_SECRETvalue-with-dash', 'whsec_bad secret', 'pa55word-db', 'smtp-pa55word'];
+    let error: unknown;
+    try {
+      loadConfig({
+        PAYMENT_PROCESSOR: 'stripe',
+        STRIPE_SECRET_KEY: secrets[0],
+        STRIPE_WEBHOOK_SECRET: secrets[1],
+        DATABASE_URL: `mysql://admin:${secrets[2]}@db.internal:3306/app`,
+        SMTP_URL: `http://mailer:${secrets[3]}@smtp.internal:25`,
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const text = (error as Error).message;
+    for (const s of secrets) expect(text).not.toContain(s);
+    expect(text).toMatch(/^STRIPE_SECRET_KEY: /m);
+    expect(text).toMatch(/^STRIPE_WEBHOOK_SECRET: /m);
+    expect(text).toMatch(/^DATABASE_URL: /m);
+    expect(text).toMatch(/^SMTP_URL: /m);
   });
 });

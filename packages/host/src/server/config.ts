@@ -84,6 +84,15 @@ const envSchema = z.object({
   INPUT_MAX_BYTES: int(1, 10_000_000_000).default(50 * 1024 * 1024),
   CALLBACK_TIMEOUT_MS: int(100, 120_000).default(10_000),
   CALLBACK_RETRY_DELAY_SECONDS: int(1, 3_600).default(10),
+  CALLBACK_CONCURRENCY: int(1, 1_024).default(32),
+  CALLBACK_PER_USER_CONCURRENCY: int(1, 1_024).default(4),
+  CALLBACK_ATTEMPT_RETENTION_DAYS: int(1, 3_650).default(30),
+  RESULT_URL_TTL_SECONDS: int(1, 31_536_000).optional(),
+  MAINTENANCE_CRON: z
+    .string()
+    .regex(/^\S+( \S+){4}$/, 'must be a five-field cron expression, e.g. "*/10 * * * *"')
+    .default('*/10 * * * *'),
+  MANUAL_TOPUP_EXPIRY_HOURS: int(1, 8_760).default(168),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('gengate <no-reply@localhost>'),
   ...DASHBOARD_ENV,
@@ -125,7 +134,23 @@ export interface GengateConfig {
         readonly successUrl: string | null;
         readonly cancelUrl: string | null;
       };
-  readonly callbacks: { readonly allowPrivate: boolean; readonly timeoutMs: number; readonly retryDelaySeconds: number };
+  readonly callbacks: {
+    readonly allowPrivate: boolean;
+    /** Total time one delivery attempt may take: connect, headers and body. */
+    readonly timeoutMs: number;
+    readonly retryDelaySeconds: number;
+    /** Callback deliveries this process runs at once. */
+    readonly concurrency: number;
+    /** Callback deliveries of one user in flight at once, across every process. */
+    readonly perUserConcurrency: number;
+    readonly attemptRetentionDays: number;
+  };
+  /** Result URLs expire this long after they are handed out (signed); null = they never expire. */
+  readonly resultUrlTtlSeconds: number | null;
+  /** When the maintenance sweep runs (cron, UTC). */
+  readonly maintenanceCron: string;
+  /** A pending manual top-up not completed by an operator within this time is marked failed. */
+  readonly manualTopupExpiryHours: number;
   /** Downloads of results and reference inputs: private targets allowed (development only), size caps. */
   readonly fetching: {
     readonly allowPrivate: boolean;
@@ -144,11 +169,53 @@ export function fileValues(path: string): Record<string, string> {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new ConfigError(`GENGATE_CONFIG_FILE: cannot read ${path} as JSON (${(err as Error).message})`);
+    // Not err.message: a JSON syntax error quotes the text around it, which may be a secret.
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError(`GENGATE_CONFIG_FILE: cannot read ${path} as JSON (${code ?? 'not valid JSON'})`);
   }
   const obj = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).safeParse(parsed);
   if (!obj.success) throw new ConfigError(`GENGATE_CONFIG_FILE: ${path} must be a JSON object of strings, numbers and booleans`);
   return Object.fromEntries(Object.entries(obj.data).map(([k, v]) => [k, String(v)]));
+}
+
+/**
+ * Values that must never appear in any output: Stripe keys and the passwords inside DATABASE_URL and
+ * SMTP_URL, whether or not they passed validation. The logger and the CLI's error output mask them.
+ */
+export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
+  let fromFile: Record<string, string> = {};
+  try {
+    if (env['GENGATE_CONFIG_FILE']) fromFile = fileValues(env['GENGATE_CONFIG_FILE']);
+  } catch {
+    // an unreadable file holds no value to mask
+  }
+  const values: Record<string, string | undefined> = { ...fromFile, ...env };
+  const found: string[] = [];
+  for (const key of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET']) {
+    const v = values[key];
+    if (v) found.push(v);
+  }
+  for (const key of ['DATABASE_URL', 'SMTP_URL']) {
+    const v = values[key];
+    if (!v) continue;
+    const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@]*?:([^@/?#]*)@/i.exec(v);
+    if (m?.[1]) {
+      found.push(m[1]);
+      try {
+        found.push(decodeURIComponent(m[1]));
+      } catch {
+        // not percent-encoded
+      }
+    }
+  }
+  return [...new Set(found.filter((v) => v.length >= 4))];
+}
+
+/** Replaces every secret value in a text. */
+export function maskSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (out.includes(s)) out = out.split(s).join('[redacted]');
+  return out;
 }
 
 /**
@@ -164,10 +231,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   }
   const parsed = envSchema.safeParse(merged);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => {
-      const key = String(i.path[0] ?? '');
-      return `${key}: ${i.message} (got ${JSON.stringify(merged[key] ?? null)})`;
-    });
+    // The setting and what is wrong with it, never its value: a rejected value may be a secret.
+    const lines = parsed.error.issues.map((i) => `${String(i.path[0] ?? '')}: ${i.message}`);
     throw new ConfigError(lines.join('\n'));
   }
   const c = parsed.data;
@@ -208,7 +273,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
             cancelUrl: c.STRIPE_CANCEL_URL ?? null,
           }
         : { processor: 'manual' },
-    callbacks: { allowPrivate: c.CALLBACK_ALLOW_PRIVATE, timeoutMs: c.CALLBACK_TIMEOUT_MS, retryDelaySeconds: c.CALLBACK_RETRY_DELAY_SECONDS },
+    callbacks: {
+      allowPrivate: c.CALLBACK_ALLOW_PRIVATE,
+      timeoutMs: c.CALLBACK_TIMEOUT_MS,
+      retryDelaySeconds: c.CALLBACK_RETRY_DELAY_SECONDS,
+      concurrency: c.CALLBACK_CONCURRENCY,
+      perUserConcurrency: c.CALLBACK_PER_USER_CONCURRENCY,
+      attemptRetentionDays: c.CALLBACK_ATTEMPT_RETENTION_DAYS,
+    },
+    resultUrlTtlSeconds: c.RESULT_URL_TTL_SECONDS ?? null,
+    maintenanceCron: c.MAINTENANCE_CRON,
+    manualTopupExpiryHours: c.MANUAL_TOPUP_EXPIRY_HOURS,
     fetching: {
       allowPrivate: c.FETCH_ALLOW_PRIVATE,
       maxResultBytes: { chat: c.RESULT_MAX_BYTES_CHAT, image: c.RESULT_MAX_BYTES_IMAGE, video: c.RESULT_MAX_BYTES_VIDEO },

@@ -6,7 +6,10 @@ import type { GengateConfig } from './config.js';
 import { startEmbeddedPostgres } from './embedded-postgres.js';
 
 export interface OpenDatabase {
+  /** The connection URL, password included: never log it (log `where` instead). */
   readonly url: string;
+  /** Host, port and database name: what start-up logs say about the database. */
+  readonly where: { readonly host: string; readonly port: number; readonly name: string; readonly embedded: boolean };
   readonly pool: pg.Pool;
   readonly embedded: boolean;
   close(): Promise<void>;
@@ -34,6 +37,7 @@ export async function openDatabase(config: GengateConfig, logger: Logger): Promi
   }
   return {
     url,
+    where: describeDatabase(url, embedded !== null),
     pool,
     embedded: embedded !== null,
     async close() {
@@ -41,4 +45,14 @@ export async function openDatabase(config: GengateConfig, logger: Logger): Promi
       await embedded?.stop();
     },
   };
+}
+
+/** Host, port and name of a PostgreSQL URL, without user or password. */
+export function describeDatabase(url: string, embedded: boolean): OpenDatabase['where'] {
+  try {
+    const u = new URL(url);
+    return { host: u.hostname, port: Number(u.port || 5432), name: decodeURIComponent(u.pathname.slice(1)), embedded };
+  } catch {
+    return { host: 'unknown', port: 0, name: 'unknown', embedded };
+  }
 }

@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, statSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -40,5 +40,28 @@ describe('startEmbeddedPostgres', () => {
     expect(await query<{ v: number }>(third.url, 'select v from kept')).toEqual([{ v: 42 }]);
     expect(readFileSync(pidFile, 'utf8').split('\n')[0]).not.toBe('999999');
     await third.stop();
+  });
+
+  it('writes the initdb password file with mode 0600 from its creation', { timeout: 120_000 }, async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'gg-embedded-pw-'));
+    chmodSync(parent, 0o755);
+    const modes: number[] = [];
+    // Every password file that appears while initdb runs is inspected as soon as it is seen.
+    const watcher = watch(tmpdir(), (_event, name) => {
+      if (!name?.startsWith('gengate-pw-')) return;
+      try {
+        modes.push(statSync(join(tmpdir(), name)).mode & 0o777);
+      } catch {
+        // already removed
+      }
+    });
+    try {
+      const pg = await startEmbeddedPostgres({ dataDir: join(parent, 'postgres') });
+      await pg.stop();
+    } finally {
+      watcher.close();
+    }
+    expect(modes.length).toBeGreaterThan(0);
+    expect(modes.map((m) => m.toString(8))).toEqual(modes.map(() => '600'));
   });
 });

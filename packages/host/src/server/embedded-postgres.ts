@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { arch, platform, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -70,6 +70,20 @@ async function postgresIds(logger: EmbeddedPostgresLogger): Promise<{ uid: numbe
     await run('groupadd', ['-f', 'postgres']);
     await run('useradd', ['-g', 'postgres', 'postgres']);
     return ids();
+  }
+}
+
+/**
+ * Creates a file readable by its owner only, from the first byte: opened exclusively with mode 0600 (a
+ * umask can only narrow it), handed to the postgres user before anything is written when we are root.
+ */
+async function writeSecretFile(path: string, content: string, owner: { uid: number; gid: number } | null): Promise<void> {
+  const file = await open(path, 'wx', 0o600);
+  try {
+    if (owner) await file.chown(owner.uid, owner.gid);
+    await file.writeFile(content);
+  } finally {
+    await file.close();
   }
 }
 
@@ -150,8 +164,8 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; logger?: Em
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     if (ids) await chown(dataDir, ids.uid, ids.gid);
     const pwFile = join(tmpdir(), `gengate-pw-${randomBytes(6).toString('hex')}`);
-    await writeFile(pwFile, `${state.password}\n`, { mode: 0o644 });
     try {
+      await writeSecretFile(pwFile, `${state.password}\n`, ids);
       await run(bin.initdb, [`--pgdata=${dataDir}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${pwFile}`, '--encoding=UTF8', '--locale=C'], asPostgres);
     } finally {
       await rm(pwFile, { force: true });

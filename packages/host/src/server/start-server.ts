@@ -22,7 +22,10 @@ import { ManualPaymentProcessor } from '../payments/manual-processor.js';
 import { createStripeClient, StripePaymentProcessor } from '../payments/stripe-processor.js';
 import { createPgStores } from '../postgres/pg-unit-of-work.js';
 import { LocalBlobStore } from '../storage/local-blob-store.js';
-import { createResultUrlResolver } from '../storage/result-urls.js';
+import { createResultUrlResolver, createResultUrlVerifier, type ResultUrlVerifier } from '../storage/result-urls.js';
+import { defaultMaintenanceSteps, startMaintenanceWorker } from '../jobs/maintenance-worker.js';
+import { loadServerSecret } from '../postgres/server-secrets.js';
+import { STRIPE_CHECKOUT_TTL_SECONDS } from '../payments/stripe-processor.js';
 import type { GengateConfig } from './config.js';
 import { openDatabase } from './database.js';
 import { createStandaloneDashboard } from '../dashboard/standalone-dashboard.js';
@@ -35,7 +38,11 @@ export interface RunningServer {
   readonly dashboardUrl: string | null;
   readonly gengate: Gengate;
   readonly databaseUrl: string;
-  /** Stops taking requests, lets running ones finish within the grace period, stops the worker, closes the database. */
+  /**
+   * Stops within SHUTDOWN_GRACE_MS in total: stops taking requests and jobs, lets running requests,
+   * generations, callbacks and mails finish until one shared deadline, cuts off what is left (its jobs are
+   * retried by the next process), then closes the queue and the database.
+   */
   close(): Promise<void>;
 }
 
@@ -77,18 +84,23 @@ function paymentsFor(
 export async function startServer(config: GengateConfig, options: StartServerOptions): Promise<RunningServer> {
   const { logger } = options;
   const db = await openDatabase(config, logger);
+  // A generation job outlives the longest deadline, so the deadline (not pg-boss) ends a slow task.
+  const generateExpireSeconds = Math.max(config.deadlineSeconds.chat, config.deadlineSeconds.image, config.deadlineSeconds.video) + 300;
   const boss = await createBoss({
     connectionString: db.url,
     logger,
     callbackRetryDelaySeconds: config.callbacks.retryDelaySeconds,
-    // A generation job outlives the longest deadline, so the deadline (not pg-boss) ends a slow task.
-    generateExpireSeconds: Math.max(config.deadlineSeconds.chat, config.deadlineSeconds.image, config.deadlineSeconds.video) + 300,
+    callbackTimeoutMs: config.callbacks.timeoutMs,
+    generateExpireSeconds,
   });
   const callbacks = new CallbackRepository(db.pool);
   const { stores, unitOfWork } = createPgStores(db.pool, boss);
   let baseUrl = config.publicUrl ?? '';
   const blobStore = new LocalBlobStore(join(config.dataDir, 'files'));
-  const resultUrls = createResultUrlResolver(() => baseUrl);
+  // Expiring result URLs are signed with a secret kept in the database, so every process agrees.
+  const signing = config.resultUrlTtlSeconds === null ? null : { secret: await loadServerSecret(db.pool, 'result-urls'), ttlSeconds: config.resultUrlTtlSeconds };
+  const resultUrls = createResultUrlResolver(() => baseUrl, signing);
+  const resultUrlVerifier: ResultUrlVerifier | undefined = signing ? createResultUrlVerifier(signing) : undefined;
   const payments = paymentsFor(config, () => baseUrl);
   const adapters = options.adapters ?? [...defaultAdapters(config), ...(options.extraAdapters ?? [])];
   const trustedOrigins = new Set(adapters.flatMap((a) => a.trustedOrigins ?? []));
@@ -142,6 +154,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
       trustProxy: [...config.trustProxy],
       rateLimiter,
       callbacks,
+      ...(resultUrlVerifier ? { resultUrlVerifier } : {}),
       ...(payments.stripeWebhook ? { stripeWebhook: payments.stripeWebhook } : {}),
       ...(dashboard ? { authenticate: dashboard.authenticate } : {}),
     }),
@@ -172,11 +185,32 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     ? await startCallbackWorker(
         boss,
         { tasks: stores.tasks, callbacks, urls: resultUrls },
-        { allowPrivate: config.callbacks.allowPrivate, timeoutMs: config.callbacks.timeoutMs, logger },
+        {
+          allowPrivate: config.callbacks.allowPrivate,
+          timeoutMs: config.callbacks.timeoutMs,
+          concurrency: config.callbacks.concurrency,
+          perUserConcurrency: config.callbacks.perUserConcurrency,
+          logger,
+        },
       )
     : null;
   const mailWorker = config.runWorker ? await startAlertMailWorker(boss, new SendAlertMail(stores.alerts, stores.users, mailer), logger) : null;
-  logger.info({ url: baseUrl, database: db.embedded ? 'embedded' : 'external', worker: worker !== null }, `gengate listening on ${baseUrl}`);
+  const maintenanceWorker = config.runWorker
+    ? await startMaintenanceWorker(
+        boss,
+        { db: db.pool, blobStore, logger },
+        {
+          cron: config.maintenanceCron,
+          steps: defaultMaintenanceSteps({
+            callbackAttemptRetentionDays: config.callbacks.attemptRetentionDays,
+            lateWriteSeconds: generateExpireSeconds,
+            // A Stripe session cannot be paid after its expiry; an hour more covers a late webhook.
+            pendingTopupTtlSeconds: { stripe: STRIPE_CHECKOUT_TTL_SECONDS + 3_600, manual: config.manualTopupExpiryHours * 3_600 },
+          }),
+        },
+      )
+    : null;
+  logger.info({ url: baseUrl, database: db.where, worker: worker !== null }, `gengate listening on ${baseUrl}`);
 
   let closing: Promise<void> | null = null;
   return {
@@ -187,19 +221,36 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     databaseUrl: db.url,
     close() {
       closing ??= (async () => {
+        // One deadline for everything, taken now; each part gets what is left of it.
+        const deadline = Date.now() + config.shutdownGraceMs;
+        const remaining = () => Math.max(0, deadline - Date.now());
+        /** Waits for p, but not past the deadline (plus a margin for what is cut off there to unwind). */
+        const bounded = async (p: Promise<unknown> | undefined, what: string, marginMs = 250): Promise<void> => {
+          if (!p) return;
+          let timer: NodeJS.Timeout | undefined;
+          const late = new Promise<'late'>((resolve) => {
+            timer = setTimeout(() => resolve('late'), remaining() + marginMs);
+          });
+          const outcome = await Promise.race([p.then(() => 'done' as const, (err: unknown) => (logger.warn({ err, what }, 'shutdown step failed'), 'done' as const)), late]);
+          clearTimeout(timer);
+          if (outcome === 'late') logger.warn({ what }, 'shutdown step cut off at the grace deadline; its work is retried by the next process');
+        };
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
-        await drained;
-        clearTimeout(grace);
-        await worker?.stop({ graceMs: config.shutdownGraceMs });
-        await taskEnded?.stop();
-        await mailWorker?.stop();
-        await callbackWorker?.stop();
-        await dashboard?.stop();
-        await boss.stop({ graceful: true, timeout: config.shutdownGraceMs });
-        await db.close();
-        logger.info('gengate stopped');
+        const forceHttp = setTimeout(() => server.closeAllConnections(), remaining());
+        await Promise.all([
+          bounded(drained, 'http'),
+          bounded(worker?.stop({ graceMs: remaining() }), 'generation worker'),
+          bounded(callbackWorker?.stop({ graceMs: remaining() }), 'callback worker'),
+          bounded(mailWorker?.stop({ graceMs: remaining() }), 'mail worker'),
+          bounded(maintenanceWorker?.stop({ graceMs: remaining() }), 'maintenance worker'),
+          bounded(taskEnded?.stop(), 'task-ended listener'),
+          bounded(dashboard?.stop(), 'dashboard'),
+        ]);
+        clearTimeout(forceHttp);
+        await bounded(boss.stop({ graceful: true, timeout: Math.max(remaining(), 100) }), 'job queue', 500);
+        await bounded(db.close(), 'database', 500);
+        logger.info({ overrunMs: Math.max(0, Date.now() - deadline) }, 'gengate stopped');
       })();
       return closing;
     },

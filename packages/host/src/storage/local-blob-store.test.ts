@@ -28,6 +28,21 @@ describe('LocalBlobStore', () => {
     expect(existsSync(join(root, '..', 'etc'))).toBe(false);
   });
 
+  it('deletes every file of a task, and only that task’s', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'gg-blobs-'));
+    const store = new LocalBlobStore(root);
+    const other = '1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed';
+    await store.put(`${TASK}/output-0.png`, new Uint8Array([1]), 'image/png');
+    await store.put(`${TASK}/output-1.png`, new Uint8Array([2]), 'image/png');
+    await store.put(`${other}/output-0.png`, new Uint8Array([3]), 'image/png');
+    await store.deleteTask(TASK);
+    expect(await store.get(`${TASK}/output-0.png`)).toBeNull();
+    expect(existsSync(join(root, TASK))).toBe(false);
+    expect(await store.get(`${other}/output-0.png`)).not.toBeNull();
+    await store.deleteTask(TASK); // nothing left: not an error
+    await expect(store.deleteTask('../etc')).rejects.toThrow(/invalid task id/);
+  });
+
   it('builds result URLs from a base known only after listening', () => {
     let base = '';
     const urls = createResultUrlResolver(() => base);

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { mediaTypeForExtension, type BlobBody, type BlobStore, type StoredBlob } from '@gengate/core';
 
 const KEY = /^[0-9a-f-]{36}\/output-\d+\.([a-z0-9]+)$/;
+const TASK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Result files on the local filesystem: `<root>/<task_id>/output-<n>.<ext>`, written atomically. */
 export class LocalBlobStore implements BlobStore {
@@ -45,10 +46,9 @@ export class LocalBlobStore implements BlobStore {
     return { bytes };
   }
 
-  /** Deletes a task's files: the prefix must be `<task_id>/` (the only grouping this store has). */
-  async deletePrefix(prefix: string): Promise<void> {
-    if (!/^[0-9a-f-]{36}\/$/.test(prefix)) throw new Error(`invalid blob prefix: ${prefix}`);
-    await rm(join(this.root, prefix), { recursive: true, force: true });
+  async deleteTask(taskId: string): Promise<void> {
+    if (!TASK_ID.test(taskId)) throw new Error(`invalid task id: ${taskId}`);
+    await rm(join(this.root, taskId), { recursive: true, force: true });
   }
 
   async get(key: string): Promise<StoredBlob | null> {

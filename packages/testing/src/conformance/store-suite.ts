@@ -5,6 +5,7 @@ import { describeTasksContract } from './store-contract-tasks.js';
 import { describeLedgerContract } from './store-contract-ledger.js';
 import { describeAlertsContract } from './store-contract-alerts.js';
 import { describeUnitOfWorkContract } from './store-contract-unit-of-work.js';
+import { describeCapsContract } from './store-contract-caps.js';
 import { createStoreFixtures, type StoreConformanceHarness, type StoreConformanceOptions } from './store-fixtures.js';
 
 export type { StoreConformanceHarness, StoreConformanceOptions, StoreConformanceSkip } from './store-fixtures.js';
@@ -46,5 +47,6 @@ export function describeStoreConformance(
     describeLedgerContract(f);
     describeAlertsContract(f);
     describeUnitOfWorkContract(f);
+    describeCapsContract(f);
   });
 }

@@ -17,6 +17,8 @@ export interface FakeCheckoutSession {
   cancel_url: string;
   url: string;
   created: number;
+  /** Unix seconds after which the session can no longer be paid (Stripe's default: 24 hours after creation). */
+  expires_at: number;
 }
 
 export interface FakeStripe {
@@ -26,6 +28,8 @@ export interface FakeStripe {
   readonly requests: readonly { method: string; path: string; form: Record<string, string>; idempotencyKey: string | null }[];
   /** Marks a session paid and returns the JSON of a `checkout.session.completed` event (to be signed and delivered). */
   completedEvent(sessionId: string): string;
+  /** The next `count` session creations answer HTTP 500 (a processor outage). */
+  failNextCheckouts(count: number): void;
   close(): Promise<void>;
 }
 
@@ -43,6 +47,7 @@ export async function startFakeStripe(opts: { secretKey: string }): Promise<Fake
   const sessions = new Map<string, FakeCheckoutSession>();
   const requests: { method: string; path: string; form: Record<string, string>; idempotencyKey: string | null }[] = [];
   const byIdempotencyKey = new Map<string, FakeCheckoutSession>();
+  let failing = 0;
   const server: Server = createServer(async (req, res) => {
     const form = await readForm(req);
     const idempotencyKey = typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : null;
@@ -56,6 +61,11 @@ export async function startFakeStripe(opts: { secretKey: string }): Promise<Fake
       return;
     }
     if (req.method === 'POST' && req.url === '/v1/checkout/sessions') {
+      if (failing > 0) {
+        failing--;
+        reply(500, { error: { type: 'api_error', message: 'Something went wrong on Stripe’s end.' } });
+        return;
+      }
       const replay = idempotencyKey ? byIdempotencyKey.get(idempotencyKey) : undefined;
       if (replay) {
         reply(200, replay);
@@ -87,6 +97,7 @@ export async function startFakeStripe(opts: { secretKey: string }): Promise<Fake
         cancel_url: form['cancel_url'] ?? '',
         url: `https://checkout.stripe.test/c/pay/${id}`,
         created: Math.floor(Date.now() / 1000),
+        expires_at: form['expires_at'] ? Number(form['expires_at']) : Math.floor(Date.now() / 1000) + 86_400,
       };
       sessions.set(id, session);
       if (idempotencyKey) byIdempotencyKey.set(idempotencyKey, session);
@@ -117,6 +128,9 @@ export async function startFakeStripe(opts: { secretKey: string }): Promise<Fake
         request: { id: null, idempotency_key: null },
         data: { object: session },
       });
+    },
+    failNextCheckouts(count) {
+      failing = count;
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

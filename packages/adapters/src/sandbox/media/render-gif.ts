@@ -17,13 +17,30 @@ function paletteFor(top: Rgb, bottom: Rgb, discs: readonly Rgb[]): number[][] {
   return [...steps, ...discs.map((d) => [...d])];
 }
 
-/** A looping animated GIF in which the scene's discs travel across the frame; same input, same bytes. */
-export function renderAnimatedGif(input: { width: number; height: number; seed: number; prompt: string; frames: number; fps: number }): Uint8Array {
-  const { width, height, frames, fps } = input;
-  for (const v of [width, height]) {
+export interface GifInput {
+  readonly width: number;
+  readonly height: number;
+  readonly seed: number;
+  readonly prompt: string;
+  readonly frames: number;
+  readonly fps: number;
+}
+
+/** Throws a RangeError for sizes or frame counts the renderer refuses. */
+export function checkGifInput(input: GifInput): void {
+  for (const v of [input.width, input.height]) {
     if (!Number.isInteger(v) || v < 1 || v > MAX_SIDE) throw new RangeError(`video sides must be integers 1..${MAX_SIDE}, got ${v}`);
   }
-  if (!Number.isInteger(frames) || frames < 1 || frames > 2_000) throw new RangeError(`frames must be 1..2000, got ${frames}`);
+  if (!Number.isInteger(input.frames) || input.frames < 1 || input.frames > 2_000) throw new RangeError(`frames must be 1..2000, got ${input.frames}`);
+}
+
+/**
+ * A looping animated GIF in which the scene's discs travel across the frame; same input, same bytes.
+ * CPU-bound: run it in the render pool (renderAnimatedGif).
+ */
+export function renderAnimatedGifSync(input: GifInput): Uint8Array {
+  checkGifInput(input);
+  const { width, height, frames, fps } = input;
   const scene = buildScene(input.seed, input.prompt);
   const palette = paletteFor(scene.top, scene.bottom, scene.shapes.map((s) => s.color));
   const shapeIndex = new Map(scene.shapes.map((s, i) => [s.color.join(','), 32 + i]));

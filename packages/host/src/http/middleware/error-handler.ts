@@ -1,14 +1,34 @@
 import { GatewayError, isGatewayError } from '@gengate/core';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 
+/**
+ * An error that carries a 4xx status (http-errors, as Express's router raises for a path that does not
+ * decode): the client's mistake, never a 500.
+ */
+function clientError(err: unknown): GatewayError | null {
+  if (typeof err !== 'object' || err === null) return null;
+  const { status, statusCode } = err as { status?: unknown; statusCode?: unknown };
+  const s = typeof status === 'number' ? status : typeof statusCode === 'number' ? statusCode : null;
+  if (s === null || s < 400 || s >= 500) return null;
+  if (s === 413) return new GatewayError('payload_too_large', 'The request is too large.');
+  if (s === 415) return new GatewayError('unsupported_media_type', 'The request body is not in a supported format.');
+  return new GatewayError('invalid_request', 'The request is malformed (for example a path or query that does not decode).');
+}
+
 /** The one place an error becomes an HTTP response: `{ code, message, error: { type, param } }`. */
 export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
   let error: GatewayError;
   if (isGatewayError(err)) {
     error = err;
   } else {
-    req.log.error({ err }, 'unhandled error');
-    error = new GatewayError('internal_error', `Internal error; quote request id ${String(req.id)} when reporting it.`);
+    const mapped = clientError(err);
+    if (mapped) {
+      req.log.info({ err: { message: (err as Error).message } }, 'malformed request');
+      error = mapped;
+    } else {
+      req.log.error({ err }, 'unhandled error');
+      error = new GatewayError('internal_error', `Internal error; quote request id ${String(req.id)} when reporting it.`);
+    }
   }
   if (res.headersSent) return;
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
@@ -16,7 +36,7 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next)
 };
 
 export const notFound: RequestHandler = (req) => {
-  throw new GatewayError('not_found', `No endpoint ${req.method} ${req.baseUrl}${req.path}.`);
+  throw new GatewayError('not_found', `No endpoint ${req.method} ${req.baseUrl}${req.path.length > 200 ? `${req.path.slice(0, 200)}…` : req.path}.`);
 };
 
 /** For `router.route(path).all(methodNotAllowed(...))` after the allowed methods. */

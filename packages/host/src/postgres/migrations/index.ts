@@ -2,6 +2,8 @@ import { initial } from './001-initial.js';
 import { rateLimits } from './002-rate-limits.js';
 import { callbacks } from './003-callbacks.js';
 import { idempotency } from './004-idempotency.js';
+import { tenantCaps } from './005-tenant-caps.js';
+import { secretsAndSweep } from './006-secrets-and-sweep.js';
 import { taskExecutionV2 } from './008-task-execution-v2.js';
 import { providerCallLeases } from './009-provider-call-leases.js';
 import { webhookPayloads } from './010-webhook-payloads.js';
@@ -9,5 +11,16 @@ import { dashboard } from './011-dashboard.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in order. Append new ones; never edit an applied one. */
-export const MIGRATIONS: readonly Migration[] = [initial, rateLimits, callbacks, idempotency, taskExecutionV2, providerCallLeases, webhookPayloads, dashboard];
+export const MIGRATIONS: readonly Migration[] = [
+  initial,
+  rateLimits,
+  callbacks,
+  idempotency,
+  tenantCaps,
+  secretsAndSweep,
+  taskExecutionV2,
+  providerCallLeases,
+  webhookPayloads,
+  dashboard,
+];
 export type { Migration };

@@ -1,0 +1,96 @@
+import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startRecordingReceiver, startTarpit } from './support/callback-receivers.js';
+import { runCli, spawnServer, tempDataDir, waitFor, type SpawnedServer } from './support/spawn-server.js';
+
+const TASKS_EACH = 20;
+
+/**
+ * One tenant's slow callback receivers must not delay another tenant's callbacks: every attempt has a
+ * total deadline, its socket is destroyed when it ends, and a user has a bounded number of callbacks
+ * in flight.
+ */
+describe('callbacks: a tarpit receiver of one user does not stall another user', () => {
+  let db: TestDatabase | null = null;
+  let server: SpawnedServer | null = null;
+  const closers: (() => Promise<void>)[] = [];
+
+  afterAll(async () => {
+    await server?.stop();
+    for (const c of closers) await c();
+    await db?.drop();
+  });
+
+  it('delivers every healthy callback within 2 s of its task’s end; no tarpit socket outlives its attempt', { timeout: 120_000 }, async () => {
+    db = await createTestDatabase();
+    const tarpit = await startTarpit();
+    const healthy = await startRecordingReceiver();
+    closers.push(tarpit.close, healthy.close);
+    const env = {
+      DATABASE_URL: db.url,
+      GENGATE_DATA_DIR: tempDataDir(),
+      SANDBOX_LATENCY_MS: '20',
+      CALLBACK_ALLOW_PRIVATE: 'true',
+      CALLBACK_RETRY_DELAY_SECONDS: '1',
+      CALLBACK_TIMEOUT_MS: '2000',
+    };
+    const userKey = async (email: string) => (JSON.parse(await runCli(['users', 'create', '--email', email, '--credits', '100'], env)) as { api_key: string }).api_key;
+    const slowUser = await userKey('tarpit-owner@example.com');
+    const otherUser = await userKey('healthy-owner@example.com');
+    server = await spawnServer(env);
+    const base = server.url;
+    const run = async (key: string, callbackUrl: string) => {
+      const res = await fetch(`${base}/api/v1/run/sandbox.echo-chat`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ prompt: 'hello', callback_url: callbackUrl }),
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { task_id: string }).task_id;
+    };
+
+    const slowIds: string[] = [];
+    for (let i = 0; i < TASKS_EACH; i++) slowIds.push(await run(slowUser, `${tarpit.url}?mode=${i % 2 === 0 ? 'trickle' : 'silent'}`));
+    // Let the tarpit take its slots first.
+    await waitFor(async () => (tarpit.sockets.opened >= 2 ? true : null), { timeoutMs: 20_000, what: 'the first tarpit connections' });
+    const healthyIds: string[] = [];
+    for (let i = 0; i < TASKS_EACH; i++) healthyIds.push(await run(otherUser, healthy.url));
+
+    await waitFor(async () => (healthyIds.every((id) => healthy.receivedAt.has(id)) ? true : null), {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+      what: 'every healthy callback',
+    });
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      const { rows } = await c.query<{ id: string; finished_at: Date }>('select id, finished_at from tasks where id = any($1)', [healthyIds]);
+      const lags = rows.map((r) => (healthy.receivedAt.get(r.id) ?? Infinity) - r.finished_at.getTime());
+      expect(rows).toHaveLength(TASKS_EACH);
+      process.stdout.write(`healthy callback lag after task end: max ${Math.max(...lags)} ms, min ${Math.min(...lags)} ms (n=${lags.length})\n`);
+      expect(Math.max(...lags), `callback lags (ms): ${lags.join(', ')}`).toBeLessThan(2_000);
+
+      // The tarpit's attempts end by their deadline and are recorded; each ended attempt closed its socket.
+      const attempts = await waitFor(
+        async () => {
+          const { rows: a } = await c.query<{ n: number }>('select count(*)::int as n from callback_attempts where task_id = any($1)', [slowIds]);
+          return (a[0]?.n ?? 0) >= 8 ? (a[0]?.n ?? 0) : null;
+        },
+        { timeoutMs: 30_000, intervalMs: 100, what: 'eight ended tarpit attempts' },
+      );
+      await waitFor(async () => (tarpit.sockets.closed >= attempts ? true : null), { timeoutMs: 3_000, what: 'the sockets of ended attempts to close' });
+      // A receiver that never answers is cut off by the deadline; one that sent 200 headers and trickles is delivered.
+      const { rows: outcomes } = await c.query<{ error: string | null; delivered: boolean }>('select error, delivered from callback_attempts where task_id = any($1)', [slowIds]);
+      expect(outcomes.filter((o) => !o.delivered).every((o) => /within 2000 ms/.test(o.error ?? ''))).toBe(true);
+      expect(outcomes.some((o) => !o.delivered)).toBe(true);
+    } finally {
+      await c.end();
+    }
+    // Never more tarpit sockets than the per-user cap of callbacks in flight (default 4).
+    expect(tarpit.sockets.maxOpen).toBeLessThanOrEqual(4);
+    process.stdout.write(`tarpit sockets: opened ${tarpit.sockets.opened}, closed ${tarpit.sockets.closed}, at most ${tarpit.sockets.maxOpen} open at once\n`);
+    await server.stop();
+    await waitFor(async () => (tarpit.sockets.open === 0 ? true : null), { timeoutMs: 5_000, what: 'every tarpit socket to close' });
+  });
+});
