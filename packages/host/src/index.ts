@@ -16,6 +16,7 @@ export { loadServerSecret } from './postgres/server-secrets.js';
 export {
   startMaintenanceWorker,
   defaultMaintenanceSteps,
+  taskSweepStep,
   runMaintenance,
   type MaintenanceStep,
   type MaintenanceContext,

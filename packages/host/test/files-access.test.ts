@@ -4,7 +4,7 @@ import { SandboxAdapter } from '@gengate/adapters';
 import { createGengate, createMemoryStores, MemoryBlobStore } from '@gengate/core';
 import express from 'express';
 import { pino } from 'pino';
-import request from 'supertest';
+import request from './support/contract-request.js';
 import { describe, expect, it } from 'vitest';
 import { createGengateRouter } from '../src/http/create-router.js';
 import { createResultUrlResolver, createResultUrlVerifier } from '../src/storage/result-urls.js';
@@ -74,7 +74,7 @@ describe('expiring result URLs (RESULT_URL_TTL_SECONDS)', () => {
     const { api_key: key } = await gengate.admin.createUser({ email: 'ttl@example.com', credits: 100 });
     const auth = { Authorization: `Bearer ${key}` };
     const { task_id: taskId } = (await request(app).post('/api/v1/run/sandbox.echo-chat').set(auth).send({ prompt: 'hi' })).body as { task_id: string };
-    await gengate.executeTask.execute(taskId, new AbortController().signal, { isLast: true });
+    await gengate.executeTask.runGeneration(taskId, new AbortController().signal);
     const task = (await request(app).get(`/api/v1/run/tasks/${taskId}`).set(auth)).body as { result_urls: string[] };
     const url = new URL(task.result_urls[0] ?? '');
     expect(url.searchParams.get('expires')).toBe(String(now / 1000 + 600));

@@ -32,8 +32,8 @@ describe('maintenance sweep', () => {
   async function task(status: 'success' | 'fail' | 'generating', finishedAgoSeconds: number | null): Promise<string> {
     const id = randomUUID();
     await q(
-      `insert into tasks (id, user_id, model_id, modality, status, request, quoted_micro, finished_at)
-       values ($1, $2, 'sandbox.pixel-image', 'image', $3, '{}', 0, case when $4::int is null then null else now() - make_interval(secs => $4::int) end)`,
+      `insert into tasks (id, user_id, model_id, modality, status, request, quoted_micro, quoted_cost_micro, finished_at)
+       values ($1, $2, 'sandbox.pixel-image', 'image', $3, '{}', 0, 0, case when $4::int is null then null else now() - make_interval(secs => $4::int) end)`,
       [id, userId, status, finishedAgoSeconds],
     );
     await blobs.put(`${id}/output-0.png`, new Uint8Array([1, 2, 3]), 'image/png');

@@ -1,6 +1,7 @@
 import { STUCK_MESSAGE } from '@gengate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeAdapter, IMAGE_PRICE, MODELS, newCaller, openWorkerHarness, type HostProcess, type WorkerHarness } from './support/worker-harness.js';
+import { runMaintenance, taskSweepStep } from '../src/jobs/maintenance-worker.js';
+import { FakeAdapter, IMAGE_PRICE, MODELS, logger, newCaller, openWorkerHarness, type HostProcess, type WorkerHarness } from './support/worker-harness.js';
 
 describe('the task sweep', () => {
   let h: WorkerHarness;
@@ -43,5 +44,15 @@ describe('the task sweep', () => {
     expect((await host.stores.tasks.findById(queued))?.admitted).toBe(true);
     const { rows } = await h.pool.query<{ n: number }>(`select count(*)::int as n from pgboss.job where name = 'gengate-generate' and data->>'taskId' = $1`, [queued]);
     expect(rows[0]?.n).toBe(1);
+  });
+
+  it('is a step of the maintenance sweep (the host runs it on MAINTENANCE_CRON)', async () => {
+    const auth = await newCaller(host.gengate, 100);
+    const stuck = (await host.gengate.submitRun.execute(auth, MODELS.image, { prompt: 'stuck for hours' })).task_id;
+    await h.pool.query(`update tasks set status = 'generating', started_at = now() - interval '3 hours' where id = $1`, [stuck]);
+    const report = await runMaintenance([taskSweepStep(host.gengate.sweepTasks)], { db: h.pool, blobStore: h.blobs, logger });
+    expect(report['end-stuck-tasks-and-admit-queued']).toBeGreaterThanOrEqual(1);
+    expect(await host.stores.tasks.findById(stuck)).toMatchObject({ status: 'fail', errorMessage: STUCK_MESSAGE });
+    expect((await host.stores.ledger.getBalance(auth.userId)).heldMicro).toBe(0);
   });
 });

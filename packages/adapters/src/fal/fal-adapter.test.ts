@@ -133,7 +133,7 @@ describe('fal adapter against the fake fal', () => {
   it('is unavailable without FAL_KEY, naming the setting', () => {
     const a = new FalAdapter({});
     expect(a.availability).toEqual({ available: false, reason: expect.stringContaining('FAL_KEY'), settings: ['FAL_KEY'] });
-    expect(adapter().availability).toEqual({ available: true });
+    expect(adapter().availability).toEqual({ available: true, settings: ['FAL_KEY'] });
     expect(adapter().trustedOrigins).toEqual([fake.url]);
   });
 });

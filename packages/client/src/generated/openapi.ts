@@ -480,8 +480,11 @@ export interface paths {
         };
         /**
          * Download a result file
-         * @description *gengate extension.* Result URLs are capability URLs: public (no API key), stable and immutable,
-         *     served by the gateway itself (upstream URLs expire). The random task id is the secret part.
+         * @description *gengate extension.* Result URLs are capability URLs: public (no API key), served by the gateway
+         *     itself (upstream URLs expire). The random task id is the secret part. A file is served only while
+         *     its task is `success`. With `RESULT_URL_TTL_SECONDS` set they carry `expires` and `signature` and
+         *     stop working after the expiry (403 without a valid signature, 410 once expired); otherwise they
+         *     are stable and immutable.
          */
         get: operations["getResultFile"];
         put?: never;
@@ -918,7 +921,7 @@ export interface components {
          * @description The stable error type (docs/errors.md); branch on it, not on the message.
          * @enum {string}
          */
-        ErrorType: "invalid_request" | "invalid_json" | "sign_in_link_invalid" | "unsupported_parameter" | "authentication_failed" | "session_required" | "insufficient_credits" | "ip_not_allowed" | "csrf_failed" | "operator_only" | "sign_up_closed" | "model_not_found" | "model_inactive" | "task_not_found" | "api_key_not_found" | "alert_not_found" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "limit_exceeded" | "provider_not_configured" | "rate_limited" | "too_many_tasks" | "internal_error" | "upstream_error" | "service_unavailable";
+        ErrorType: "invalid_request" | "invalid_json" | "sign_in_link_invalid" | "invalid_body" | "unsupported_parameter" | "authentication_failed" | "session_required" | "insufficient_credits" | "ip_not_allowed" | "csrf_failed" | "operator_only" | "sign_up_closed" | "result_url_invalid" | "model_not_found" | "model_inactive" | "task_not_found" | "api_key_not_found" | "alert_not_found" | "not_found" | "method_not_allowed" | "conflict" | "result_url_expired" | "payload_too_large" | "unsupported_media_type" | "limit_exceeded" | "provider_not_configured" | "rate_limited" | "too_many_tasks" | "internal_error" | "upstream_error" | "service_unavailable";
         /** @description The body of every refused request; `code` repeats the HTTP status. */
         Error: {
             code: number;
@@ -934,8 +937,9 @@ export interface components {
     responses: {
         /**
          * @description `invalid_request` (malformed or out-of-range body, query or path value; unknown field),
-         *     `invalid_json` (the body is not JSON) or `unsupported_parameter` (the model does not offer this
-         *     parameter or value). `error.param` names the field.
+         *     `invalid_json` (the body is not JSON), `invalid_body` (corrupt compressed data, or fewer bytes
+         *     than `Content-Length`) or `unsupported_parameter` (the model does not offer this parameter or
+         *     value). `error.param` names the field.
          */
         BadRequest: {
             headers: {
@@ -958,7 +962,7 @@ export interface components {
                     code?: 400;
                     error?: {
                         /** @enum {unknown} */
-                        type?: "invalid_request" | "invalid_json" | "unsupported_parameter";
+                        type?: "invalid_request" | "invalid_json" | "invalid_body" | "unsupported_parameter";
                         param?: unknown;
                     };
                 };
@@ -2696,6 +2700,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2751,6 +2757,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2826,7 +2833,12 @@ export interface operations {
     };
     getResultFile: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description With expiring result URLs, the expiry (Unix seconds), as the task's URL carries it. */
+                expires?: string;
+                /** @description With expiring result URLs, their signature, as the task's URL carries it. */
+                signature?: string;
+            };
             header?: {
                 /**
                  * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
@@ -2850,8 +2862,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Result files never change. */
-                    "Cache-Control": "public, max-age=31536000, immutable";
+                    /** @description Result files never change; expiring URLs are cached privately until they expire. */
+                    "Cache-Control": string;
                     "Content-Length": number;
                     "X-Content-Type-Options": "nosniff";
                     [name: string]: unknown;
@@ -2860,7 +2872,44 @@ export interface operations {
                     "*/*": string;
                 };
             };
+            400: components["responses"]["BadRequest"];
+            /** @description `result_url_invalid`: expiring result URLs are on and this one lacks a valid signature. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: 403;
+                        error?: {
+                            /** @constant */
+                            type?: "result_url_invalid";
+                            param?: unknown;
+                        };
+                    };
+                };
+            };
             404: components["responses"]["NotFound"];
+            /** @description `result_url_expired`: the result URL has expired; fetch the task again for a fresh one. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: 410;
+                        error?: {
+                            /** @constant */
+                            type?: "result_url_expired";
+                            param?: unknown;
+                        };
+                    };
+                };
+            };
             500: components["responses"]["InternalError"];
         };
     };

@@ -1,4 +1,4 @@
-import type { BlobStore } from '@gengate/core';
+import type { BlobStore, SweepTasks } from '@gengate/core';
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Queryable } from '../postgres/queryable.js';
@@ -39,8 +39,8 @@ export interface MaintenanceSettings {
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3_600;
 
 /**
- * The standard steps. Add one by passing `[...defaultMaintenanceSteps(s), { name, run }]` to
- * startMaintenanceWorker (e.g. ending tasks stuck past their deadline).
+ * The standard steps on the database and blob store. The host adds `taskSweepStep`; add your own by
+ * passing `[...defaultMaintenanceSteps(s), { name, run }]` to startMaintenanceWorker.
  */
 export function defaultMaintenanceSteps(s: MaintenanceSettings): MaintenanceStep[] {
   return [
@@ -52,6 +52,20 @@ export function defaultMaintenanceSteps(s: MaintenanceSettings): MaintenanceStep
     },
     { name: 'expire-pending-topups', run: ({ db }) => expirePendingTopups(db, s.pendingTopupTtlSeconds) },
   ];
+}
+
+/**
+ * Ends tasks stuck past their deadline (a worker died and its job's dead-letter handling failed too),
+ * releasing their holds, and admits queued tasks of users with free running slots.
+ */
+export function taskSweepStep(sweep: Pick<SweepTasks, 'execute'>): MaintenanceStep {
+  return {
+    name: 'end-stuck-tasks-and-admit-queued',
+    run: async () => {
+      const { failed, admitted } = await sweep.execute();
+      return failed.length + admitted.length;
+    },
+  };
 }
 
 /** Runs every step once, each on its own; returns what each did (a count, or the error message). */

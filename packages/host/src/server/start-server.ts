@@ -23,7 +23,7 @@ import { createStripeClient, StripePaymentProcessor } from '../payments/stripe-p
 import { createPgStores } from '../postgres/pg-unit-of-work.js';
 import { LocalBlobStore } from '../storage/local-blob-store.js';
 import { createResultUrlResolver, createResultUrlVerifier, type ResultUrlVerifier } from '../storage/result-urls.js';
-import { defaultMaintenanceSteps, startMaintenanceWorker } from '../jobs/maintenance-worker.js';
+import { defaultMaintenanceSteps, startMaintenanceWorker, taskSweepStep } from '../jobs/maintenance-worker.js';
 import { loadServerSecret } from '../postgres/server-secrets.js';
 import { STRIPE_CHECKOUT_TTL_SECONDS } from '../payments/stripe-processor.js';
 import type { GengateConfig } from './config.js';
@@ -201,12 +201,15 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
         { db: db.pool, blobStore, logger },
         {
           cron: config.maintenanceCron,
-          steps: defaultMaintenanceSteps({
-            callbackAttemptRetentionDays: config.callbacks.attemptRetentionDays,
-            lateWriteSeconds: generateExpireSeconds,
-            // A Stripe session cannot be paid after its expiry; an hour more covers a late webhook.
-            pendingTopupTtlSeconds: { stripe: STRIPE_CHECKOUT_TTL_SECONDS + 3_600, manual: config.manualTopupExpiryHours * 3_600 },
-          }),
+          steps: [
+            ...defaultMaintenanceSteps({
+              callbackAttemptRetentionDays: config.callbacks.attemptRetentionDays,
+              lateWriteSeconds: generateExpireSeconds,
+              // A Stripe session cannot be paid after its expiry; an hour more covers a late webhook.
+              pendingTopupTtlSeconds: { stripe: STRIPE_CHECKOUT_TTL_SECONDS + 3_600, manual: config.manualTopupExpiryHours * 3_600 },
+            }),
+            taskSweepStep(gengate.sweepTasks),
+          ],
         },
       )
     : null;
