@@ -26,6 +26,8 @@ export * from './errors/upstream-failure-message.js';
 export * from './errors/caps.js';
 export * from './ports/provider-adapter.js';
 export * from './ports/stores.js';
+export * from './ports/task-intake.js';
+export * from './run/unit-of-work-task-intake.js';
 export * from './ports/blob-store.js';
 export * from './ports/system.js';
 export * from './ports/payment-processor.js';

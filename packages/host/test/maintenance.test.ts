@@ -83,6 +83,9 @@ describe('maintenance sweep', () => {
     const stripePayable = await topup('stripe', 3_600);
     const manualExpired = await topup('manual', 8 * 86_400);
     const manualWaiting = await topup('manual', 86_400);
+    const counts = () => q('select running_chat + running_image + running_video as running, queued_chat + queued_image + queued_video as queued from accounts where user_id = $1', [userId]);
+    expect((await counts()).rows).toEqual([{ running: 1, queued: 0 }]); // kept by the trigger
+    await q('update accounts set running_video = running_video + 7, queued_chat = 3 where user_id = $1', [userId]); // drift
 
     const report = await runMaintenance(defaultMaintenanceSteps(SETTINGS), ctx);
     expect(report).toEqual({
@@ -90,7 +93,9 @@ describe('maintenance sweep', () => {
       'purge-callback-attempts': 1,
       'delete-files-of-failed-tasks': 2,
       'expire-pending-topups': 2,
+      'recount-active-tasks': 1,
     });
+    expect((await counts()).rows).toEqual([{ running: 1, queued: 0 }]);
     expect((await q('select key from idempotency_keys where user_id = $1', [userId])).rows).toEqual([{ key: 'fresh' }]);
     expect((await q('select count(*)::int as n from callback_attempts')).rows[0]?.n).toBe(1);
     expect(await blobs.get(`${succeeded}/output-0.png`)).not.toBeNull();

@@ -14,6 +14,8 @@ import type { PaymentProcessor } from '../ports/payment-processor.js';
 import type { ProviderAdapter } from '../ports/provider-adapter.js';
 import { silentLogger, type Clock, type IdGenerator, type Logger } from '../ports/system.js';
 import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
+import type { TaskIntake } from '../ports/task-intake.js';
+import { UnitOfWorkTaskIntake } from '../run/unit-of-work-task-intake.js';
 import { AdminService } from '../services/admin.js';
 import { Authenticate } from '../services/authenticate.js';
 import { BillingService } from '../services/billing.js';
@@ -39,7 +41,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
       (c) =>
         new SubmitRun(
           c.get(TOKENS.Registry),
-          c.get(TOKENS.UnitOfWork),
+          c.get(TOKENS.TaskIntake),
           c.get(TOKENS.Ids),
           c.get(TOKENS.Logger),
           c.get(TOKENS.PriceBook),
@@ -112,6 +114,8 @@ export interface GengateCoreConfig {
   /** Stores outside any transaction (each call commits on its own). */
   readonly stores: TransactionScope;
   readonly unitOfWork: UnitOfWork;
+  /** Writes accepted submissions; default: over the unit of work (the PostgreSQL host binds a one-round-trip one). */
+  readonly taskIntake?: TaskIntake;
   readonly blobStore: BlobStore;
   readonly resultUrls: ResultUrlResolver;
   readonly paymentProcessor: PaymentProcessor;
@@ -173,6 +177,7 @@ export function createGengate(config: GengateCoreConfig): Gengate {
   container.bind(TOKENS.Adapters).toConstantValue(config.adapters);
   container.bind(TOKENS.Stores).toConstantValue(config.stores);
   container.bind(TOKENS.UnitOfWork).toConstantValue(config.unitOfWork);
+  container.bind(TOKENS.TaskIntake).toConstantValue(config.taskIntake ?? new UnitOfWorkTaskIntake(config.unitOfWork));
   container.bind(TOKENS.BlobStore).toConstantValue(config.blobStore);
   container.bind(TOKENS.ResultUrls).toConstantValue(config.resultUrls);
   container.bind(TOKENS.PaymentProcessor).toConstantValue(config.paymentProcessor);

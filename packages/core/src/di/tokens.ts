@@ -5,6 +5,7 @@ import type { PaymentProcessor } from '../ports/payment-processor.js';
 import type { ProviderAdapter } from '../ports/provider-adapter.js';
 import type { Clock, IdGenerator, Logger } from '../ports/system.js';
 import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
+import type { TaskIntake } from '../ports/task-intake.js';
 import type { AdminService } from '../services/admin.js';
 import type { Authenticate } from '../services/authenticate.js';
 import type { BillingService } from '../services/billing.js';
@@ -31,6 +32,7 @@ export const TOKENS = {
   Adapters: token<readonly ProviderAdapter[]>('Adapters'),
   Stores: token<TransactionScope>('Stores'),
   UnitOfWork: token<UnitOfWork>('UnitOfWork'),
+  TaskIntake: token<TaskIntake>('TaskIntake'),
   BlobStore: token<BlobStore>('BlobStore'),
   ResultUrls: token<ResultUrlResolver>('ResultUrls'),
   PaymentProcessor: token<PaymentProcessor>('PaymentProcessor'),

@@ -1,4 +1,3 @@
-import { GatewayError } from '../errors/gateway-error.js';
 import type { Modality } from '../model/modality.js';
 import type { TransactionScope } from '../ports/stores.js';
 
@@ -21,24 +20,6 @@ export const DEFAULT_SCHEDULING: SchedulingOptions = {
   maxQueuedPerUser: 1_000,
   maxAttempts: 4,
 };
-
-/**
- * At submission, inside the transaction that already locked the user's account row (the hold): whether the
- * new task is admitted now, or refused because the user's queue is full (429, nothing held: the
- * transaction rolls back).
- */
-export async function admitOnSubmit(tx: TransactionScope, userId: string, modality: Modality, options: SchedulingOptions): Promise<boolean> {
-  const { admitted, queued } = await tx.tasks.activeCounts(userId, modality);
-  if (admitted < options.maxRunningPerUser[modality]) return true;
-  if (queued >= options.maxQueuedPerUser) {
-    throw new GatewayError(
-      'too_many_tasks',
-      `You already have ${admitted} ${modality} tasks running and ${queued} queued, the most this gateway accepts; submit again when some have ended.`,
-      { headers: { 'Retry-After': '5' } },
-    );
-  }
-  return false;
-}
 
 /** After a task of this user and modality ended (same transaction): admits queued tasks into the free slots and enqueues their jobs. */
 export async function admitQueued(tx: TransactionScope, userId: string, modality: Modality, options: SchedulingOptions): Promise<readonly string[]> {

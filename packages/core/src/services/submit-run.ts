@@ -1,9 +1,9 @@
 import type { ModelRegistry } from '../catalog/model-registry.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { admitOnSubmit, type SchedulingOptions } from '../execution/scheduling.js';
+import type { SchedulingOptions } from '../execution/scheduling.js';
 import type { PriceBook } from '../pricing/price-book.js';
 import type { IdGenerator, Logger } from '../ports/system.js';
-import type { UnitOfWork } from '../ports/stores.js';
+import type { TaskIntake, TaskIntakeResult } from '../ports/task-intake.js';
 import { validateRunRequest } from '../run/normalize-request.js';
 import type { NormalizedRequest } from '../run/normalized-request.js';
 import { isPrivateUrlLiteral } from '../util/address-guard.js';
@@ -20,14 +20,14 @@ export interface RunAccepted {
 }
 
 /**
- * POST /run/{model_id}: validate against the model's own schema, quote (markup included), then in ONE
- * transaction hold the credits, insert the task as waiting and, when the user has a free running slot,
- * enqueue its job. Any refusal happens before a write.
+ * POST /run/{model_id}: validate against the model's own schema, quote (markup included), then let the
+ * TaskIntake write it atomically: the hold, the task (admitted to one of the user's running slots or
+ * queued behind them) and its job. Any refusal happens before a write, or rolls back.
  */
 export class SubmitRun {
   constructor(
     private readonly registry: ModelRegistry,
-    private readonly uow: UnitOfWork,
+    private readonly intake: TaskIntake,
     private readonly ids: IdGenerator,
     private readonly logger: Logger,
     private readonly prices: PriceBook,
@@ -46,51 +46,53 @@ export class SubmitRun {
     const quote = this.prices.quote(model, normalized);
     const key = options.idempotencyKey;
     const hash = key === undefined ? null : requestHash(model.id, request);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.uow.run(async (tx) => {
-          if (key !== undefined && hash !== null) {
-            const earlier = await tx.idempotency.find(auth.userId, key);
-            if (earlier) return replay(earlier, hash);
-          }
-          // A key revoked while this request was in flight fails it here, before anything commits.
-          if (auth.apiKeyId !== null && !(await tx.keys.lockActive(auth.apiKeyId))) {
-            throw new GatewayError('authentication_failed', 'The API key was revoked while the request was in flight.', { headers: CHALLENGE });
-          }
-          const taskId = this.ids.uuid();
-          // The hold locks the user's account row: admission below counts the user's tasks without a race.
-          await tx.ledger.hold(auth.userId, taskId, quote.chargeMicro);
-          const admitted = await admitOnSubmit(tx, auth.userId, model.modality, this.scheduling);
-          await tx.tasks.insert({
-            id: taskId,
-            userId: auth.userId,
-            apiKeyId: auth.apiKeyId,
-            modelId: model.id,
-            modality: model.modality,
-            request,
-            callbackUrl: request.callback_url ?? null,
-            quotedMicro: quote.chargeMicro,
-            quotedCostMicro: quote.costMicro,
-            admitted,
-          });
-          if (admitted) await tx.jobs.enqueueGeneration(taskId, { providerId: model.provider });
-          const accepted: RunAccepted = { code: 200, message: 'Task accepted.', task_id: taskId, status: 'waiting' };
-          if (key !== undefined && hash !== null && !(await tx.idempotency.save(auth.userId, key, hash, { ...accepted }))) {
-            throw new IdempotencyRace();
-          }
-          this.logger.info({ taskId, modelId: model.id, userId: auth.userId, quotedMicro: quote.chargeMicro, admitted }, 'task accepted');
-          return accepted;
-        });
-      } catch (err) {
-        // Another request with the same key committed first: this one rolled back; answer from its record.
-        if (err instanceof IdempotencyRace && attempt === 0) continue;
-        throw err;
-      }
-    }
+    const taskId = this.ids.uuid();
+    const accepted: RunAccepted = { code: 200, message: 'Task accepted.', task_id: taskId, status: 'waiting' };
+    const intake = () =>
+      this.intake.accept({
+        task: {
+          id: taskId,
+          userId: auth.userId,
+          apiKeyId: auth.apiKeyId,
+          modelId: model.id,
+          modality: model.modality,
+          request,
+          callbackUrl: request.callback_url ?? null,
+          quotedMicro: quote.chargeMicro,
+          quotedCostMicro: quote.costMicro,
+        },
+        maxRunning: this.scheduling.maxRunningPerUser[model.modality],
+        maxQueued: this.scheduling.maxQueuedPerUser,
+        providerId: model.provider,
+        idempotency: key === undefined || hash === null ? null : { key, requestHash: hash, response: { ...accepted } },
+      });
+    let result = await intake();
+    // Another request with the same key committed first: this one rolled back; answer from its record.
+    if (result.outcome === 'idempotency_race') result = await intake();
+    if (result.outcome !== 'accepted') return refusalOrReplay(result, hash, model.modality);
+    this.logger.info({ taskId, modelId: model.id, userId: auth.userId, quotedMicro: quote.chargeMicro, admitted: result.admitted }, 'task accepted');
+    return accepted;
   }
 }
 
-class IdempotencyRace extends Error {}
+function refusalOrReplay(result: Exclude<TaskIntakeResult, { outcome: 'accepted' }>, hash: string | null, modality: string): RunAccepted {
+  switch (result.outcome) {
+    case 'replay':
+      return replay(result, hash ?? '');
+    case 'insufficient_credits':
+      throw new GatewayError('insufficient_credits', 'The available balance cannot cover the price of this run; top up with POST /api/v1/billing/topup.');
+    case 'key_revoked':
+      throw new GatewayError('authentication_failed', 'The API key was revoked while the request was in flight.', { headers: CHALLENGE });
+    case 'queue_full':
+      throw new GatewayError(
+        'too_many_tasks',
+        `You already have ${result.admitted} ${modality} tasks running and ${result.queued} queued, the most this gateway accepts; submit again when some have ended.`,
+        { headers: { 'Retry-After': '5' } },
+      );
+    case 'idempotency_race':
+      throw new Error('an Idempotency-Key was raced twice in a row');
+  }
+}
 
 /** Reference inputs on loopback or private addresses are refused before any hold (the fetch guard also refuses names that resolve there). */
 export function refusePrivateInputs(req: NormalizedRequest): void {
@@ -103,7 +105,7 @@ export function refusePrivateInputs(req: NormalizedRequest): void {
   }
 }
 
-function replay(earlier: { requestHash: string; response: JsonObject }, hash: string): RunAccepted {
+function replay(earlier: { readonly requestHash: string; readonly response: JsonObject }, hash: string): RunAccepted {
   if (earlier.requestHash !== hash) {
     throw new GatewayError('conflict', 'This Idempotency-Key was already used with a different request.', { param: 'Idempotency-Key' });
   }

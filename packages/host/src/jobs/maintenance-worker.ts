@@ -7,6 +7,7 @@ import {
   expirePendingTopups,
   purgeCallbackAttempts,
   purgeIdempotencyKeys,
+  recountActiveTasks,
 } from '../postgres/sql/maintenance.js';
 import { deleteTaskFiles } from '../storage/delete-task-files.js';
 import { QUEUES } from './queues.js';
@@ -51,6 +52,7 @@ export function defaultMaintenanceSteps(s: MaintenanceSettings): MaintenanceStep
       run: ({ db, blobStore }) => deleteFilesOfFailedTasks(db, s.lateWriteSeconds, (taskId) => deleteTaskFiles(blobStore, taskId)),
     },
     { name: 'expire-pending-topups', run: ({ db }) => expirePendingTopups(db, s.pendingTopupTtlSeconds) },
+    { name: 'recount-active-tasks', run: ({ db }) => recountActiveTasks(db) },
   ];
 }
 

@@ -3,34 +3,47 @@ import type { PgBoss } from 'pg-boss';
 import type { Queryable } from '../postgres/queryable.js';
 import { QUEUES } from './queues.js';
 
-/** The JobQueue port on pg-boss: jobs are inserted through the caller's connection, so they commit with its transaction. */
+/**
+ * A generation job's pg-boss options: grouped (and tiered) by provider, so workers cap each provider's
+ * concurrent calls with pg-boss's groupConcurrency.
+ */
+export function generationJobOptions(providerId: string): { group: { id: string; tier: string } } {
+  return { group: { id: providerId, tier: providerId } };
+}
+
+/**
+ * The JobQueue port on pg-boss: jobs are inserted through the caller's connection, so they commit with
+ * its transaction. `readyNow` hears of each job that can start at once, to wake the queue's workers
+ * once it has committed (JobWakeups).
+ */
 export class PgJobQueue implements JobQueue {
   constructor(
     private readonly boss: PgBoss | null,
     private readonly db: Queryable,
+    private readonly readyNow: (queue: string) => void = () => undefined,
   ) {}
 
-  private async send(queue: string, data: object, options: { startAfterMs?: number; groupId?: string; groupTier?: string } = {}): Promise<void> {
+  private async send(queue: string, data: object, options: { startAfterMs?: number; group?: { id: string; tier?: string } } = {}): Promise<void> {
     if (!this.boss) throw new Error('this process was started without a job queue');
     const delay = options.startAfterMs ?? 0;
     const id = await this.boss.send(queue, data, {
       ...(delay > 0 ? { startAfter: new Date(Date.now() + delay) } : {}),
-      ...(options.groupId ? { group: { id: options.groupId, ...(options.groupTier ? { tier: options.groupTier } : {}) } } : {}),
+      ...(options.group ? { group: options.group } : {}),
       db: { executeSql: (text, values) => this.db.query(text, values) },
     });
     if (id === null) throw new Error(`pg-boss refused a job for queue ${queue}`);
+    if (delay <= 0) this.readyNow(queue);
   }
 
   enqueueGeneration(taskId: string, options: { startAfterMs?: number; providerId?: string } = {}): Promise<void> {
-    // Grouped by provider: workers cap each provider's concurrent calls with pg-boss's groupConcurrency.
     return this.send(QUEUES.generate, { taskId }, {
       ...(options.startAfterMs ? { startAfterMs: options.startAfterMs } : {}),
-      ...(options.providerId ? { groupId: options.providerId, groupTier: options.providerId } : {}),
+      ...(options.providerId ? generationJobOptions(options.providerId) : {}),
     });
   }
 
   enqueueStatusCheck(taskId: string, options: { checkNumber: number; startAfterMs: number; providerId?: string }): Promise<void> {
-    return this.send(QUEUES.check, { taskId, checkNumber: options.checkNumber }, { startAfterMs: options.startAfterMs, ...(options.providerId ? { groupId: options.providerId } : {}) });
+    return this.send(QUEUES.check, { taskId, checkNumber: options.checkNumber }, { startAfterMs: options.startAfterMs, ...(options.providerId ? { group: { id: options.providerId } } : {}) });
   }
 
   /**
@@ -38,7 +51,7 @@ export class PgJobQueue implements JobQueue {
    * flight (one tenant's slow receivers cannot take every slot).
    */
   enqueueCallback(taskId: string, userId: string): Promise<void> {
-    return this.send(QUEUES.callback, { taskId }, { groupId: userId });
+    return this.send(QUEUES.callback, { taskId }, { group: { id: userId } });
   }
 
   enqueueAlertMail(alertId: string, balanceMicro: number): Promise<void> {

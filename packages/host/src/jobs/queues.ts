@@ -1,4 +1,7 @@
-import { PgBoss } from 'pg-boss';
+import { PgBoss, type Queue } from 'pg-boss';
+
+/** A queue's settings that createQueue and updateQueue both take. */
+type QueueSettings = Omit<Queue, 'name' | 'partition' | 'policy'>;
 import type { Logger } from 'pino';
 
 export const QUEUES = {
@@ -9,6 +12,9 @@ export const QUEUES = {
   alertMail: 'gengate-alert-mail',
   maintenance: 'gengate-maintenance',
 } as const;
+
+/** pg-boss's schema (its default). */
+export const BOSS_SCHEMA = 'pgboss';
 
 export interface BossOptions {
   readonly connectionString: string;
@@ -26,14 +32,15 @@ export interface BossOptions {
 /**
  * Starts pg-boss and creates the queues (pg-boss drops jobs sent to a queue that does not exist).
  * `generate` runs upstream calls (one-shot generations and starts of long-running jobs); `check` runs the
- * short, scheduled status checks of long-running jobs. Both use LISTEN/NOTIFY so an idle worker starts a
- * new job at once. Upstream failures are retried by gengate itself (a new job after a backoff, within
+ * short, scheduled status checks of long-running jobs. Jobs are inserted without pg-boss's in-transaction
+ * NOTIFY (it serializes commits database-wide); JobWakeups wakes the workers after the commit instead. Upstream failures are retried by gengate itself (a new job after a backoff, within
  * the task's deadline); pg-boss's own retries cover a worker that died mid-job, and exhausted jobs are
  * dead-lettered so their tasks end in `fail`.
  */
 export async function createBoss(opts: BossOptions): Promise<PgBoss> {
   const boss = new PgBoss({
     connectionString: opts.connectionString,
+    schema: BOSS_SCHEMA,
     useListenNotify: true,
     max: 10,
     superviseIntervalSeconds: 5,
@@ -44,40 +51,53 @@ export async function createBoss(opts: BossOptions): Promise<PgBoss> {
   boss.on('error', (err: unknown) => opts.logger.error({ err }, 'pg-boss error'));
   await boss.start();
   await boss.createQueue(QUEUES.generateDead, { retryLimit: 3, retryDelay: 5, retryBackoff: true });
-  await boss.createQueue(QUEUES.generate, {
-    retryLimit: 3,
-    retryDelay: 2,
-    retryBackoff: true,
-    retryDelayMax: 60,
-    expireInSeconds: opts.generateExpireSeconds ?? 20 * 60,
-    heartbeatSeconds: opts.heartbeatSeconds ?? 10,
-    deadLetter: QUEUES.generateDead,
-    notify: true,
-  });
-  await boss.createQueue(QUEUES.check, {
-    retryLimit: 5,
-    retryDelay: 2,
-    retryBackoff: true,
-    retryDelayMax: 60,
-    expireInSeconds: 5 * 60,
-    heartbeatSeconds: opts.heartbeatSeconds ?? 10,
-    deadLetter: QUEUES.generateDead,
-    notify: true,
-  });
-  // 10 s doubling to a 1 h cap over 35 retries: attempts keep coming for more than 24 hours.
-  // An attempt ends by its own deadline; the job expires a minute later (a worker that died mid-attempt).
-  const callbackQueue = {
-    retryLimit: 35,
-    retryDelay: opts.callbackRetryDelaySeconds ?? 10,
-    retryBackoff: true,
-    retryDelayMax: 3_600,
-    expireInSeconds: Math.ceil((opts.callbackTimeoutMs ?? 10_000) / 1000) + 60,
-    retentionSeconds: 2 * 86_400,
-    notify: true,
-  };
-  await boss.createQueue(QUEUES.callback, callbackQueue);
-  // createQueue keeps an existing queue's settings: bring them up to date.
-  await boss.updateQueue(QUEUES.callback, callbackQueue);
-  await boss.createQueue(QUEUES.alertMail, { retryLimit: 10, retryDelay: 10, retryBackoff: true, notify: true });
+  const queues: [string, QueueSettings][] = [
+    [
+      QUEUES.generate,
+      {
+        retryLimit: 3,
+        retryDelay: 2,
+        retryBackoff: true,
+        retryDelayMax: 60,
+        expireInSeconds: opts.generateExpireSeconds ?? 20 * 60,
+        heartbeatSeconds: opts.heartbeatSeconds ?? 10,
+        deadLetter: QUEUES.generateDead,
+        notify: false,
+      },
+    ],
+    [
+      QUEUES.check,
+      {
+        retryLimit: 5,
+        retryDelay: 2,
+        retryBackoff: true,
+        retryDelayMax: 60,
+        expireInSeconds: 5 * 60,
+        heartbeatSeconds: opts.heartbeatSeconds ?? 10,
+        deadLetter: QUEUES.generateDead,
+        notify: false,
+      },
+    ],
+    // 10 s doubling to a 1 h cap over 35 retries: attempts keep coming for more than 24 hours.
+    // An attempt ends by its own deadline; the job expires a minute later (a worker that died mid-attempt).
+    [
+      QUEUES.callback,
+      {
+        retryLimit: 35,
+        retryDelay: opts.callbackRetryDelaySeconds ?? 10,
+        retryBackoff: true,
+        retryDelayMax: 3_600,
+        expireInSeconds: Math.ceil((opts.callbackTimeoutMs ?? 10_000) / 1000) + 60,
+        retentionSeconds: 2 * 86_400,
+        notify: false,
+      },
+    ],
+    [QUEUES.alertMail, { retryLimit: 10, retryDelay: 10, retryBackoff: true, notify: false }],
+  ];
+  for (const [name, options] of queues) {
+    await boss.createQueue(name, options);
+    // createQueue keeps an existing queue's settings: bring them up to date.
+    await boss.updateQueue(name, options);
+  }
   return boss;
 }

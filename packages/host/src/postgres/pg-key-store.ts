@@ -83,8 +83,18 @@ export class PgKeyStore implements KeyStore {
     return rows[0] ? toKey(rows[0]) : null;
   }
 
+  /**
+   * Takes the user's account row lock first, as a submission does (gengate_submit_task): a submission
+   * in flight either commits before the revocation, or sees it and is refused.
+   */
   async revoke(id: string, userId: string): Promise<boolean> {
-    const { rowCount } = await this.db.query(`update api_keys set revoked_at = now() where ${ACTIVE_OF_USER}`, [id, userId]);
+    const { rowCount } = await this.db.query(
+      `with opened as (insert into accounts (user_id) values ($2) on conflict do nothing returning user_id),
+            account as (select user_id from accounts where user_id = $2 for update)
+       update api_keys set revoked_at = now()
+       where ${ACTIVE_OF_USER} and (select count(*) from account) + (select count(*) from opened) >= 0`,
+      [id, userId],
+    );
     return (rowCount ?? 0) > 0;
   }
 

@@ -161,10 +161,12 @@ export class PgTaskStore implements TaskStore {
     return rows.map(toTask);
   }
 
+  /** Read from the counts a trigger keeps on the account row (migration 012). */
   async activeCounts(userId: string, modality: Modality): Promise<ActiveTaskCounts> {
     const { rows } = await this.db.query<{ admitted: number; queued: number }>(
-      `select count(*) filter (where admitted)::int as admitted, count(*) filter (where not admitted)::int as queued
-       from tasks where user_id = $1 and modality = $2 and ${UNFINISHED}`,
+      `select case $2 when 'chat' then running_chat when 'image' then running_image else running_video end as admitted,
+              case $2 when 'chat' then queued_chat when 'image' then queued_image else queued_video end as queued
+       from accounts where user_id = $1`,
       [userId, modality],
     );
     return rows[0] ?? { admitted: 0, queued: 0 };

@@ -25,7 +25,8 @@ export async function openDatabase(config: GengateConfig, logger: Logger): Promi
       });
   const url = config.databaseUrl ?? embedded?.url;
   if (!url) throw new Error('no database url');
-  const pool = new pg.Pool({ connectionString: url, max: 20 });
+  // Pipeline mode: a submission's statements travel in one round trip (PgTaskIntake).
+  const pool = new pg.Pool({ connectionString: url, max: 20, pipeline: true });
   pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client error'));
   try {
     const { applied } = await runMigrations(pool);

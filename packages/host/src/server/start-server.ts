@@ -94,7 +94,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     generateExpireSeconds,
   });
   const callbacks = new CallbackRepository(db.pool);
-  const { stores, unitOfWork } = createPgStores(db.pool, boss);
+  const { stores, unitOfWork, taskIntake } = createPgStores(db.pool, boss);
   let baseUrl = config.publicUrl ?? '';
   const blobStore = new LocalBlobStore(join(config.dataDir, 'files'));
   // Expiring result URLs are signed with a secret kept in the database, so every process agrees.
@@ -109,6 +109,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     adapters,
     stores,
     unitOfWork,
+    taskIntake,
     blobStore,
     resultUrls,
     paymentProcessor: payments.processor,

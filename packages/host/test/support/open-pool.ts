@@ -6,7 +6,7 @@ import pg from 'pg';
  * uncaught "terminating connection due to administrator command" on a pool without an error listener.
  */
 export function openPool(url: string, max: number): { pool: pg.Pool; close(): Promise<void> } {
-  const pool = new pg.Pool({ connectionString: url, max });
+  const pool = new pg.Pool({ connectionString: url, max, pipeline: true });
   let open = 0;
   let closing = false;
   let allClosed: (() => void) | null = null;

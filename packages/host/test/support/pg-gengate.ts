@@ -1,5 +1,5 @@
 import { SandboxAdapter } from '@gengate/adapters';
-import { createGengate, MemoryBlobStore, type Authenticated, type Gengate } from '@gengate/core';
+import { createGengate, MemoryBlobStore, type Authenticated, type Gengate, type GengateCoreConfig } from '@gengate/core';
 import { createTestDatabase, type TestDatabase } from '@gengate/testing';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
@@ -11,6 +11,7 @@ import { createPgStores } from '../../src/postgres/pg-unit-of-work.js';
 
 export interface PgGengate {
   readonly db: TestDatabase;
+  readonly pool: pg.Pool;
   readonly boss: PgBoss;
   readonly gengate: Gengate;
   /** A new user with these credits, authenticated. */
@@ -18,23 +19,29 @@ export interface PgGengate {
   close(): Promise<void>;
 }
 
-/** The use cases on a fresh PostgreSQL database with pg-boss and the fast sandbox (no worker started). */
-export async function openPgGengate(): Promise<PgGengate> {
+/**
+ * The use cases on a fresh PostgreSQL database with pg-boss and the fast sandbox (no worker started).
+ * The pool does not pipeline unless asked (the host's does): both ways of sending a submission are tested.
+ */
+export async function openPgGengate(options: { pipeline?: boolean; scheduling?: GengateCoreConfig['scheduling'] } = {}): Promise<PgGengate> {
   const db = await createTestDatabase();
-  const pool = new pg.Pool({ connectionString: db.url, max: 20 });
+  const pool = new pg.Pool({ connectionString: db.url, max: 20, pipeline: options.pipeline ?? false });
   await runMigrations(pool);
   const boss = await createBoss({ connectionString: db.url, logger: pino({ level: 'silent' }) });
-  const { stores, unitOfWork } = createPgStores(pool, boss);
+  const { stores, unitOfWork, taskIntake } = createPgStores(pool, boss);
   const gengate = createGengate({
     adapters: [new SandboxAdapter({ latencyMs: { chat: 5, image: 5, video: 30 }, statusPollIntervalMs: 10 })],
     stores,
     unitOfWork,
+    taskIntake,
     blobStore: new MemoryBlobStore(),
     resultUrls: { urlFor: (k) => `http://gengate.test/api/v1/files/${k}` },
     paymentProcessor: new ManualPaymentProcessor(),
+    ...(options.scheduling ? { scheduling: options.scheduling } : {}),
   });
   return {
     db,
+    pool,
     boss,
     gengate,
     async user(credits) {

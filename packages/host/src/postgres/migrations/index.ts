@@ -8,6 +8,7 @@ import { taskExecutionV2 } from './008-task-execution-v2.js';
 import { providerCallLeases } from './009-provider-call-leases.js';
 import { webhookPayloads } from './010-webhook-payloads.js';
 import { dashboard } from './011-dashboard.js';
+import { submitTaskFunction } from './012-submit-task-function.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in order. Append new ones; never edit an applied one. */
@@ -22,5 +23,6 @@ export const MIGRATIONS: readonly Migration[] = [
   providerCallLeases,
   webhookPayloads,
   dashboard,
+  submitTaskFunction,
 ];
 export type { Migration };

@@ -73,3 +73,9 @@ export async function expirePendingTopups(db: Queryable, ttlSeconds: Readonly<Pa
   }
   return total;
 }
+
+/** Corrects the unfinished-task counts of accounts that disagree with their tasks (should be none); returns how many. */
+export async function recountActiveTasks(db: Queryable): Promise<number> {
+  const { rowCount } = await db.query('select * from gengate_recount_active_tasks()');
+  return rowCount ?? 0;
+}

@@ -1,0 +1,41 @@
+import type { JsonObject } from '../util/json.js';
+import type { NewTask } from './stores.js';
+
+/** A validated, priced submission, ready to be written. */
+export interface TaskIntakeRequest {
+  /** The task as it will be stored; `admitted` is decided by the intake. Its `quotedMicro` is held. */
+  readonly task: Omit<NewTask, 'admitted'>;
+  /** The user's running slots for the task's modality and the most tasks that may wait behind them. */
+  readonly maxRunning: number;
+  readonly maxQueued: number;
+  /** The provider of the task's model (its generation job is grouped by it). */
+  readonly providerId: string;
+  /** With an Idempotency-Key: the key, the hash of the request and the response to remember. */
+  readonly idempotency: { readonly key: string; readonly requestHash: string; readonly response: JsonObject } | null;
+}
+
+/** What the intake did; anything but `accepted` wrote nothing. */
+export type TaskIntakeResult =
+  | { readonly outcome: 'accepted'; readonly admitted: boolean }
+  /** The key was used within 24 hours: the earlier request's hash and response. */
+  | { readonly outcome: 'replay'; readonly requestHash: string; readonly response: JsonObject }
+  /** A concurrent request with the same key committed first; asking again answers `replay`. */
+  | { readonly outcome: 'idempotency_race' }
+  | { readonly outcome: 'insufficient_credits' }
+  /** The API key was revoked while the request was in flight. */
+  | { readonly outcome: 'key_revoked' }
+  /** The user's running slots are taken and their queue is full. */
+  | { readonly outcome: 'queue_full'; readonly admitted: number; readonly queued: number };
+
+/**
+ * Writes an accepted submission atomically: the hold on the user's credits, the task (admitted to a
+ * running slot or queued behind the user's running tasks), its generation job when admitted, and the
+ * idempotency record. The check that the API key is still active happens under the same lock a revoke
+ * takes, so no task of a key commits after its revocation did.
+ *
+ * `UnitOfWorkTaskIntake` implements it over the fine-grained ports (memory stores, custom stores); the
+ * PostgreSQL host binds a one-round-trip implementation.
+ */
+export interface TaskIntake {
+  accept(request: TaskIntakeRequest): Promise<TaskIntakeResult>;
+}

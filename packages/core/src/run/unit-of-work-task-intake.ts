@@ -1,0 +1,52 @@
+import { GatewayError } from '../errors/gateway-error.js';
+import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
+import type { TaskIntake, TaskIntakeRequest, TaskIntakeResult } from '../ports/task-intake.js';
+
+/** Ends the unit of work with a refusal: thrown inside it (so it rolls back), answered outside it. */
+class Refusal extends Error {
+  constructor(readonly result: Exclude<TaskIntakeResult, { outcome: 'accepted' }>) {
+    super(result.outcome);
+  }
+}
+
+/**
+ * The TaskIntake over the fine-grained ports, one call each, in one unit of work: the default for the
+ * memory stores and for any set of stores without a faster implementation.
+ */
+export class UnitOfWorkTaskIntake implements TaskIntake {
+  constructor(private readonly uow: UnitOfWork) {}
+
+  async accept(r: TaskIntakeRequest): Promise<TaskIntakeResult> {
+    try {
+      return await this.uow.run((tx) => this.write(tx, r));
+    } catch (err) {
+      if (err instanceof Refusal) return err.result;
+      throw err;
+    }
+  }
+
+  private async write(tx: TransactionScope, r: TaskIntakeRequest): Promise<TaskIntakeResult> {
+    const { task, idempotency } = r;
+    if (idempotency) {
+      const earlier = await tx.idempotency.find(task.userId, idempotency.key);
+      if (earlier) throw new Refusal({ outcome: 'replay', requestHash: earlier.requestHash, response: earlier.response });
+    }
+    if (task.apiKeyId !== null && !(await tx.keys.lockActive(task.apiKeyId))) throw new Refusal({ outcome: 'key_revoked' });
+    try {
+      // The hold locks the user's account: the counts below cannot race another submission of the user.
+      await tx.ledger.hold(task.userId, task.id, task.quotedMicro);
+    } catch (err) {
+      if (err instanceof GatewayError && err.type === 'insufficient_credits') throw new Refusal({ outcome: 'insufficient_credits' });
+      throw err;
+    }
+    const counts = await tx.tasks.activeCounts(task.userId, task.modality);
+    const admitted = counts.admitted < r.maxRunning;
+    if (!admitted && counts.queued >= r.maxQueued) throw new Refusal({ outcome: 'queue_full', ...counts });
+    await tx.tasks.insert({ ...task, admitted });
+    if (admitted) await tx.jobs.enqueueGeneration(task.id, { providerId: r.providerId });
+    if (idempotency && !(await tx.idempotency.save(task.userId, idempotency.key, idempotency.requestHash, idempotency.response))) {
+      throw new Refusal({ outcome: 'idempotency_race' });
+    }
+    return { outcome: 'accepted', admitted };
+  }
+}

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import type { JsonObject, TaskIntake, TaskIntakeRequest, TaskIntakeResult } from '@gengate/core';
+import type pg from 'pg';
+import type { PgBoss } from 'pg-boss';
+import { generationJobOptions } from '../jobs/pg-job-queue.js';
+import { BOSS_SCHEMA, QUEUES } from '../jobs/queues.js';
+import { StatementPipeline } from './statement-pipeline.js';
+
+const SUBMIT = `select gengate_submit_task($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) as admitted`;
+
+/**
+ * The TaskIntake on PostgreSQL in one network round trip (with a pipelining pool): BEGIN, the
+ * generation job's insert (pg-boss's own statement, with an id chosen here), gengate_submit_task()
+ * (migration 012: hold, key check, admission, task, idempotency record; it removes the job again when
+ * the task is queued, and raises to refuse) and COMMIT, sent together. The user's account row is
+ * locked only while the server runs the last two: no client round trip happens inside the lock.
+ */
+export class PgTaskIntake implements TaskIntake {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly boss: PgBoss | null,
+    /** Wakes the generation workers once an admitted task's job has committed. */
+    private readonly readyNow: (queue: string) => void = () => undefined,
+    private readonly bossSchema: string = BOSS_SCHEMA,
+  ) {}
+
+  async accept(r: TaskIntakeRequest): Promise<TaskIntakeResult> {
+    const boss = this.boss;
+    if (!boss) throw new Error('this process was started without a job queue');
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      const p = new StatementPipeline(client);
+      const begin = p.query('begin');
+      const jobId = randomUUID();
+      // pg-boss writes its insert through this connection; the submission follows it once it is issued.
+      let issued!: () => void;
+      const jobIssued = new Promise<void>((resolve) => (issued = resolve));
+      const job = boss.send(QUEUES.generate, { taskId: r.task.id }, {
+        ...generationJobOptions(r.providerId),
+        id: jobId,
+        db: {
+          executeSql: (text, values) => {
+            const q = p.query(text, values);
+            issued();
+            return q;
+          },
+        },
+      });
+      await Promise.race([jobIssued, job]);
+      const submit = p.query<{ admitted: boolean }>(SUBMIT, this.parameters(r, jobId));
+      const commit = p.query('commit');
+      const [b, j, s, c] = await Promise.allSettled([begin, job, submit, commit]);
+      if (b.status === 'rejected') throw b.reason;
+      if (j.status === 'rejected') throw j.reason;
+      if (s.status === 'rejected') {
+        const refusal = refusalOf(s.reason);
+        if (refusal) return refusal;
+        throw s.reason;
+      }
+      if (c.status === 'rejected') throw c.reason;
+      if (c.value.command !== 'COMMIT') throw new Error(`submission transaction ended with ${c.value.command}`);
+      const admitted = s.value.rows[0]?.admitted === true;
+      if (admitted) this.readyNow(QUEUES.generate);
+      return { outcome: 'accepted', admitted };
+    } catch (err) {
+      await client.query('rollback').catch((e: Error) => (broken = e));
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private parameters(r: TaskIntakeRequest, jobId: string): unknown[] {
+    const t = r.task;
+    const idem = r.idempotency;
+    return [
+      t.id,
+      t.userId,
+      t.apiKeyId,
+      t.modelId,
+      t.modality,
+      JSON.stringify(t.request),
+      t.callbackUrl,
+      t.quotedMicro,
+      t.quotedCostMicro,
+      r.maxRunning,
+      r.maxQueued,
+      this.bossSchema,
+      QUEUES.generate,
+      jobId,
+      idem?.key ?? null,
+      idem?.requestHash ?? null,
+      idem ? JSON.stringify(idem.response) : null,
+    ];
+  }
+}
+
+/** gengate_submit_task's refusals, by SQLSTATE (see migration 012). */
+function refusalOf(err: unknown): Exclude<TaskIntakeResult, { outcome: 'accepted' }> | null {
+  const e = err as { code?: string; detail?: string };
+  switch (e.code) {
+    case 'GG402':
+      return { outcome: 'insufficient_credits' };
+    case 'GG401':
+      return { outcome: 'key_revoked' };
+    case 'GG410':
+      return { outcome: 'idempotency_race' };
+    case 'GG429': {
+      const d = JSON.parse(e.detail ?? '{}') as { admitted?: number; queued?: number };
+      return { outcome: 'queue_full', admitted: d.admitted ?? 0, queued: d.queued ?? 0 };
+    }
+    case 'GG409': {
+      const d = JSON.parse(e.detail ?? '{}') as { request_hash?: string; response?: JsonObject };
+      return { outcome: 'replay', requestHash: d.request_hash ?? '', response: d.response ?? {} };
+    }
+    default:
+      return null;
+  }
+}
