@@ -28,6 +28,8 @@ export * from './ports/provider-adapter.js';
 export * from './ports/stores.js';
 export * from './ports/task-intake.js';
 export * from './run/unit-of-work-task-intake.js';
+export * from './ports/task-completion.js';
+export * from './execution/unit-of-work-task-completion.js';
 export * from './ports/blob-store.js';
 export * from './ports/system.js';
 export * from './ports/payment-processor.js';

@@ -15,6 +15,8 @@ import type { ProviderAdapter } from '../ports/provider-adapter.js';
 import { silentLogger, type Clock, type IdGenerator, type Logger } from '../ports/system.js';
 import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
 import type { TaskIntake } from '../ports/task-intake.js';
+import type { TaskCompletion } from '../ports/task-completion.js';
+import { UnitOfWorkTaskCompletion } from '../execution/unit-of-work-task-completion.js';
 import { UnitOfWorkTaskIntake } from '../run/unit-of-work-task-intake.js';
 import { AdminService } from '../services/admin.js';
 import { Authenticate } from '../services/authenticate.js';
@@ -76,6 +78,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
           c.get(TOKENS.CallLimiter),
           c.get(TOKENS.InflightCalls),
           c.get(TOKENS.ExecutionOptions),
+          c.get(TOKENS.TaskCompletion),
         ),
     )
     .inSingletonScope();
@@ -116,6 +119,8 @@ export interface GengateCoreConfig {
   readonly unitOfWork: UnitOfWork;
   /** Writes accepted submissions; default: over the unit of work (the PostgreSQL host binds a one-round-trip one). */
   readonly taskIntake?: TaskIntake;
+  /** Commits successes; default: over the unit of work (the PostgreSQL host binds a one-round-trip one). */
+  readonly taskCompletion?: TaskCompletion;
   readonly blobStore: BlobStore;
   readonly resultUrls: ResultUrlResolver;
   readonly paymentProcessor: PaymentProcessor;
@@ -178,6 +183,7 @@ export function createGengate(config: GengateCoreConfig): Gengate {
   container.bind(TOKENS.Stores).toConstantValue(config.stores);
   container.bind(TOKENS.UnitOfWork).toConstantValue(config.unitOfWork);
   container.bind(TOKENS.TaskIntake).toConstantValue(config.taskIntake ?? new UnitOfWorkTaskIntake(config.unitOfWork));
+  container.bind(TOKENS.TaskCompletion).toConstantValue(config.taskCompletion ?? new UnitOfWorkTaskCompletion(config.unitOfWork));
   container.bind(TOKENS.BlobStore).toConstantValue(config.blobStore);
   container.bind(TOKENS.ResultUrls).toConstantValue(config.resultUrls);
   container.bind(TOKENS.PaymentProcessor).toConstantValue(config.paymentProcessor);

@@ -6,6 +6,7 @@ import type { ProviderAdapter } from '../ports/provider-adapter.js';
 import type { Clock, IdGenerator, Logger } from '../ports/system.js';
 import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
 import type { TaskIntake } from '../ports/task-intake.js';
+import type { TaskCompletion } from '../ports/task-completion.js';
 import type { AdminService } from '../services/admin.js';
 import type { Authenticate } from '../services/authenticate.js';
 import type { BillingService } from '../services/billing.js';
@@ -33,6 +34,7 @@ export const TOKENS = {
   Stores: token<TransactionScope>('Stores'),
   UnitOfWork: token<UnitOfWork>('UnitOfWork'),
   TaskIntake: token<TaskIntake>('TaskIntake'),
+  TaskCompletion: token<TaskCompletion>('TaskCompletion'),
   BlobStore: token<BlobStore>('BlobStore'),
   ResultUrls: token<ResultUrlResolver>('ResultUrls'),
   PaymentProcessor: token<PaymentProcessor>('PaymentProcessor'),

@@ -22,9 +22,9 @@ export const DEFAULT_SCHEDULING: SchedulingOptions = {
 };
 
 /** After a task of this user and modality ended (same transaction): admits queued tasks into the free slots and enqueues their jobs. */
-export async function admitQueued(tx: TransactionScope, userId: string, modality: Modality, options: SchedulingOptions): Promise<readonly string[]> {
+export async function admitQueued(tx: TransactionScope, userId: string, modality: Modality, maxRunning: number): Promise<readonly string[]> {
   const { admitted } = await tx.tasks.activeCounts(userId, modality);
-  const free = options.maxRunningPerUser[modality] - admitted;
+  const free = maxRunning - admitted;
   if (free <= 0) return [];
   const ids = await tx.tasks.admitQueued(userId, modality, free);
   for (const id of ids) await tx.jobs.enqueueGeneration(id);

@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { checkBalanceAlerts } from '../billing/alert-check.js';
 import { isUpstreamError, UpstreamError } from '../errors/upstream-error.js';
 import { upstreamErrorFromNetwork } from '../errors/upstream-response.js';
 import type { Modality } from '../model/modality.js';
@@ -8,26 +7,24 @@ import type { TaskOutputFile, TaskRecord } from '../model/task.js';
 import type { PriceBook } from '../pricing/price-book.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { GeneratedFile, GenerationResult } from '../ports/provider-adapter.js';
-import type { UnitOfWork } from '../ports/stores.js';
+import type { TaskCompletion } from '../ports/task-completion.js';
 import type { NormalizedRequest } from '../run/normalized-request.js';
 import { extensionFor } from '../util/media-type.js';
 import { MICRO_PER_CREDIT, CREDITS_PER_USD } from '../model/pricing.js';
 import type { ExecuteTaskOptions } from './execution-options.js';
 import { checkedResult } from './result-limits.js';
-import { admitQueued } from './scheduling.js';
 
 /** Micro-credits per micro-USD: 1 USD = 100 credits = 100,000,000 micro-credits. */
 const MICRO_CREDITS_PER_MICRO_USD = (CREDITS_PER_USD * MICRO_PER_CREDIT) / 1_000_000;
 
 /**
- * Stores a successful generation's files in the gateway's blob store and commits the success: the charge
- * from what was produced (never above the hold), the task's usage and costs, alerts, the callback and the
- * admission of the user's next queued task, in one transaction. A task that ended meanwhile (cancelled)
+ * Stores a successful generation's files in the gateway's blob store, prices what was produced (never
+ * above the hold) and has the TaskCompletion commit the success. A task that ended meanwhile (cancelled)
  * is not charged and its stored files are deleted.
  */
 export class TaskResultWriter {
   constructor(
-    private readonly uow: UnitOfWork,
+    private readonly completion: TaskCompletion,
     private readonly blobs: BlobStore,
     private readonly prices: PriceBook,
     private readonly options: Pick<ExecuteTaskOptions, 'fetch' | 'scheduling' | 'maxResultBytes'>,
@@ -43,8 +40,9 @@ export class TaskResultWriter {
     const outputs = await this.storeFiles(task.id, model.modality, result.files, signal);
     const usage = result.usage ?? {};
     const charge = this.prices.charge(model, request, { costMicro: task.quotedCostMicro, chargeMicro: task.quotedMicro }, usage);
-    const ended = await this.uow.run(async (tx) => {
-      const ok = await tx.tasks.markSuccess(task.id, {
+    const ended = await this.completion.succeed({
+      task,
+      success: {
         outputs,
         warnings: result.warnings ?? [],
         chargedMicro: charge.chargeMicro,
@@ -53,13 +51,9 @@ export class TaskResultWriter {
         usage,
         metadata: result.metadata ?? {},
         at: new Date(),
-      });
-      if (!ok) return false;
-      await tx.ledger.settle(task.id, charge.chargeMicro, `${model.id} generation`);
-      await checkBalanceAlerts(tx, task.userId);
-      if (task.callbackUrl) await tx.jobs.enqueueCallback(task.id, task.userId);
-      await admitQueued(tx, task.userId, task.modality, this.options.scheduling);
-      return true;
+      },
+      chargeDescription: `${model.id} generation`,
+      maxRunning: this.options.scheduling.maxRunningPerUser[model.modality],
     });
     if (!ended) await this.discardFiles(task.id);
     return { ended, chargedMicro: charge.chargeMicro, files: outputs.length };

@@ -14,6 +14,7 @@ import type { ProviderCallLimiter } from '../ports/call-limiter.js';
 import type { AdapterCall, ProviderAdapter } from '../ports/provider-adapter.js';
 import type { Clock, Logger } from '../ports/system.js';
 import type { TaskStore, UnitOfWork } from '../ports/stores.js';
+import type { TaskCompletion } from '../ports/task-completion.js';
 import type { NormalizedRequest } from '../run/normalized-request.js';
 import { normalizeRunRequest } from '../run/normalize-request.js';
 import type { JsonValue } from '../util/json.js';
@@ -60,9 +61,10 @@ export class ExecuteTask {
     private readonly limiter: ProviderCallLimiter,
     private readonly inflight: InflightCalls,
     private readonly options: ExecuteTaskOptions,
+    completion: TaskCompletion,
   ) {
     this.failTask = new FailTask(uow, options.scheduling);
-    this.results = new TaskResultWriter(uow, blobs, prices, options);
+    this.results = new TaskResultWriter(completion, blobs, prices, options);
   }
 
   /** A generation job: the upstream call of a one-shot model, or the start of a long-running one. */

@@ -21,7 +21,7 @@ export class FailTask {
       if (!ok) return false;
       await tx.ledger.release(taskId);
       if (task.callbackUrl) await tx.jobs.enqueueCallback(taskId, task.userId);
-      await admitQueued(tx, task.userId, task.modality, this.scheduling);
+      await admitQueued(tx, task.userId, task.modality, this.scheduling.maxRunningPerUser[task.modality]);
       return true;
     });
   }

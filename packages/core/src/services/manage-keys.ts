@@ -111,7 +111,7 @@ export class ManageKeys {
         const task = await tx.tasks.findById(taskId);
         if (task?.callbackUrl) await tx.jobs.enqueueCallback(taskId, task.userId);
       }
-      for (const modality of new Set(ended.map((t) => t.modality))) await admitQueued(tx, auth.userId, modality, this.scheduling);
+      for (const modality of new Set(ended.map((t) => t.modality))) await admitQueued(tx, auth.userId, modality, this.scheduling.maxRunningPerUser[modality]);
       return ended.map((t) => t.id);
     });
     return { id, deleted: true, failed_task_ids: [...failed] };

@@ -31,7 +31,7 @@ export class SweepTasks {
       admitted.push(
         ...(await this.uow.run(async (tx) => {
           await tx.ledger.lockAccount(userId);
-          return admitQueued(tx, userId, modality, this.scheduling);
+          return admitQueued(tx, userId, modality, this.scheduling.maxRunningPerUser[modality]);
         })),
       );
     }

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import type { TaskRecord } from '@gengate/core';
 import type { Queryable } from '../postgres/queryable.js';
+import { toTask, type TaskRow } from '../postgres/pg-task-store.js';
 
 export interface CallbackAttemptView {
   attempt: number;
@@ -41,6 +43,21 @@ export class CallbackRepository {
       'insert into callback_attempts (task_id, url, status_code, delivered, error, duration_ms) values ($1, $2, $3, $4, $5, $6)',
       [a.taskId, a.url, a.statusCode, a.delivered, a.error, a.durationMs],
     );
+  }
+
+  /**
+   * What a delivery needs, in one query: the task, whether a callback for it was delivered already, and
+   * its user's signing secret (created on first use). Null when there is no such task.
+   */
+  async delivery(taskId: string): Promise<{ task: TaskRecord; delivered: boolean; secret: string } | null> {
+    const { rows } = await this.db.query<TaskRow & { delivered: boolean; webhook_secret: string | null }>(
+      `select t.*, exists (select 1 from callback_attempts a where a.task_id = t.id and a.delivered) as delivered, u.webhook_secret
+       from tasks t join users u on u.id = t.user_id where t.id = $1`,
+      [taskId],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    return { task: toTask(r), delivered: r.delivered, secret: r.webhook_secret ?? (await this.secretFor(r.user_id)) };
   }
 
   async isDelivered(taskId: string): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { toTaskView, type ResultUrlResolver, type TaskStore } from '@gengate/core';
+import { toTaskView, type ResultUrlResolver } from '@gengate/core';
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
@@ -37,7 +37,7 @@ export interface CallbackWorker {
  */
 export async function startCallbackWorker(
   boss: PgBoss,
-  deps: { tasks: TaskStore; callbacks: CallbackRepository; urls: ResultUrlResolver },
+  deps: { callbacks: CallbackRepository; urls: ResultUrlResolver },
   opts: CallbackWorkerOptions,
 ): Promise<CallbackWorker> {
   const log = opts.logger.child({ component: 'callback-worker' });
@@ -54,11 +54,11 @@ export async function startCallbackWorker(
   };
   await boss.work<{ taskId: string }>(QUEUES.callback, workOptions, async (jobs) => {
     for (const job of jobs) {
-      const task = await deps.tasks.findById(job.data.taskId);
-      if (!task?.callbackUrl || (task.status !== 'success' && task.status !== 'fail')) continue;
-      if (await deps.callbacks.isDelivered(task.id)) continue;
+      const delivery = await deps.callbacks.delivery(job.data.taskId);
+      if (!delivery || delivery.delivered) continue;
+      const { task, secret } = delivery;
+      if (!task.callbackUrl || (task.status !== 'success' && task.status !== 'fail')) continue;
       const body = JSON.stringify(toTaskView(task, deps.urls));
-      const secret = await deps.callbacks.secretFor(task.userId);
       const msgId = `msg_${task.id}`;
       const timestamp = new Date();
       const headers = {

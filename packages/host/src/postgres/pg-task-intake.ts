@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { generationJobOptions } from '../jobs/pg-job-queue.js';
 import { BOSS_SCHEMA, QUEUES } from '../jobs/queues.js';
-import { StatementPipeline } from './statement-pipeline.js';
+import { isRefusal, pipelinedTransaction } from './statement-pipeline.js';
 
 const SUBMIT = `select gengate_submit_task($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) as admitted`;
 
@@ -27,47 +27,18 @@ export class PgTaskIntake implements TaskIntake {
   async accept(r: TaskIntakeRequest): Promise<TaskIntakeResult> {
     const boss = this.boss;
     if (!boss) throw new Error('this process was started without a job queue');
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
+    const jobId = randomUUID();
     try {
-      const p = new StatementPipeline(client);
-      const begin = p.query('begin');
-      const jobId = randomUUID();
-      // pg-boss writes its insert through this connection; the submission follows it once it is issued.
-      let issued!: () => void;
-      const jobIssued = new Promise<void>((resolve) => (issued = resolve));
-      const job = boss.send(QUEUES.generate, { taskId: r.task.id }, {
-        ...generationJobOptions(r.providerId),
-        id: jobId,
-        db: {
-          executeSql: (text, values) => {
-            const q = p.query(text, values);
-            issued();
-            return q;
-          },
-        },
+      const admitted = await pipelinedTransaction(this.pool, async (p) => {
+        await p.sendJob(boss, QUEUES.generate, { taskId: r.task.id }, { ...generationJobOptions(r.providerId), id: jobId });
+        return { result: p.query<{ admitted: boolean }>(SUBMIT, this.parameters(r, jobId)).then((res) => res.rows[0]?.admitted === true) };
       });
-      await Promise.race([jobIssued, job]);
-      const submit = p.query<{ admitted: boolean }>(SUBMIT, this.parameters(r, jobId));
-      const commit = p.query('commit');
-      const [b, j, s, c] = await Promise.allSettled([begin, job, submit, commit]);
-      if (b.status === 'rejected') throw b.reason;
-      if (j.status === 'rejected') throw j.reason;
-      if (s.status === 'rejected') {
-        const refusal = refusalOf(s.reason);
-        if (refusal) return refusal;
-        throw s.reason;
-      }
-      if (c.status === 'rejected') throw c.reason;
-      if (c.value.command !== 'COMMIT') throw new Error(`submission transaction ended with ${c.value.command}`);
-      const admitted = s.value.rows[0]?.admitted === true;
       if (admitted) this.readyNow(QUEUES.generate);
       return { outcome: 'accepted', admitted };
     } catch (err) {
-      await client.query('rollback').catch((e: Error) => (broken = e));
+      const refusal = isRefusal(err) ? refusalOf(err) : null;
+      if (refusal) return refusal;
       throw err;
-    } finally {
-      client.release(broken);
     }
   }
 
@@ -97,8 +68,7 @@ export class PgTaskIntake implements TaskIntake {
 }
 
 /** gengate_submit_task's refusals, by SQLSTATE (see migration 012). */
-function refusalOf(err: unknown): Exclude<TaskIntakeResult, { outcome: 'accepted' }> | null {
-  const e = err as { code?: string; detail?: string };
+function refusalOf(e: { code: string; detail?: string }): Exclude<TaskIntakeResult, { outcome: 'accepted' }> | null {
   switch (e.code) {
     case 'GG402':
       return { outcome: 'insufficient_credits' };

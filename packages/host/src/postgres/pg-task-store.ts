@@ -1,7 +1,8 @@
 import type { ActiveTaskCounts, JsonValue, Modality, NewTask, Page, ProducedUsage, TaskListFilter, TaskRecord, TaskStore, TaskSuccess, UpstreamMetadata } from '@gengate/core';
 import { toSafeInt, type Queryable } from './queryable.js';
 
-interface Row {
+/** A row of the tasks table. */
+export interface TaskRow {
   id: string;
   user_id: string;
   api_key_id: string | null;
@@ -33,7 +34,7 @@ interface Row {
 
 const nullableInt = (v: string | null): number | null => (v === null ? null : toSafeInt(v));
 
-const toTask = (r: Row): TaskRecord => ({
+export const toTask = (r: TaskRow): TaskRecord => ({
   id: r.id,
   userId: r.user_id,
   apiKeyId: r.api_key_id,
@@ -65,20 +66,28 @@ const toTask = (r: Row): TaskRecord => ({
 
 const UNFINISHED = `status in ('waiting', 'generating')`;
 
+/**
+ * Ending a task changes its user's counts on the account row (trigger, migration 012). Whoever does so
+ * locks the account row first, as submissions and revocations do, so two of them never wait for each
+ * other in opposite orders. Use as `${LOCK_ACCOUNT_FIRST} update tasks ... where id = $1 and ... and ${ACCOUNT_LOCKED}`.
+ */
+const LOCK_ACCOUNT_FIRST = `with account as (select 1 from accounts where user_id = (select user_id from tasks where id = $1) for update)`;
+const ACCOUNT_LOCKED = `(select count(*) from account) >= 0`;
+
 export class PgTaskStore implements TaskStore {
   constructor(private readonly db: Queryable) {}
 
   async insert(t: NewTask): Promise<TaskRecord> {
-    const { rows } = await this.db.query<Row>(
+    const { rows } = await this.db.query<TaskRow>(
       `insert into tasks (id, user_id, api_key_id, model_id, modality, status, request, callback_url, quoted_micro, quoted_cost_micro, admitted)
        values ($1, $2, $3, $4, $5, 'waiting', $6, $7, $8, $9, $10) returning *`,
       [t.id, t.userId, t.apiKeyId, t.modelId, t.modality, JSON.stringify(t.request), t.callbackUrl, t.quotedMicro, t.quotedCostMicro, t.admitted],
     );
-    return toTask(rows[0] as Row);
+    return toTask(rows[0] as TaskRow);
   }
 
   async findById(id: string): Promise<TaskRecord | null> {
-    const { rows } = await this.db.query<Row>('select * from tasks where id = $1', [id]);
+    const { rows } = await this.db.query<TaskRow>('select * from tasks where id = $1', [id]);
     return rows[0] ? toTask(rows[0]) : null;
   }
 
@@ -87,7 +96,7 @@ export class PgTaskStore implements TaskStore {
     const where = `user_id = $1 and ($2::text[] is null or status = any($2)) and ($3::text[] is null or model_id = any($3))
       and ($4::text[] is null or modality = any($4))`;
     const args = [userId, orNull(filter.statuses), orNull(filter.modelIds), orNull(filter.modalities)];
-    const { rows } = await this.db.query<Row>(`select * from tasks where ${where} order by created_at desc, id desc limit $5 offset $6`, [
+    const { rows } = await this.db.query<TaskRow>(`select * from tasks where ${where} order by created_at desc, id desc limit $5 offset $6`, [
       ...args,
       perPage,
       (page - 1) * perPage,
@@ -97,12 +106,12 @@ export class PgTaskStore implements TaskStore {
   }
 
   async findForUser(id: string, userId: string): Promise<TaskRecord | null> {
-    const { rows } = await this.db.query<Row>('select * from tasks where id = $1 and user_id = $2', [id, userId]);
+    const { rows } = await this.db.query<TaskRow>('select * from tasks where id = $1 and user_id = $2', [id, userId]);
     return rows[0] ? toTask(rows[0]) : null;
   }
 
   async markGenerating(id: string, at: Date): Promise<TaskRecord | null> {
-    const { rows } = await this.db.query<Row>(
+    const { rows } = await this.db.query<TaskRow>(
       `update tasks set status = 'generating', attempts = attempts + 1, started_at = coalesce(started_at, $2)
        where id = $1 and ${UNFINISHED} returning *`,
       [id, at],
@@ -129,9 +138,10 @@ export class PgTaskStore implements TaskStore {
 
   async markSuccess(id: string, r: TaskSuccess): Promise<boolean> {
     const { rowCount } = await this.db.query(
-      `update tasks set status = 'success', outputs = $2, warnings = $3, charged_micro = $4, cost_micro = $5, reported_cost_micro = $6,
+      `${LOCK_ACCOUNT_FIRST}
+       update tasks set status = 'success', outputs = $2, warnings = $3, charged_micro = $4, cost_micro = $5, reported_cost_micro = $6,
          usage = $7, upstream_metadata = $8, progress = null, finished_at = $9
-       where id = $1 and status = 'generating'`,
+       where id = $1 and status = 'generating' and ${ACCOUNT_LOCKED}`,
       [id, JSON.stringify(r.outputs), JSON.stringify(r.warnings), r.chargedMicro, r.costMicro, r.reportedCostMicro, JSON.stringify(r.usage), JSON.stringify(r.metadata), r.at],
     );
     return (rowCount ?? 0) > 0;
@@ -139,9 +149,10 @@ export class PgTaskStore implements TaskStore {
 
   async markFail(id: string, message: string, at: Date, metadata?: UpstreamMetadata): Promise<boolean> {
     const { rowCount } = await this.db.query(
-      `update tasks set status = 'fail', error_message = $2, finished_at = $3, progress = null,
+      `${LOCK_ACCOUNT_FIRST}
+       update tasks set status = 'fail', error_message = $2, finished_at = $3, progress = null,
          upstream_metadata = coalesce($4::jsonb, upstream_metadata)
-       where id = $1 and ${UNFINISHED}`,
+       where id = $1 and ${UNFINISHED} and ${ACCOUNT_LOCKED}`,
       [id, message, at, metadata === undefined ? null : JSON.stringify(metadata)],
     );
     return (rowCount ?? 0) > 0;
@@ -157,7 +168,7 @@ export class PgTaskStore implements TaskStore {
   }
 
   async listUnfinished(limit: number): Promise<readonly TaskRecord[]> {
-    const { rows } = await this.db.query<Row>(`select * from tasks where ${UNFINISHED} order by created_at limit $1`, [limit]);
+    const { rows } = await this.db.query<TaskRow>(`select * from tasks where ${UNFINISHED} order by created_at limit $1`, [limit]);
     return rows.map(toTask);
   }
 
@@ -173,7 +184,7 @@ export class PgTaskStore implements TaskStore {
   }
 
   async listOverdue(now: Date, deadlinesMs: Readonly<Record<Modality, number>>, marginMs: number, admittedGraceMs: number, limit: number): Promise<readonly TaskRecord[]> {
-    const { rows } = await this.db.query<Row>(
+    const { rows } = await this.db.query<TaskRow>(
       `with d (modality, ms) as (values ('chat', $2::bigint), ('image', $3::bigint), ('video', $4::bigint))
        select t.* from tasks t join d on d.modality = t.modality
        where (t.status = 'generating' and coalesce(t.started_at, t.created_at) < $1::timestamptz - make_interval(secs => (d.ms + $5) / 1000.0))

@@ -1,4 +1,4 @@
-import type { TaskIntake, TransactionScope, UnitOfWork } from '@gengate/core';
+import { UnitOfWorkTaskCompletion, type TaskCompletion, type TaskIntake, type TransactionScope, type UnitOfWork } from '@gengate/core';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { JobWakeups } from '../jobs/job-wakeups.js';
@@ -8,6 +8,7 @@ import { PgAlertStore } from './pg-alert-store.js';
 import { PgBillingLedger } from './pg-billing-ledger.js';
 import { PgIdempotencyStore } from './pg-idempotency-store.js';
 import { PgKeyStore } from './pg-key-store.js';
+import { PgTaskCompletion } from './pg-task-completion.js';
 import { PgTaskIntake } from './pg-task-intake.js';
 import { PgTaskStore } from './pg-task-store.js';
 import { PgUserStore } from './pg-user-store.js';
@@ -28,9 +29,13 @@ function scopeOver(db: Queryable, boss: PgBoss | null, readyNow: (queue: string)
 /**
  * The stores on PostgreSQL: `stores` autocommits each statement; `unitOfWork.run` gives a scope bound to
  * one transaction (jobs included, through pg-boss's `db` option). `boss` may be null for processes that
- * never enqueue (the admin CLI). `taskIntake` writes a submission in one round trip (pass it to createGengate).
+ * never enqueue (the admin CLI). `taskIntake` and `taskCompletion` write a submission and a success in one round trip (pass them to
+ * createGengate).
  */
-export function createPgStores(pool: pg.Pool, boss: PgBoss | null): { stores: TransactionScope; unitOfWork: UnitOfWork; taskIntake: TaskIntake } {
+export function createPgStores(
+  pool: pg.Pool,
+  boss: PgBoss | null,
+): { stores: TransactionScope; unitOfWork: UnitOfWork; taskIntake: TaskIntake; taskCompletion: TaskCompletion } {
   const wakeups = new JobWakeups(pool, BOSS_SCHEMA);
   const unitOfWork: UnitOfWork = {
     async run(fn) {
@@ -51,5 +56,10 @@ export function createPgStores(pool: pg.Pool, boss: PgBoss | null): { stores: Tr
     },
   };
   const wake = (queue: string) => wakeups.wake(queue);
-  return { stores: scopeOver(pool, boss, wake), unitOfWork, taskIntake: new PgTaskIntake(pool, boss, wake) };
+  return {
+    stores: scopeOver(pool, boss, wake),
+    unitOfWork,
+    taskIntake: new PgTaskIntake(pool, boss, wake),
+    taskCompletion: new PgTaskCompletion(pool, boss, new UnitOfWorkTaskCompletion(unitOfWork), wake),
+  };
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { PgBoss, SendOptions } from 'pg-boss';
 
 /**
  * Issues statements on one client in order without waiting for each answer when the client runs in
@@ -10,6 +11,24 @@ import type pg from 'pg';
 export class StatementPipeline {
   private last: Promise<unknown> = Promise.resolve();
   private readonly pipelined: boolean;
+  /** Every statement issued, settled (their failures are observed here, so none goes unhandled). */
+  readonly issued: Promise<unknown>[] = [];
+  private readonly failures: { readonly at: number; readonly error: unknown }[] = [];
+
+  /** The error of the earliest statement that failed: the cause of any later "transaction is aborted". */
+  get firstFailure(): unknown {
+    return this.failures.reduce<{ at: number; error: unknown } | null>((a, f) => (a === null || f.at < a.at ? f : a), null)?.error;
+  }
+
+  private observe(p: Promise<unknown>): Promise<unknown> {
+    const at = this.issued.length;
+    const settled = p.then(
+      () => undefined,
+      (error: unknown) => void this.failures.push({ at, error }),
+    );
+    this.issued.push(settled);
+    return settled;
+  }
 
   constructor(private readonly client: pg.PoolClient) {
     this.pipelined = 'pipeline' in client && client.pipeline === true;
@@ -18,7 +37,63 @@ export class StatementPipeline {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>> {
     const run = () => this.client.query<R>(text, values === undefined ? undefined : [...values]);
     const result = this.pipelined ? run() : this.last.then(run, run);
-    this.last = result.catch(() => undefined);
+    this.last = this.observe(result);
     return result;
   }
+
+  /**
+   * Has pg-boss insert a job through this pipeline. Resolves once pg-boss has issued its statement (so
+   * what is issued next runs after it), with the promise of the job's id.
+   */
+  async sendJob(boss: PgBoss, queue: string, data: object, options: Omit<SendOptions, 'db'>): Promise<Promise<string | null>> {
+    let issued!: () => void;
+    const jobIssued = new Promise<void>((resolve) => (issued = resolve));
+    const job = boss.send(queue, data, {
+      ...options,
+      db: {
+        executeSql: (text, values) => {
+          const q = this.query(text, values);
+          issued();
+          return q;
+        },
+      },
+    });
+    void this.observe(job);
+    await Promise.race([jobIssued, job]);
+    return job;
+  }
+}
+
+/**
+ * One transaction whose statements travel together: BEGIN, what `body` issues, COMMIT. `body` issues its
+ * statements (it may wait for pg-boss to issue a job, never for an answer) and returns `{ result }`, the
+ * promise of its answer; a refusal raised by a statement rejects it and rolls the transaction back.
+ */
+export async function pipelinedTransaction<T>(pool: pg.Pool, body: (p: StatementPipeline) => Promise<{ readonly result: Promise<T> }>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    const p = new StatementPipeline(client);
+    const begin = p.query('begin');
+    const { result } = await body(p);
+    const commit = p.query('commit');
+    await Promise.allSettled([begin, result, commit, ...p.issued]);
+    const failure = p.firstFailure;
+    // A refusal raised by the body's own statement is its answer; any earlier failure is the cause.
+    if (failure !== undefined && !isRefusal(failure)) throw failure;
+    const value = await result;
+    const ended = await commit;
+    if (ended.command !== 'COMMIT') throw new Error(`the transaction ended with ${ended.command}`);
+    return value;
+  } catch (err) {
+    await client.query('rollback').catch((e: Error) => (broken = e));
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** A gengate function's deliberate refusal (SQLSTATE class GG, see migration 012). */
+export function isRefusal(err: unknown): err is { code: string; detail?: string } {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' && err.code.startsWith('GG');
 }

@@ -94,7 +94,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     generateExpireSeconds,
   });
   const callbacks = new CallbackRepository(db.pool);
-  const { stores, unitOfWork, taskIntake } = createPgStores(db.pool, boss);
+  const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(db.pool, boss);
   let baseUrl = config.publicUrl ?? '';
   const blobStore = new LocalBlobStore(join(config.dataDir, 'files'));
   // Expiring result URLs are signed with a secret kept in the database, so every process agrees.
@@ -110,6 +110,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     stores,
     unitOfWork,
     taskIntake,
+    taskCompletion,
     blobStore,
     resultUrls,
     paymentProcessor: payments.processor,
@@ -185,7 +186,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   const callbackWorker = config.runWorker
     ? await startCallbackWorker(
         boss,
-        { tasks: stores.tasks, callbacks, urls: resultUrls },
+        { callbacks, urls: resultUrls },
         {
           allowPrivate: config.callbacks.allowPrivate,
           timeoutMs: config.callbacks.timeoutMs,

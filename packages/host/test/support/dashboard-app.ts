@@ -46,13 +46,14 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
   const { pool, close } = openPool(db.url, 10);
   await runMigrations(pool);
   const boss = await createBoss({ connectionString: db.url, logger });
-  const { stores, unitOfWork, taskIntake } = createPgStores(pool, boss);
+  const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(pool, boss);
   const blobStore = new MemoryBlobStore();
   const gengate = createGengate({
     adapters: [new SandboxAdapter({ latencyMs: { chat: 5, image: 5, video: 30 }, statusPollIntervalMs: 10 })],
     stores,
     unitOfWork,
     taskIntake,
+    taskCompletion,
     blobStore,
     resultUrls: { urlFor: (k) => `${ORIGIN}/api/v1/files/${k}` },
     paymentProcessor: new ManualPaymentProcessor(),

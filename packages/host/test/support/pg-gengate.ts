@@ -28,12 +28,13 @@ export async function openPgGengate(options: { pipeline?: boolean; scheduling?: 
   const pool = new pg.Pool({ connectionString: db.url, max: 20, pipeline: options.pipeline ?? false });
   await runMigrations(pool);
   const boss = await createBoss({ connectionString: db.url, logger: pino({ level: 'silent' }) });
-  const { stores, unitOfWork, taskIntake } = createPgStores(pool, boss);
+  const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(pool, boss);
   const gengate = createGengate({
     adapters: [new SandboxAdapter({ latencyMs: { chat: 5, image: 5, video: 30 }, statusPollIntervalMs: 10 })],
     stores,
     unitOfWork,
     taskIntake,
+    taskCompletion,
     blobStore: new MemoryBlobStore(),
     resultUrls: { urlFor: (k) => `http://gengate.test/api/v1/files/${k}` },
     paymentProcessor: new ManualPaymentProcessor(),

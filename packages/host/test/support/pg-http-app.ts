@@ -39,12 +39,13 @@ export async function openPgHttpApp(
   const { pool, close } = openPool(db.url, 40);
   await runMigrations(pool);
   const boss: PgBoss | null = opts.withQueue ? await createBoss({ connectionString: db.url, logger: pino({ level: 'silent' }) }) : null;
-  const { stores, unitOfWork, taskIntake } = createPgStores(pool, boss);
+  const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(pool, boss);
   const gengate = createGengate({
     adapters: [new SandboxAdapter({ latencyMs: { chat: 5, image: 5, video: 30 } })],
     stores,
     unitOfWork,
     taskIntake,
+    taskCompletion,
     blobStore: new MemoryBlobStore(),
     resultUrls: { urlFor: (k) => `http://gengate.test/api/v1/files/${k}` },
     paymentProcessor: opts.paymentProcessor ?? new ManualPaymentProcessor(),

@@ -281,6 +281,7 @@ export async function openWorkerHarness(adapters: () => readonly ProviderAdapter
         stores: pgStores.stores,
         unitOfWork: pgStores.unitOfWork,
         taskIntake: pgStores.taskIntake,
+        taskCompletion: pgStores.taskCompletion,
         blobStore: opts.core?.blobStore ?? blobs,
         resultUrls: { urlFor: (key) => `http://127.0.0.1:9/api/v1/files/${key}` },
         paymentProcessor: { id: 'manual', createCheckout: async () => ({ checkoutUrl: null, externalRef: null }) },

@@ -15,6 +15,15 @@ import type { Migration } from './migration.js';
  * Each statement in a PL/pgSQL function sees what committed before it started, so the key check
  * after the account's row lock sees a revocation that committed while the submission waited for it
  * (a revoke takes the same lock; PgKeyStore.revoke).
+ *
+ * gengate_finish_success(): PgTaskCompletion's common case in one statement (pipelined with BEGIN, the
+ * callback job's insert and COMMIT): the task, the hold settled, the usage transaction and the balance.
+ * When the user has a queued task (it would take the freed slot and need a job) or a balance alert would
+ * change state, it raises GGSLW and the general path (over the unit of work) does the whole commit;
+ * GGEND: the task had already ended.
+ *
+ * Lock order: whoever changes a user's tasks between unfinished and ended takes the user's account
+ * row first (the counts trigger updates it), as submissions and revocations do.
  */
 export const submitTaskFunction: Migration = {
   version: 12,
@@ -149,6 +158,50 @@ begin
     end if;
   end if;
   return admit;
+end $$;
+
+create function gengate_finish_success(
+  p_task_id uuid, p_outputs jsonb, p_warnings jsonb, p_charged_micro bigint, p_charged_micro_usd bigint, p_cost_micro bigint,
+  p_reported_cost_micro bigint, p_usage jsonb, p_metadata jsonb, p_at timestamptz, p_description text, p_transaction_id uuid
+) returns void language plpgsql as $$
+declare
+  t record;
+  acc accounts;
+  held bigint;
+  balance bigint;
+  queued integer;
+begin
+  select user_id, modality into t from tasks where id = p_task_id;
+  if not found then
+    raise exception using errcode = 'GGEND', message = 'gengate: no such task';
+  end if;
+  select * into acc from accounts where user_id = t.user_id for update;
+  queued := case t.modality when 'chat' then acc.queued_chat when 'image' then acc.queued_image else acc.queued_video end;
+  if queued > 0 then
+    raise exception using errcode = 'GGSLW', message = 'gengate: a queued task takes the freed slot';
+  end if;
+  update tasks set status = 'success', outputs = p_outputs, warnings = p_warnings, charged_micro = p_charged_micro, cost_micro = p_cost_micro,
+      reported_cost_micro = p_reported_cost_micro, usage = p_usage, upstream_metadata = p_metadata, progress = null, finished_at = p_at
+    where id = p_task_id and status = 'generating';
+  if not found then
+    raise exception using errcode = 'GGEND', message = 'gengate: the task had already ended';
+  end if;
+  update holds set state = 'settled', updated_at = now() where task_id = p_task_id and state = 'held' returning amount_micro into held;
+  if found then
+    if p_charged_micro > held then
+      raise exception using errcode = 'GGSLW', message = 'gengate: the charge exceeds the hold';
+    end if;
+    insert into transactions (id, user_id, credits_micro, amount_micro_usd, payment_method, status, task_id, description)
+      values (p_transaction_id, t.user_id, -p_charged_micro, p_charged_micro_usd, 'usage', 'completed', p_task_id, p_description);
+    update accounts set balance_micro = balance_micro - p_charged_micro, held_micro = held_micro - held
+      where user_id = t.user_id returning balance_micro into balance;
+  else
+    balance := acc.balance_micro;
+  end if;
+  if exists (select 1 from balance_alerts where user_id = t.user_id
+             and ((armed and balance < threshold_micro) or (not armed and balance >= threshold_micro))) then
+    raise exception using errcode = 'GGSLW', message = 'gengate: a balance alert changes state';
+  end if;
 end $$;
 `,
 };

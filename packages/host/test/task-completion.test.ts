@@ -1,0 +1,114 @@
+import { TOKENS, UnitOfWorkTaskCompletion, type Authenticated, type TaskSuccess } from '@gengate/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PgTaskCompletion } from '../src/postgres/pg-task-completion.js';
+import { createPgStores } from '../src/postgres/pg-unit-of-work.js';
+import { ledgerViolations } from './support/ledger-invariant.js';
+import { openPgGengate, type PgGengate } from './support/pg-gengate.js';
+
+const IMAGE = 'sandbox.pixel-image';
+const CHARGE = 1_500_000; // 1.5 credits of a 2-credit hold
+
+const success = (): TaskSuccess => ({
+  outputs: [{ key: 'k/output-0.png', mediaType: 'image/png', bytes: 3 }],
+  warnings: [],
+  chargedMicro: CHARGE,
+  costMicro: 15_000,
+  reportedCostMicro: null,
+  usage: { images: 1 },
+  metadata: {},
+  at: new Date(),
+});
+
+for (const pipeline of [true, false]) {
+  describe(`a success committed by PgTaskCompletion (${pipeline ? 'pipelined' : 'one statement at a time'})`, () => {
+    let h: PgGengate;
+
+    beforeAll(async () => {
+      h = await openPgGengate({ pipeline, scheduling: { maxRunningPerUser: { chat: 8, image: 1, video: 50 } } });
+    });
+
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    /** PgTaskCompletion with its general path counted: the fast path must commit the common case itself. */
+    let generalCalls = 0;
+    const completion = () => {
+      const general = new UnitOfWorkTaskCompletion(createPgStores(h.pool, h.boss).unitOfWork);
+      return new PgTaskCompletion(h.pool, h.boss, { succeed: (c) => (generalCalls++, general.succeed(c)) });
+    };
+    const stores = () => h.gengate.container.get(TOKENS.Stores);
+    const generating = async (auth: Authenticated, body: object) => {
+      const { task_id } = await h.gengate.submitRun.execute(auth, IMAGE, { prompt: 'p', ...body });
+      const task = await stores().tasks.markGenerating(task_id, new Date());
+      if (!task) throw new Error('not generating');
+      return task;
+    };
+    const row = async (sql: string, values: unknown[]) => (await h.pool.query(sql, values)).rows[0] as Record<string, unknown> | undefined;
+    const callbackJobs = async (taskId: string) =>
+      Number((await row(`select count(*)::int as n from pgboss.job where name = 'gengate-callback' and data->>'taskId' = $1`, [taskId]))?.['n']);
+
+    it('charges from the hold, settles it, counts the slot free and enqueues the callback', async () => {
+      const auth = await h.user(10);
+      const task = await generating(auth, { callback_url: 'https://hooks.example.com/done' });
+      expect(await completion().succeed({ task, success: success(), chargeDescription: 'test', maxRunning: 1 })).toBe(true);
+      expect(await row('select status, charged_micro::int as charged from tasks where id = $1', [task.id])).toEqual({ status: 'success', charged: CHARGE });
+      expect(await row('select balance_micro::int as b, held_micro::int as h, running_image as r from accounts where user_id = $1', [auth.userId])).toEqual({
+        b: 10_000_000 - CHARGE,
+        h: 0,
+        r: 0,
+      });
+      expect(await row(`select state from holds where task_id = $1`, [task.id])).toEqual({ state: 'settled' });
+      expect(await callbackJobs(task.id)).toBe(1);
+      expect(generalCalls).toBe(0);
+      expect(await ledgerViolations(h.db.url)).toEqual([]);
+    });
+
+    it('lets the general path admit the queued task that takes the freed slot, with its job', async () => {
+      const auth = await h.user(10);
+      const first = await generating(auth, {});
+      const { task_id: queued } = await h.gengate.submitRun.execute(auth, IMAGE, { prompt: 'queued' });
+      expect(await row('select admitted from tasks where id = $1', [queued])).toEqual({ admitted: false });
+      const calls = generalCalls;
+      expect(await completion().succeed({ task: first, success: success(), chargeDescription: 'test', maxRunning: 1 })).toBe(true);
+      expect(generalCalls).toBe(calls + 1);
+      expect(await row('select admitted from tasks where id = $1', [queued])).toEqual({ admitted: true });
+      expect(await row(`select count(*)::int as n from pgboss.job where name = 'gengate-generate' and data->>'taskId' = $1`, [queued])).toEqual({ n: 1 });
+      expect(await ledgerViolations(h.db.url)).toEqual([]);
+    });
+
+    it('lets the general path disarm a balance alert the charge crosses, with one mail job', async () => {
+      const auth = await h.user(10);
+      const alert = await h.gengate.billing.createAlert(auth, { threshold: 9 });
+      const task = await generating(auth, {});
+      expect(await completion().succeed({ task, success: success(), chargeDescription: 'test', maxRunning: 1 })).toBe(true);
+      expect(await row('select armed from balance_alerts where id = $1', [alert.id])).toEqual({ armed: false });
+      expect(await row(`select count(*)::int as n from pgboss.job where name = 'gengate-alert-mail' and data->>'alertId' = $1`, [alert.id])).toEqual({ n: 1 });
+    });
+
+    it('writes nothing for a task that already ended (its callback job included)', async () => {
+      const auth = await h.user(10);
+      const task = await generating(auth, { callback_url: 'https://hooks.example.com/done' });
+      await h.gengate.cancelTask.execute(auth, task.id);
+      const before = await row('select balance_micro::int as b from accounts where user_id = $1', [auth.userId]);
+      expect(await completion().succeed({ task, success: success(), chargeDescription: 'test', maxRunning: 1 })).toBe(false);
+      expect(await row('select status from tasks where id = $1', [task.id])).toEqual({ status: 'fail' });
+      expect(await row('select balance_micro::int as b from accounts where user_id = $1', [auth.userId])).toEqual(before);
+      // One callback job: the cancellation's, none from the refused success.
+      expect(await callbackJobs(task.id)).toBe(1);
+    });
+
+    it('is what the general path would write (same rows for the same success)', async () => {
+      const auth = await h.user(10);
+      const [a, b] = [await generating(auth, {}), await generating(auth, {})];
+      await completion().succeed({ task: a, success: success(), chargeDescription: 'same', maxRunning: 8 });
+      await new UnitOfWorkTaskCompletion(createPgStores(h.pool, h.boss).unitOfWork).succeed({ task: b, success: success(), chargeDescription: 'same', maxRunning: 8 });
+      const shape = async (id: string) => ({
+        task: await row('select status, charged_micro, cost_micro, outputs, usage, finished_at is not null as finished from tasks where id = $1', [id]),
+        tx: await row(`select credits_micro, amount_micro_usd, payment_method, status, description from transactions where task_id = $1`, [id]),
+        hold: await row('select state from holds where task_id = $1', [id]),
+      });
+      expect(await shape(a.id)).toEqual(await shape(b.id));
+    });
+  });
+}
