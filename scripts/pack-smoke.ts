@@ -53,7 +53,8 @@ import { once } from 'node:events';
 import { createGengateClient, unwrap, waitForTask, type Task } from '@gengate/client';
 import { ERROR_CATALOGUE, type RunRequest as CoreRunRequest } from '@gengate/core';
 import { createSandboxAdapter } from '@gengate/adapters';
-import { loadConfig, openApiDocument, type GengateConfig } from '@gengate/host';
+import { openApiDocument } from '@gengate/host';
+import { loadConfig, type GengateConfig } from '@gengate/host/server';
 import type { HttpApiConformanceOptions } from '@gengate/testing';
 
 const bin = (name: string) => \`\${process.cwd()}/node_modules/.bin/\${name}\`;
