@@ -9,6 +9,7 @@
 export { createGengateHost, type GengateHost } from './embed/create-gengate-host.js';
 export type { GengateHostOptions, HostWorkerSelection, StripeHostOptions } from './embed/gengate-host-options.js';
 export { DEFAULT_HOST_SETTINGS, resolveHostSettings, type GengateHostSettings, type GengateHostSettingsInput } from './embed/host-settings.js';
+export type { EnsureUserInput } from './embed/ensure-user.js';
 export { createHealthRouter } from './server/health-router.js';
 
 // The parts the facade is built from, for hosts that wire them by hand.

@@ -20,6 +20,7 @@ import { loadServerSecret } from '../postgres/server-secrets.js';
 import { LocalBlobStore } from '../storage/local-blob-store.js';
 import { createResultUrlResolver, createResultUrlVerifier, type ResultUrlVerifier } from '../storage/result-urls.js';
 import type { GengateHostOptions, HostWorkerSelection } from './gengate-host-options.js';
+import { ensureGengateUser, type EnsureUserInput } from './ensure-user.js';
 import { graceDeadline } from './grace-deadline.js';
 import { resolveHostSettings, type GengateHostSettings } from './host-settings.js';
 import { loadStripe } from './load-stripe.js';
@@ -43,6 +44,11 @@ export interface GengateHost {
   readonly mountPath: string;
   /** The router's absolute URL: the public URL plus the mount path. */
   apiUrl(): string;
+  /**
+   * The gengate user for one of your users (by e-mail), created on first use with `credits` and no API
+   * key; return its id from your `authenticate` to act as it.
+   */
+  ensureUser(input: EnsureUserInput): Promise<{ userId: string; created: boolean }>;
   /** Applies gengate's pending SQL migrations (idempotent; safe from several processes at once). */
   migrate(): Promise<{ applied: readonly number[] }>;
   /**
@@ -196,6 +202,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     settings,
     mountPath,
     apiUrl,
+    ensureUser: (input) => ensureGengateUser(gengate, input),
     async migrate() {
       return runMigrations(pool);
     },

@@ -1,0 +1,93 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSandboxAdapter } from '@gengate/adapters';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import express from 'express';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGengateHost, type GengateHost } from '../src/index.js';
+import { waitFor } from './support/spawn-server.js';
+
+/**
+ * createGengateHost in an app of its own: the embedder's pool, a router mounted under /gen/api, its
+ * own authentication seam, signed result URLs: result URLs follow the mount path and download.
+ */
+describe('createGengateHost mounted under /gen/api', () => {
+  let db: TestDatabase;
+  let pool: pg.Pool;
+  let host: GengateHost;
+  let server: Server;
+  let base = '';
+  let userId = '';
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    pool = new pg.Pool({ connectionString: db.url, max: 5 });
+    host = await createGengateHost({
+      database: { pool },
+      adapters: [createSandboxAdapter({ latencyMs: { chat: 20, image: 20, video: 20 } })],
+      filesDir: join(mkdtempSync(join(tmpdir(), 'gengate-embed-')), 'files'),
+      publicUrl: () => base,
+      mountPath: '/gen/api',
+      settings: { resultUrlTtlSeconds: 600, shutdownGraceMs: 2_000 },
+      // The app's own sign-in, reduced to a header for this test; anything else falls through to API keys.
+      authenticate: async (req) => (req.headers['x-test-user'] === 'alice' ? { userId, apiKeyId: null } : null),
+    });
+    expect((await host.migrate()).applied.length).toBeGreaterThan(0);
+    await host.startWorkers();
+    userId = (await host.ensureUser({ email: 'alice@example.com', credits: 5 })).userId;
+    const app = express();
+    app.use('/gen/api', host.router);
+    server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+    await host?.close();
+    await pool?.end();
+    await db?.drop();
+  });
+
+  it('ensureUser creates the gengate user once, with its starting credits and no API key', async () => {
+    expect(await host.ensureUser({ email: 'alice@example.com', credits: 5 })).toEqual({ userId, created: false });
+    const { rows } = await pool.query<{ n: number }>('select count(*)::int as n from api_keys where user_id = $1', [userId]);
+    expect(rows[0]?.n).toBe(0);
+    const balance = await fetch(`${base}/gen/api/billing/balance`, { headers: { 'x-test-user': 'alice' } });
+    expect(((await balance.json()) as { credits: number }).credits).toBe(5);
+  });
+
+  it('runs a task for the seam-authenticated user; its signed result URL is under /gen/api and downloads', async () => {
+    const headers = { 'x-test-user': 'alice', 'content-type': 'application/json' };
+    const submitted = await fetch(`${base}/gen/api/run/sandbox.echo-chat`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'mounted elsewhere' }) });
+    expect(submitted.status).toBe(200);
+    const { task_id } = (await submitted.json()) as { task_id: string };
+    const task = await waitFor(
+      async () => {
+        const t = (await (await fetch(`${base}/gen/api/run/tasks/${task_id}`, { headers })).json()) as { status: string; result_urls: string[] };
+        return t.status === 'success' || t.status === 'fail' ? t : null;
+      },
+      { timeoutMs: 20_000, intervalMs: 50, what: 'the task to end' },
+    );
+    expect(task.status).toBe('success');
+    const url = task.result_urls[0] ?? '';
+    expect(url.startsWith(`${base}/gen/api/files/`)).toBe(true);
+    expect(url).toMatch(/[?&]signature=/);
+    const file = await fetch(url);
+    expect(file.status).toBe(200);
+    expect(await file.text()).toMatch(/^Sandbox reply to: mounted elsewhere/);
+    // The signature is checked: a tampered one is refused.
+    expect((await fetch(url.replace(/signature=[^&]+/, 'signature=forged'))).status).toBe(403);
+  });
+
+  it('without the seam or a key the router answers 401 with the error body', async () => {
+    const res = await fetch(`${base}/gen/api/models`);
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { error: { type: string } }).error.type).toBe('authentication_failed');
+  });
+});
