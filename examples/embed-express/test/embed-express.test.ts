@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { createSandboxAdapter } from '@gengate/adapters';
 import { createTestDatabase, describeHttpApiConformance, type TestDatabase } from '@gengate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordViolation } from '../../../packages/host/test/support/contract-violations.js';
+import { openApiContract } from '../../../packages/host/test/support/openapi-contract.js';
 import { createApp, GENGATE_MOUNT, type App } from '../src/create-app.js';
 
 /**
@@ -42,8 +44,35 @@ afterAll(async () => {
   await db?.drop();
 });
 
+/**
+ * A fetch that checks every exchange against docs/openapi.yaml (the mount /ai read as /api/v1); a
+ * mismatch fails the test (test/vitest-contract-setup.ts), as for the standalone server's proxy.
+ */
+async function contractFetch(input: Request | string | URL, init?: RequestInit): Promise<Response> {
+  const request = new Request(input, init);
+  const requestText = request.body ? await request.clone().text() : undefined;
+  const response = await fetch(request);
+  const type = response.headers.get('content-type') ?? '';
+  const responseText = /^(application\/json|text\/)/i.test(type) ? await response.clone().text() : undefined;
+  const url = new URL(request.url);
+  const path = url.pathname.startsWith(`${GENGATE_MOUNT}/`) ? `/api/v1${url.pathname.slice(GENGATE_MOUNT.length)}` : url.pathname;
+  for (const problem of openApiContract().check({
+    method: request.method,
+    url: `${path}${url.search}`,
+    requestHeaders: Object.fromEntries(request.headers),
+    requestBody: requestText || undefined,
+    status: response.status,
+    responseHeaders: Object.fromEntries(response.headers),
+    responseText,
+  })) {
+    recordViolation(problem);
+  }
+  return response;
+}
+
 describeHttpApiConformance('examples/embed-express (gengate mounted at /ai)', {
   apiUrl: () => `${base}${GENGATE_MOUNT}`,
+  fetch: contractFetch,
   // Machine clients: an operator-made user with an API key (what `gengate users create` does).
   createUser: async (credits) => ({ apiKey: (await app.gengate.gengate.admin.createUser({ email: `machine${++users}@example.com`, credits })).api_key }),
   models: { chat: 'sandbox.echo-chat', image: 'sandbox.pixel-image', video: 'sandbox.motion-video', failing: 'sandbox.always-fail' },
