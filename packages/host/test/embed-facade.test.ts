@@ -85,6 +85,22 @@ describe('createGengateHost mounted under /gen/api', () => {
     expect((await fetch(url.replace(/signature=[^&]+/, 'signature=forged'))).status).toBe(403);
   });
 
+  it('answers 503 with the error body while its database is unreachable, and closes cleanly', async () => {
+    const down = await createGengateHost({ database: { url: 'postgres://nobody@127.0.0.1:1/none' }, adapters: [createSandboxAdapter()] });
+    const app = express().use('/x', down.router);
+    const s = await new Promise<Server>((resolve) => {
+      const srv = app.listen(0, '127.0.0.1', () => resolve(srv));
+    });
+    try {
+      const res = await fetch(`http://127.0.0.1:${(s.address() as AddressInfo).port}/x/models`);
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { error: { type: string } }).error.type).toBe('service_unavailable');
+    } finally {
+      await new Promise((resolve) => s.close(resolve));
+      await down.close();
+    }
+  });
+
   it('without the seam or a key the router answers 401 with the error body', async () => {
     const res = await fetch(`${base}/gen/api/models`);
     expect(res.status).toBe(401);

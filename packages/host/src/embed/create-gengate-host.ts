@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createGengate, fetchInput, type BlobStore, type Gengate, type Mailer, type PaymentProcessor, type ResultUrlResolver } from '@gengate/core';
+import { createGengate, fetchInput, GatewayError, type BlobStore, type Gengate, type Mailer, type PaymentProcessor, type ResultUrlResolver } from '@gengate/core';
 import { Router } from 'express';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
@@ -183,8 +183,15 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
   });
   const router = Router();
-  router.use(async (_req, _res, next) => {
-    await start();
+  router.use(async (_req, res, next) => {
+    try {
+      await start();
+    } catch (err) {
+      logger.error({ err }, 'gengate could not start its job queue (is the database reachable and migrated?)');
+      const error = new GatewayError('service_unavailable', 'The generation service is not ready; try again shortly.');
+      res.status(error.status).json(error.toBody());
+      return;
+    }
     next();
   });
   router.use(api);
