@@ -28,7 +28,15 @@ const server = app.app.listen(Number(process.env['PORT'] ?? 3000), host, () => {
 });
 
 const shutdown = () => {
-  server.close(() => void app.close().then(() => process.exit(0)));
+  server.close(() =>
+    app.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    ),
+  );
   server.closeIdleConnections();
 };
 process.once('SIGTERM', shutdown);
