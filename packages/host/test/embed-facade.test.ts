@@ -56,8 +56,8 @@ describe('createGengateHost mounted under /gen/api', () => {
 
   it('ensureUser creates the gengate user once, with its starting credits and no API key', async () => {
     expect(await host.ensureUser({ email: 'alice@example.com', credits: 5 })).toEqual({ userId, created: false });
-    const { rows } = await pool.query<{ n: number }>('select count(*)::int as n from api_keys where user_id = $1', [userId]);
-    expect(rows[0]?.n).toBe(0);
+    const keys = (await (await fetch(`${base}/gen/api/api-keys`, { headers: { 'x-test-user': 'alice' } })).json()) as { data: unknown[] };
+    expect(keys.data).toEqual([]);
     const balance = await fetch(`${base}/gen/api/billing/balance`, { headers: { 'x-test-user': 'alice' } });
     expect(((await balance.json()) as { credits: number }).credits).toBe(5);
   });

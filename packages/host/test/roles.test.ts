@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createTestDatabase, type TestDatabase } from '@gengate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BOSS_SCHEMA } from '../src/jobs/queues.js';
 import { cliProcess, runCli, spawnServer, tempDataDir, waitFor, type SpawnedServer } from './support/spawn-server.js';
 
 /** ROLE / --role: an api process and a worker process on one database do together what one `all` process does. */
@@ -79,7 +80,7 @@ describe('roles: gengate serve --role api | worker', () => {
     try {
       const jobs = await waitFor(
         async () => {
-          const r = await client.query<{ state: string }>(`select state from pgboss.job where name = 'gengate-generate' and data->>'taskId' = $1`, [submitted.task_id]);
+          const r = await client.query<{ state: string }>(`select state from ${BOSS_SCHEMA}.job where name = 'gengate-generate' and data->>'taskId' = $1`, [submitted.task_id]);
           return r.rows.length > 0 ? r.rows : null;
         },
         { timeoutMs: 5_000, what: 'the generation job' },
