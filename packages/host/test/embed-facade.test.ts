@@ -107,3 +107,42 @@ describe('createGengateHost mounted under /gen/api', () => {
     expect(((await res.json()) as { error: { type: string } }).error.type).toBe('authentication_failed');
   });
 });
+
+describe('createGengateHost with a database URL (its own pool), default mount /api/v1', () => {
+  it('migrates, runs a task for an API key, and close() ends the pool it opened', async () => {
+    const db = await createTestDatabase();
+    let base = '';
+    const host = await createGengateHost({
+      database: { url: db.url, poolMax: 4 },
+      adapters: [createSandboxAdapter({ latencyMs: { chat: 20, image: 20, video: 20 } })],
+      filesDir: join(mkdtempSync(join(tmpdir(), 'gengate-embed-')), 'files'),
+      publicUrl: () => base,
+    });
+    const server = await new Promise<Server>((resolve) => {
+      const s = express().use(host.mountPath, host.router).listen(0, '127.0.0.1', () => resolve(s));
+    });
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      await host.migrate();
+      await host.startWorkers({ maintenance: false, mail: false });
+      const { api_key } = await host.gengate.admin.createUser({ email: 'bob@example.com', credits: 1 });
+      const headers = { authorization: `Bearer ${api_key}`, 'content-type': 'application/json' };
+      const { task_id } = (await (await fetch(`${host.apiUrl()}/run/sandbox.echo-chat`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'own pool' }) })).json()) as { task_id: string };
+      const task = await waitFor(
+        async () => {
+          const t = (await (await fetch(`${host.apiUrl()}/run/tasks/${task_id}`, { headers })).json()) as { status: string; result_urls: string[] };
+          return t.status === 'success' || t.status === 'fail' ? t : null;
+        },
+        { timeoutMs: 20_000, intervalMs: 50, what: 'the task to end' },
+      );
+      expect(task.status).toBe('success');
+      expect(task.result_urls[0]?.startsWith(`${base}/api/v1/files/`)).toBe(true);
+      expect((await fetch(task.result_urls[0] ?? '')).status).toBe(200);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await host.close();
+      await db.drop();
+    }
+    expect(host.pool.ended).toBe(true);
+  });
+});
