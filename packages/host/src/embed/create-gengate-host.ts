@@ -176,8 +176,8 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     trustProxy: [...settings.trustProxy],
     rateLimiter: options.rateLimiter ?? createPgKeyRateLimiter(pool),
     callbacks,
-    // Read per request: the secret is loaded by start().
-    resultUrlVerifier: { verify: (key, query) => (verifier ? verifier.verify(key, query) : { ok: true, expiresAt: null }) },
+    // Read per request: the secret is loaded by start(), which the router runs before any route.
+    ...(settings.resultUrlTtlSeconds !== null ? { resultUrlVerifier: { verify: (key, query) => verifier?.verify(key, query) ?? { ok: false, reason: 'invalid' } } } : {}),
     ...(stripe ? { stripeWebhook: stripe.webhook } : {}),
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
