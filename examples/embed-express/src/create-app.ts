@@ -27,8 +27,11 @@ export interface App {
   readonly app: Express;
   readonly pool: pg.Pool;
   readonly gengate: GengateHost;
-  /** Creates the app's tables and gengate's, and starts gengate's queue and workers. */
-  start(): Promise<void>;
+  /**
+   * Creates the app's tables and gengate's and starts gengate's queue; with `workers` (default true)
+   * also its workers. Web processes of a larger deployment pass false and leave jobs to worker processes.
+   */
+  start(opts?: { workers?: boolean }): Promise<void>;
   /** Stops gengate's workers and queue, then the pool (close the HTTP server first). */
   close(): Promise<void>;
 }
@@ -63,10 +66,11 @@ export async function createApp(o: AppOptions): Promise<App> {
     app,
     pool,
     gengate,
-    async start() {
+    async start(opts = {}) {
       await migrateAppTables(pool);
       await gengate.migrate();
-      await gengate.startWorkers();
+      if (opts.workers ?? true) await gengate.startWorkers();
+      else await gengate.start();
     },
     async close() {
       await gengate.close();

@@ -2,7 +2,10 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { createApp, GENGATE_MOUNT } from './create-app.js';
 
-/** `node dist/server.js`: DATABASE_URL (required), PORT (3000), HOST (127.0.0.1), PUBLIC_URL, FILES_DIR, SIGNUP_CREDITS. */
+/**
+ * `node dist/server.js`: DATABASE_URL (required), PORT (3000), HOST (127.0.0.1), PUBLIC_URL, FILES_DIR,
+ * SIGNUP_CREDITS, GENGATE_WORKERS (true; false: this process serves HTTP and leaves gengate's jobs to others).
+ */
 const databaseUrl = process.env['DATABASE_URL'];
 if (!databaseUrl) {
   process.stderr.write('DATABASE_URL is required (a postgres:// URL)\n');
@@ -19,7 +22,7 @@ const app = await createApp({
   signupCredits: Number(process.env['SIGNUP_CREDITS'] ?? 10),
   logger,
 });
-await app.start();
+await app.start({ workers: process.env['GENGATE_WORKERS'] !== 'false' });
 const server = app.app.listen(Number(process.env['PORT'] ?? 3000), host, () => {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

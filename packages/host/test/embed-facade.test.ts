@@ -62,6 +62,14 @@ describe('createGengateHost mounted under /gen/api', () => {
     expect(((await balance.json()) as { credits: number }).credits).toBe(5);
   });
 
+  it('ensureUser called at once for a new address makes one user, which every caller gets', async () => {
+    const results = await Promise.all(Array.from({ length: 6 }, () => host.ensureUser({ email: 'carol@example.com', credits: 2 })));
+    expect(new Set(results.map((r) => r.userId)).size).toBe(1);
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    const balance = await host.gengate.billing.balance({ userId: results[0]?.userId ?? '', apiKeyId: null });
+    expect(balance.credits).toBe(2);
+  });
+
   it('runs a task for the seam-authenticated user; its signed result URL is under /gen/api and downloads', async () => {
     const headers = { 'x-test-user': 'alice', 'content-type': 'application/json' };
     const submitted = await fetch(`${base}/gen/api/run/sandbox.echo-chat`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'mounted elsewhere' }) });
