@@ -118,6 +118,14 @@ describe("the app's own signed-in users", () => {
     expect(((await (await ai('/api-keys')).json()) as { data: unknown[] }).data).toEqual([]);
   });
 
+  it("have the app's page, which signs in on /auth and calls gengate at /ai with the CSRF token", async () => {
+    const page = await fetch(`${base}/`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("fetch('/ai' + path");
+    expect(html).toContain("'x-csrf-token': csrf");
+  });
+
   it('are refused without the CSRF token (a forged cross-site request) or without a session', async () => {
     const browser = await signUp('eve@example.com');
     const body = JSON.stringify({ prompt: 'forged' });
