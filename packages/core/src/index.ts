@@ -51,6 +51,7 @@ export * from './services/billing.js';
 export * from './services/admin.js';
 export * from './di/tokens.js';
 export * from './di/core-module.js';
+export * from './di/create-gengate.js';
 export * from './memory/memory-database.js';
 export * from './memory/memory-stores.js';
 export * from './memory/memory-unit-of-work.js';
