@@ -1,5 +1,7 @@
 import { normalizeRunRequest, type ModelDescriptor, type RunRequest } from '@gengate/core';
 import { describeAdapterConformance, kitCall, runAdapterCall } from '@gengate/testing';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { FluxAdapter } from '../src/flux-adapter.js';
 import { FakeBfl } from './fake-bfl.js';
@@ -58,5 +60,11 @@ describe('Black Forest Labs adapter, against the fake BFL API', () => {
   it('refuses an unknown or out-of-range BFL parameter before any call', () => {
     expect(() => normalizeRunRequest(model('bfl.flux-pro-1.1'), { prompt: 'p', provider_params: { safety_tolerance: 9 } })).toThrow();
     expect(fake.upstream.calls).toHaveLength(0);
+  });
+
+  it('is written against the public API: its code imports only @gengate/core, zod and its own files', () => {
+    const src = join(import.meta.dirname, '..', 'src');
+    const imports = readdirSync(src).flatMap((f) => [...readFileSync(join(src, f), 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]));
+    expect(imports.filter((i) => i !== '@gengate/core' && i !== 'zod' && !i?.startsWith('./'))).toEqual([]);
   });
 });
