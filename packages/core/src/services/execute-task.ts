@@ -18,7 +18,7 @@ import type { TaskCompletion } from '../ports/task-completion.js';
 import type { NormalizedRequest } from '../run/normalized-request.js';
 import { normalizeRunRequest } from '../run/normalize-request.js';
 import type { JsonValue } from '../util/json.js';
-import { FailTask } from './fail-task.js';
+import type { FailTask } from './fail-task.js';
 
 export { DEFAULT_DEADLINES_MS, type ExecuteTaskOptions } from '../execution/execution-options.js';
 
@@ -47,7 +47,6 @@ interface Prepared {
  * within the task's deadline. Throws only when the process is shutting down (the job is then retried).
  */
 export class ExecuteTask {
-  private readonly failTask: FailTask;
   private readonly results: TaskResultWriter;
 
   constructor(
@@ -62,8 +61,8 @@ export class ExecuteTask {
     private readonly inflight: InflightCalls,
     private readonly options: ExecuteTaskOptions,
     completion: TaskCompletion,
+    private readonly failTask: FailTask,
   ) {
-    this.failTask = new FailTask(uow, options.scheduling);
     this.results = new TaskResultWriter(completion, blobs, prices, options);
   }
 
