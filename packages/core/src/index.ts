@@ -29,6 +29,8 @@ export * from './ports/stores.js';
 export * from './ports/task-intake.js';
 export * from './run/unit-of-work-task-intake.js';
 export * from './ports/task-completion.js';
+export * from './ports/telemetry.js';
+export * from './ports/submission-gate.js';
 export * from './execution/unit-of-work-task-completion.js';
 export * from './ports/blob-store.js';
 export * from './ports/system.js';

@@ -16,6 +16,8 @@ import { silentLogger, type Clock, type IdGenerator, type Logger } from '../port
 import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
 import type { TaskIntake } from '../ports/task-intake.js';
 import type { TaskCompletion } from '../ports/task-completion.js';
+import { OPEN_GATE, type SubmissionGate } from '../ports/submission-gate.js';
+import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.js';
 import { UnitOfWorkTaskCompletion } from '../execution/unit-of-work-task-completion.js';
 import { UnitOfWorkTaskIntake } from '../run/unit-of-work-task-intake.js';
 import { AdminService } from '../services/admin.js';
@@ -49,6 +51,8 @@ export const coreModule = new ContainerModule(({ bind }) => {
           c.get(TOKENS.PriceBook),
           c.get(TOKENS.Scheduling),
           c.get(TOKENS.AllowPrivateInputs),
+          c.get(TOKENS.SubmissionGate),
+          c.get(TOKENS.Telemetry),
         ),
     )
     .inSingletonScope();
@@ -57,7 +61,12 @@ export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.QuoteRun)
     .toDynamicValue((c) => new QuoteRun(c.get(TOKENS.Registry), c.get(TOKENS.PriceBook), c.get(TOKENS.Stores).ledger, c.get(TOKENS.AllowPrivateInputs)))
     .inSingletonScope();
-  bind(TOKENS.FailTask).toDynamicValue((c) => new FailTask(c.get(TOKENS.UnitOfWork), c.get(TOKENS.Scheduling))).inSingletonScope();
+  bind(TOKENS.FailTask)
+    .toDynamicValue((c) => {
+      const registry = c.get(TOKENS.Registry);
+      return new FailTask(c.get(TOKENS.UnitOfWork), c.get(TOKENS.Scheduling), c.get(TOKENS.Telemetry), (id) => registry.find(id)?.provider);
+    })
+    .inSingletonScope();
   bind(TOKENS.CancelTask)
     .toDynamicValue(
       (c) =>
@@ -79,6 +88,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
           c.get(TOKENS.InflightCalls),
           c.get(TOKENS.ExecutionOptions),
           c.get(TOKENS.TaskCompletion),
+          c.get(TOKENS.Telemetry),
         ),
     )
     .inSingletonScope();
@@ -136,6 +146,10 @@ export interface GengateCoreConfig {
   readonly callLimiter?: ProviderCallLimiter;
   /** Development only: accept reference inputs on loopback and private addresses. Default false. */
   readonly allowPrivateInputs?: boolean;
+  /** Metrics the use cases report (the host binds prom-client); default none. */
+  readonly telemetry?: Telemetry;
+  /** Back-pressure before a submission writes anything; default always open. */
+  readonly submissionGate?: SubmissionGate;
 }
 
 /** The use cases an HTTP layer or worker calls. */
@@ -195,6 +209,8 @@ export function createGengate(config: GengateCoreConfig): Gengate {
   container.bind(TOKENS.PriceBook).toConstantValue(new PriceBook(config.markup ?? NO_MARKUP));
   container.bind(TOKENS.CallLimiter).toConstantValue(config.callLimiter ?? UNLIMITED_CALLS);
   container.bind(TOKENS.AllowPrivateInputs).toConstantValue(config.allowPrivateInputs ?? false);
+  container.bind(TOKENS.Telemetry).toConstantValue(config.telemetry ?? NO_TELEMETRY);
+  container.bind(TOKENS.SubmissionGate).toConstantValue(config.submissionGate ?? OPEN_GATE);
   container.load(coreModule);
   return {
     container,
