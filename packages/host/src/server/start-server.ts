@@ -23,7 +23,7 @@ import { createStripeClient, StripePaymentProcessor } from '../payments/stripe-p
 import { createPgStores } from '../postgres/pg-unit-of-work.js';
 import { LocalBlobStore } from '../storage/local-blob-store.js';
 import { createResultUrlResolver, createResultUrlVerifier, type ResultUrlVerifier } from '../storage/result-urls.js';
-import { defaultMaintenanceSteps, startMaintenanceWorker, taskSweepStep } from '../jobs/maintenance-worker.js';
+import { defaultMaintenanceSteps, retentionStep, startMaintenanceWorker, taskSweepStep } from '../jobs/maintenance-worker.js';
 import { loadServerSecret } from '../postgres/server-secrets.js';
 import { STRIPE_CHECKOUT_TTL_SECONDS } from '../payments/stripe-processor.js';
 import type { GengateConfig } from './config.js';
@@ -216,6 +216,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
               pendingTopupTtlSeconds: { stripe: STRIPE_CHECKOUT_TTL_SECONDS + 3_600, manual: config.manualTopupExpiryHours * 3_600 },
             }),
             taskSweepStep(gengate.sweepTasks),
+            ...(config.retentionDays === null ? [] : [retentionStep({ retentionSeconds: config.retentionDays * 86_400 })]),
           ],
         },
       )
