@@ -153,8 +153,17 @@ describe('metrics, health and back-pressure', () => {
       what: '50 callbacks delivered',
     });
 
-    const apiText = await scrape(api);
-    const workerText = await scrape(worker);
+    // A task's end is counted just after its commit: wait for the counters to see all 101.
+    const w = worker;
+    const [apiText, workerText] = await waitFor(
+      async () => {
+        const texts = [await scrape(api), await scrape(w)] as const;
+        const ended = texts.reduce((n, t) => n + sum(t, 'gengate_tasks_ended_total'), 0);
+        const delivered = sum(texts[1], 'gengate_callbacks_total', { result: 'delivered' });
+        return ended === 101 && delivered === 50 ? texts : null;
+      },
+      { timeoutMs: 10_000, what: 'the counters to see every end and callback' },
+    );
     const both = (name: string, match: Record<string, string> = {}) => sum(apiText, name, match) + sum(workerText, name, match);
     const expected = [
       'gengate_http_request_duration_seconds',

@@ -81,19 +81,20 @@ export async function startCallbackWorker(
         ({ statusCode } = await postCallback(task.callbackUrl, body, headers, { allowPrivate: opts.allowPrivate, timeoutMs: opts.timeoutMs, signal: shutdown.signal }));
       } catch (err) {
         if (err instanceof ForbiddenTargetError) {
-          await record({ statusCode: null, delivered: false, error: `not sent: ${err.message}` });
           count('abandoned');
+          await record({ statusCode: null, delivered: false, error: `not sent: ${err.message}` });
           log.warn({ taskId: task.id, err: err.message }, 'callback not sent: private or reserved target');
           continue;
         }
-        await record({ statusCode: null, delivered: false, error: (err as Error).message });
         count(lastAttempt ? 'abandoned' : 'retried');
+        await record({ statusCode: null, delivered: false, error: (err as Error).message });
         if (err instanceof AttemptAbortedError) log.info({ taskId: task.id }, 'callback attempt cut off by shutdown; it will be retried');
         throw err;
       }
       const delivered = statusCode >= 200 && statusCode < 300;
-      await record({ statusCode, delivered, error: delivered ? null : `HTTP ${statusCode}` });
+      // Counted before the attempt is recorded: whoever sees the record sees the count.
       count(delivered ? 'delivered' : lastAttempt ? 'abandoned' : 'retried');
+      await record({ statusCode, delivered, error: delivered ? null : `HTTP ${statusCode}` });
       if (!delivered) throw new Error(`callback answered HTTP ${statusCode}`);
       log.info({ taskId: task.id, statusCode }, 'callback delivered');
     }
