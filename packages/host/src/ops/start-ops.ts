@@ -44,6 +44,8 @@ export function createOps(o: { settings: OpsSettings; db: Queryable; logger: Log
   const sampler = new QueueSampler(o.db, {
     bossSchema: o.bossSchema ?? BOSS_SCHEMA,
     queues: SAMPLED_QUEUES,
+    counted: QUEUES.generate,
+    countCap: o.settings.maxQueuedJobs,
     intervalMs: o.settings.queueSampleIntervalMs,
     logger: o.logger,
   });
