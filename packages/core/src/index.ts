@@ -118,6 +118,10 @@ export type {
 export type { TaskIntake, TaskIntakeRequest, TaskIntakeResult } from './ports/task-intake.js';
 export { UnitOfWorkTaskIntake } from './run/unit-of-work-task-intake.js';
 export type { TaskCompletion, TaskSuccessCompletion } from './ports/task-completion.js';
+export { NO_TELEMETRY } from './ports/telemetry.js';
+export type { SubmissionRefusal, TaskOutcome, Telemetry, UpstreamOperation } from './ports/telemetry.js';
+export { OPEN_GATE } from './ports/submission-gate.js';
+export type { GateState, SubmissionGate } from './ports/submission-gate.js';
 export { UnitOfWorkTaskCompletion } from './execution/unit-of-work-task-completion.js';
 export { blobBytes } from './ports/blob-store.js';
 export type { BlobBody, BlobStore, ResultUrlResolver, StoredBlob } from './ports/blob-store.js';

@@ -17,6 +17,7 @@ export {
   startMaintenanceWorker,
   defaultMaintenanceSteps,
   taskSweepStep,
+  retentionStep,
   runMaintenance,
   type MaintenanceStep,
   type MaintenanceContext,
@@ -45,3 +46,7 @@ export { createStandaloneDashboard } from './dashboard/standalone-dashboard.js';
 export { PgSessionStore } from './postgres/pg-session-store.js';
 export { PgAccountDirectory } from './postgres/pg-account-directory.js';
 export type { RequestAuthenticator } from './http/middleware/authenticate.js';
+export { createOps, type Ops, type OpsSettings } from './ops/start-ops.js';
+export { GengateMetrics, type WorkerMetrics, type CallbackResult } from './ops/gengate-metrics.js';
+export { QueueDepthGate } from './ops/queue-gate.js';
+export { httpMetrics } from './ops/http-metrics.js';

@@ -36,6 +36,8 @@ export const coreModule = new ContainerModule(({ bind }) => {
           c.get(TOKENS.PriceBook),
           c.get(TOKENS.Scheduling),
           c.get(TOKENS.AllowPrivateInputs),
+          c.get(TOKENS.SubmissionGate),
+          c.get(TOKENS.Telemetry),
         ),
     )
     .inSingletonScope();
@@ -44,7 +46,12 @@ export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.QuoteRun)
     .toDynamicValue((c) => new QuoteRun(c.get(TOKENS.Registry), c.get(TOKENS.PriceBook), c.get(TOKENS.Stores).ledger, c.get(TOKENS.AllowPrivateInputs)))
     .inSingletonScope();
-  bind(TOKENS.FailTask).toDynamicValue((c) => new FailTask(c.get(TOKENS.UnitOfWork), c.get(TOKENS.Scheduling))).inSingletonScope();
+  bind(TOKENS.FailTask)
+    .toDynamicValue((c) => {
+      const registry = c.get(TOKENS.Registry);
+      return new FailTask(c.get(TOKENS.UnitOfWork), c.get(TOKENS.Scheduling), c.get(TOKENS.Telemetry), (id) => registry.find(id)?.provider);
+    })
+    .inSingletonScope();
   bind(TOKENS.CancelTask)
     .toDynamicValue(
       (c) =>
@@ -67,6 +74,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
           c.get(TOKENS.ExecutionOptions),
           c.get(TOKENS.TaskCompletion),
           c.get(TOKENS.FailTask),
+          c.get(TOKENS.Telemetry),
         ),
     )
     .inSingletonScope();

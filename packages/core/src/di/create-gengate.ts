@@ -17,6 +17,8 @@ import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
 import { silentLogger, type Clock, type IdGenerator, type Logger } from '../ports/system.js';
 import type { TaskCompletion } from '../ports/task-completion.js';
 import type { TaskIntake } from '../ports/task-intake.js';
+import { OPEN_GATE, type SubmissionGate } from '../ports/submission-gate.js';
+import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.js';
 import { UnitOfWorkTaskIntake } from '../run/unit-of-work-task-intake.js';
 import type { AdminService } from '../services/admin.js';
 import type { Authenticate } from '../services/authenticate.js';
@@ -59,6 +61,10 @@ export interface GengateCoreConfig {
   readonly callLimiter?: ProviderCallLimiter;
   /** Development only: accept reference inputs on loopback and private addresses. Default false. */
   readonly allowPrivateInputs?: boolean;
+  /** Metrics the use cases report (the host binds prom-client); default none. */
+  readonly telemetry?: Telemetry;
+  /** Back-pressure before a submission writes anything; default always open. */
+  readonly submissionGate?: SubmissionGate;
 }
 
 /** The use cases an HTTP layer or worker calls. */
@@ -133,6 +139,8 @@ export function createGengateContainer(config: GengateCoreConfig): Container {
   container.bind(TOKENS.PriceBook).toConstantValue(new PriceBook(config.markup ?? NO_MARKUP));
   container.bind(TOKENS.CallLimiter).toConstantValue(config.callLimiter ?? UNLIMITED_CALLS);
   container.bind(TOKENS.AllowPrivateInputs).toConstantValue(config.allowPrivateInputs ?? false);
+  container.bind(TOKENS.Telemetry).toConstantValue(config.telemetry ?? NO_TELEMETRY);
+  container.bind(TOKENS.SubmissionGate).toConstantValue(config.submissionGate ?? OPEN_GATE);
   container.load(coreModule);
   return container;
 }

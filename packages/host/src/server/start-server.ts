@@ -23,11 +23,12 @@ import { createStripeClient, StripePaymentProcessor } from '../payments/stripe-p
 import { createPgStores } from '../postgres/pg-unit-of-work.js';
 import { LocalBlobStore } from '../storage/local-blob-store.js';
 import { createResultUrlResolver, createResultUrlVerifier, type ResultUrlVerifier } from '../storage/result-urls.js';
-import { defaultMaintenanceSteps, startMaintenanceWorker, taskSweepStep } from '../jobs/maintenance-worker.js';
+import { defaultMaintenanceSteps, retentionStep, startMaintenanceWorker, taskSweepStep } from '../jobs/maintenance-worker.js';
 import { loadServerSecret } from '../postgres/server-secrets.js';
 import { STRIPE_CHECKOUT_TTL_SECONDS } from '../payments/stripe-processor.js';
 import type { GengateConfig } from './config.js';
 import { openDatabase } from './database.js';
+import { createOps } from '../ops/start-ops.js';
 import { createStandaloneDashboard } from '../dashboard/standalone-dashboard.js';
 
 export interface RunningServer {
@@ -93,6 +94,8 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     callbackTimeoutMs: config.callbacks.timeoutMs,
     generateExpireSeconds,
   });
+  // Metrics, health and back-pressure (ops/): telemetry and the submission gate go into the core.
+  const ops = createOps({ settings: config.ops, db: db.pool, logger });
   const callbacks = new CallbackRepository(db.pool);
   const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(db.pool, boss);
   let baseUrl = config.publicUrl ?? '';
@@ -132,6 +135,8 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     markup: config.markup,
     scheduling: config.scheduling,
     callLimiter: new PgCallLimiter(db.pool, (id) => config.providerLimits(id)),
+    telemetry: ops.metrics,
+    submissionGate: ops.gate,
   });
 
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
@@ -142,9 +147,8 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
 
   const app = express();
   app.disable('x-powered-by');
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
+  app.use(ops.httpMetrics);
+  app.use(ops.router);
   app.use('/docs', createApiReferenceRouter({ openApiUrl: '/api/v1/openapi.json' }));
   const rateLimiter = createPgKeyRateLimiter(db.pool);
   app.use(
@@ -193,10 +197,11 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
           concurrency: config.callbacks.concurrency,
           perUserConcurrency: config.callbacks.perUserConcurrency,
           logger,
+          metrics: ops.metrics,
         },
       )
     : null;
-  const mailWorker = config.runWorker ? await startAlertMailWorker(boss, new SendAlertMail(stores.alerts, stores.users, mailer), logger) : null;
+  const mailWorker = config.runWorker ? await startAlertMailWorker(boss, new SendAlertMail(stores.alerts, stores.users, mailer), logger, ops.metrics) : null;
   const maintenanceWorker = config.runWorker
     ? await startMaintenanceWorker(
         boss,
@@ -211,11 +216,13 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
               pendingTopupTtlSeconds: { stripe: STRIPE_CHECKOUT_TTL_SECONDS + 3_600, manual: config.manualTopupExpiryHours * 3_600 },
             }),
             taskSweepStep(gengate.sweepTasks),
+            ...(config.retentionDays === null ? [] : [retentionStep({ retentionSeconds: config.retentionDays * 86_400 })]),
           ],
         },
       )
     : null;
-  logger.info({ url: baseUrl, database: db.where, worker: worker !== null }, `gengate listening on ${baseUrl}`);
+  const { metricsUrl } = await ops.start(config.host);
+  logger.info({ url: baseUrl, database: db.where, worker: worker !== null, metricsUrl }, `gengate listening on ${baseUrl}`);
 
   let closing: Promise<void> | null = null;
   return {
@@ -228,6 +235,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
       closing ??= (async () => {
         // One deadline for everything, taken now; each part gets what is left of it.
         const deadline = Date.now() + config.shutdownGraceMs;
+        ops.markStopping(); // /readyz answers 503 from now on
         const remaining = () => Math.max(0, deadline - Date.now());
         /** Waits for p, but not past the deadline (plus a margin for what is cut off there to unwind). */
         const bounded = async (p: Promise<unknown> | undefined, what: string, marginMs = 250): Promise<void> => {
@@ -253,6 +261,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
           bounded(dashboard?.stop(), 'dashboard'),
         ]);
         clearTimeout(forceHttp);
+        await bounded(ops.close(), 'metrics and health');
         await bounded(boss.stop({ graceful: true, timeout: Math.max(remaining(), 100) }), 'job queue', 500);
         await bounded(db.close(), 'database', 500);
         logger.info({ overrunMs: Math.max(0, Date.now() - deadline) }, 'gengate stopped');
