@@ -10,7 +10,6 @@ export { createGengateHost, type GengateHost } from './embed/create-gengate-host
 export type { GengateHostOptions, HostWorkerSelection, StripeHostOptions } from './embed/gengate-host-options.js';
 export { DEFAULT_HOST_SETTINGS, resolveHostSettings, type GengateHostSettings, type GengateHostSettingsInput } from './embed/host-settings.js';
 export type { EnsureUserInput } from './embed/ensure-user.js';
-export { createHealthRouter } from './server/health-router.js';
 
 // The parts the facade is built from, for hosts that wire them by hand.
 export { createGengateRouter, type GengateRouterOptions } from './http/create-router.js';
@@ -34,6 +33,7 @@ export {
   startMaintenanceWorker,
   defaultMaintenanceSteps,
   taskSweepStep,
+  retentionStep,
   runMaintenance,
   type MaintenanceStep,
   type MaintenanceContext,
@@ -56,3 +56,9 @@ export { openApiDocument } from './http/routes/openapi-document.js';
 export { createDashboard, type Dashboard, type DashboardOptions, bossQueueInspector, startSessionPurge, CSRF_HEADER, createSessionAuthenticator, sessionCookie } from './dashboard/index.js';
 export { PgSessionStore } from './postgres/pg-session-store.js';
 export { PgAccountDirectory } from './postgres/pg-account-directory.js';
+
+// Metrics, health and back-pressure (createGengateHost builds them; exported for hosts that wire by hand).
+export { createOps, type Ops, type OpsSettings } from './ops/start-ops.js';
+export { GengateMetrics, type WorkerMetrics, type CallbackResult } from './ops/gengate-metrics.js';
+export { QueueDepthGate } from './ops/queue-gate.js';
+export { httpMetrics } from './ops/http-metrics.js';

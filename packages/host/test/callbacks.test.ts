@@ -32,6 +32,13 @@ async function receiver(statuses: number[]): Promise<{ url: string; received: Re
   };
 }
 
+/** gengate_callbacks_total by result, from the server's /metrics (outside the API prefix: not contract-checked). */
+async function callbackCounts(server: SpawnedServer): Promise<Record<'delivered' | 'retried' | 'abandoned', number>> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const value = (result: string) => Number(new RegExp(`^gengate_callbacks_total\\{result="${result}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+  return { delivered: value('delivered'), retried: value('retried'), abandoned: value('abandoned') };
+}
+
 describe('task callbacks', () => {
   const servers: SpawnedServer[] = [];
   const dbs: TestDatabase[] = [];
@@ -57,7 +64,7 @@ describe('task callbacks', () => {
 
   it('retries a receiver that answers 500 three times, then delivers one signed callback recorded as delivered', { timeout: 60_000 }, async () => {
     const hook = await receiver([500, 500, 500]);
-    const { api } = await host({ CALLBACK_ALLOW_PRIVATE: 'true' });
+    const { api, server } = await host({ CALLBACK_ALLOW_PRIVATE: 'true' });
     const { task_id: taskId } = (await (await api('/run/sandbox.echo-chat', { method: 'POST', body: JSON.stringify({ prompt: 'hi', callback_url: hook.url }) })).json()) as { task_id: string };
     await waitFor(async () => (hook.received.length >= 4 ? true : null), { timeoutMs: 45_000, intervalMs: 100, what: 'four callback attempts' });
     const { secret } = (await (await api('/webhook-secret')).json()) as { secret: string };
@@ -81,6 +88,7 @@ describe('task callbacks', () => {
     );
     expect(attempts.map((a) => a.status_code)).toEqual([500, 500, 500, 200]);
     expect(attempts.filter((a) => a.delivered)).toHaveLength(1);
+    expect(await callbackCounts(server)).toEqual({ delivered: 1, retried: 3, abandoned: 0 });
     // A rotated secret no longer verifies old signatures.
     const rotated = (await (await api('/webhook-secret/rotate', { method: 'POST' })).json()) as { secret: string };
     expect(rotated.secret).not.toBe(secret);
@@ -88,7 +96,7 @@ describe('task callbacks', () => {
   });
 
   it('never sends to loopback, private, link-local or metadata targets by default, and the task still ends', { timeout: 60_000 }, async () => {
-    const { api } = await host({});
+    const { api, server } = await host({});
     const targets = ['http://127.0.0.1:9/x', 'http://10.0.0.1/x', 'http://169.254.169.254/latest/meta-data', 'http://[::1]:9/x', 'http://localhost:9/x'];
     const ids: string[] = [];
     for (const callback_url of targets) {
@@ -108,6 +116,7 @@ describe('task callbacks', () => {
       expect(attempts[0]?.error).toMatch(/^not sent: /);
       expect(((await (await api(`/run/tasks/${id}`)).json()) as { status: string }).status).toBe('success');
     }
+    expect(await callbackCounts(server)).toEqual({ delivered: 0, retried: 0, abandoned: targets.length });
   });
 
   it('classifies addresses', () => {

@@ -53,10 +53,14 @@ describe('roles: gengate serve --role api | worker', () => {
     expect(await file.text()).toMatch(/^Sandbox reply to: split roles/);
   });
 
-  it('the worker process serves health and nothing else', async () => {
+  it('the worker process serves health and metrics and nothing else', async () => {
     const health = await fetch(`${workerUrl}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: 'ok' });
+    expect((await fetch(`${workerUrl}/readyz`)).status).toBe(200);
+    const metrics = await fetch(`${workerUrl}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toMatch(/^# HELP /m);
     for (const path of ['/api/v1/models', '/api/v1/openapi.json', '/docs', '/dashboard/', '/']) {
       const res = await fetch(`${workerUrl}${path}`);
       expect(res.status, path).toBe(404);

@@ -1,22 +1,42 @@
-export * from './conformance/adapter-suite.js';
-export * from './postgres/test-database.js';
-export * from './fakes/fake-stripe.js';
-export * from './fakes/smtp-capture.js';
-export * from './conformance/index.js';
-export * from './fakes/memory-gengate.js';
-export * from './fakes/fake-upstream.js';
-export * from './conformance/adapter/adapter-requests.js';
-export * from './conformance/adapter/adapter-call.js';
-export * from './fakes/png.js';
-export * from './fakes/fake-text.js';
-export * from './fakes/openai/fake-openai.js';
-export * from './conformance/adapter/parameter-table.js';
-export * from './conformance/adapter/worker-retry.js';
-export * from './fakes/anthropic/fake-anthropic.js';
-export * from './fakes/google/fake-google.js';
-export * from './fakes/video/fake-media.js';
-export * from './fakes/video/fake-jobs.js';
-export * from './fakes/fal/fake-fal.js';
-export * from './fakes/replicate/fake-replicate.js';
-export * from './fakes/runway/fake-runway.js';
-export * from './fakes/google-veo/fake-veo.js';
+export { describeAdapterConformance, runAdapterCall } from './conformance/adapter-suite.js';
+export type { AdapterConformanceOptions, AdapterSuiteSection } from './conformance/adapter-suite.js';
+export { createTestDatabase } from './postgres/test-database.js';
+export type { TestDatabase } from './postgres/test-database.js';
+export { startFakeStripe } from './fakes/fake-stripe.js';
+export type { FakeCheckoutSession, FakeStripe } from './fakes/fake-stripe.js';
+export { startSmtpCapture } from './fakes/smtp-capture.js';
+export type { CapturedMail, SmtpCapture } from './fakes/smtp-capture.js';
+export { describeDashboardStoresConformance, describeHttpApiConformance, describeStoreConformance } from './conformance/index.js';
+export type {
+  DashboardStoresHarness,
+  HttpApiConformanceOptions,
+  StoreConformanceHarness,
+  StoreConformanceOptions,
+  StoreConformanceSkip,
+} from './conformance/index.js';
+export { createMemoryGengate, MEMORY_GENGATE_BASE_URL } from './fakes/memory-gengate.js';
+export type { MemoryGengate, MemoryGengateOptions } from './fakes/memory-gengate.js';
+export { FakeUpstream } from './fakes/fake-upstream.js';
+export type { FakeFault, FakeHandler, FakeReply, FakeRoute, RecordedCall } from './fakes/fake-upstream.js';
+export { minimalRequest, parameterProbes, providerParamProbes } from './conformance/adapter/adapter-requests.js';
+export type { ParameterProbe } from './conformance/adapter/adapter-requests.js';
+export { kitCall, kitReadInput } from './conformance/adapter/adapter-call.js';
+export { colourOf, pngSize, solidPng } from './fakes/png.js';
+export { countTokens, echoReply, FAKE_REFUSE_MARKER, fakeId, isRecord } from './fakes/fake-text.js';
+export { openAIError, openAIFaults, openAIRoutes, startFakeOpenAI } from './fakes/openai/fake-openai.js';
+export type { FakeOpenAIOptions } from './fakes/openai/fake-openai.js';
+export { describeParameterTable } from './conformance/adapter/parameter-table.js';
+export type { ParameterOutcome, ParameterRow, ParameterTableOptions } from './conformance/adapter/parameter-table.js';
+export { describeWorkerRetry } from './conformance/adapter/worker-retry.js';
+export type { WorkerRetryOptions } from './conformance/adapter/worker-retry.js';
+export { anthropicError, anthropicFaults, anthropicRoutes, startFakeAnthropic } from './fakes/anthropic/fake-anthropic.js';
+export { GEMINI_IMAGE_SIZES_1K, googleError, googleFaults, googleRoutes, startFakeGoogle } from './fakes/google/fake-google.js';
+export { FAKE_PNG, fakeMp4 } from './fakes/video/fake-media.js';
+export { FAKE_FILE_PATH, FakeJobBook } from './fakes/video/fake-jobs.js';
+export type { FakeJob, FakeJobBookOptions, FakeJobFailure, FakeJobPhase, FakeWebhookDelivery } from './fakes/video/fake-jobs.js';
+export { FakeFal, falAppId } from './fakes/fal/fake-fal.js';
+export type { FakeFalOptions } from './fakes/fal/fake-fal.js';
+export { FakeReplicate } from './fakes/replicate/fake-replicate.js';
+export type { FakeReplicateOptions } from './fakes/replicate/fake-replicate.js';
+export { FakeRunway, RUNWAY_API_VERSION } from './fakes/runway/fake-runway.js';
+export { FakeVeo } from './fakes/google-veo/fake-veo.js';

@@ -1,4 +1,12 @@
-export * from './replicate-adapter.js';
-export * from './replicate-models.js';
-export * from './replicate-mapping.js';
+export {
+  createReplicateAdapter,
+  REPLICATE_DEFAULT_BASE_URL,
+  REPLICATE_TOKEN_SETTING,
+  ReplicateAdapter,
+} from './replicate-adapter.js';
+export type { ReplicateAdapterOptions } from './replicate-adapter.js';
+export { REPLICATE_MODELS } from './replicate-models.js';
+export type { ReplicateModel } from './replicate-models.js';
+export { classifyReplicateFailure, replicateVideoInput } from './replicate-mapping.js';
+export type { ReplicateVideoInput } from './replicate-mapping.js';
 export { verifyReplicateWebhook, readReplicateWebhook } from './replicate-webhook.js';

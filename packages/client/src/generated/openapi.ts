@@ -921,7 +921,7 @@ export interface components {
          * @description The stable error type (docs/errors.md); branch on it, not on the message.
          * @enum {string}
          */
-        ErrorType: "invalid_request" | "invalid_json" | "sign_in_link_invalid" | "invalid_body" | "unsupported_parameter" | "authentication_failed" | "session_required" | "insufficient_credits" | "ip_not_allowed" | "csrf_failed" | "operator_only" | "sign_up_closed" | "result_url_invalid" | "model_not_found" | "model_inactive" | "task_not_found" | "api_key_not_found" | "alert_not_found" | "not_found" | "method_not_allowed" | "conflict" | "result_url_expired" | "payload_too_large" | "unsupported_media_type" | "limit_exceeded" | "provider_not_configured" | "rate_limited" | "too_many_tasks" | "internal_error" | "upstream_error" | "service_unavailable";
+        ErrorType: "invalid_request" | "invalid_json" | "sign_in_link_invalid" | "invalid_body" | "unsupported_parameter" | "authentication_failed" | "session_required" | "insufficient_credits" | "ip_not_allowed" | "csrf_failed" | "operator_only" | "sign_up_closed" | "result_url_invalid" | "model_not_found" | "model_inactive" | "task_not_found" | "api_key_not_found" | "alert_not_found" | "not_found" | "method_not_allowed" | "conflict" | "result_url_expired" | "payload_too_large" | "unsupported_media_type" | "limit_exceeded" | "provider_not_configured" | "rate_limited" | "too_many_tasks" | "internal_error" | "upstream_error" | "overloaded" | "service_unavailable";
         /** @description The body of every refused request; `code` repeats the HTTP status. */
         Error: {
             code: number;
@@ -1431,6 +1431,38 @@ export interface components {
                 };
             };
         };
+        /**
+         * @description `overloaded`: more generation jobs are waiting on this gateway than its operator allows
+         *     (`MAX_QUEUED_JOBS`). Nothing was held and no task was created; submit again after `Retry-After` seconds.
+         */
+        Overloaded: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 503,
+                 *       "message": "The gateway has 10000 generation jobs waiting (limit 10000); nothing was held. Submit again after Retry-After seconds.",
+                 *       "error": {
+                 *         "type": "overloaded",
+                 *         "param": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: 503;
+                    error?: {
+                        /** @constant */
+                        type?: "overloaded";
+                        param?: unknown;
+                    };
+                };
+            };
+        };
         /** @description `internal_error`: an unexpected error; the message quotes the request id. */
         InternalError: {
             headers: {
@@ -1605,6 +1637,7 @@ export interface operations {
             422: components["responses"]["ProviderNotConfigured"];
             429: components["responses"]["RunTooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listTasks: {

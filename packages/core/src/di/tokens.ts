@@ -7,6 +7,8 @@ import type { Clock, IdGenerator, Logger } from '../ports/system.js';
 import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
 import type { TaskIntake } from '../ports/task-intake.js';
 import type { TaskCompletion } from '../ports/task-completion.js';
+import type { SubmissionGate } from '../ports/submission-gate.js';
+import type { Telemetry } from '../ports/telemetry.js';
 import type { AdminService } from '../services/admin.js';
 import type { Authenticate } from '../services/authenticate.js';
 import type { BillingService } from '../services/billing.js';
@@ -47,6 +49,8 @@ export const TOKENS = {
   CallLimiter: token<ProviderCallLimiter>('CallLimiter'),
   InflightCalls: token<InflightCalls>('InflightCalls'),
   AllowPrivateInputs: token<boolean>('AllowPrivateInputs'),
+  Telemetry: token<Telemetry>('Telemetry'),
+  SubmissionGate: token<SubmissionGate>('SubmissionGate'),
   Registry: token<ModelRegistry>('Registry'),
   SubmitRun: token<SubmitRun>('SubmitRun'),
   GetTask: token<GetTask>('GetTask'),

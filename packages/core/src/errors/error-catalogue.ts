@@ -33,6 +33,7 @@ export const ERROR_CATALOGUE = {
   too_many_tasks: { status: 429, description: 'The user already has the most unfinished tasks this gateway accepts; submit again when some have ended.' },
   internal_error: { status: 500, description: 'An unexpected error; the request id identifies it in the logs.' },
   upstream_error: { status: 502, description: 'The upstream provider failed.' },
+  overloaded: { status: 503, description: 'Too many generation jobs are waiting on this gateway; nothing was held. Retry after Retry-After seconds.' },
   service_unavailable: { status: 503, description: 'The gateway is shutting down or a dependency is unavailable.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 

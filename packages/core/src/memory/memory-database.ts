@@ -4,11 +4,12 @@ import type { TaskRecord } from '../model/task.js';
 import type { UserRecord } from '../model/user.js';
 import type { JsonObject } from '../util/json.js';
 
+/** Rows are never changed in place: a write sets a new object (copy-on-write units of work compare rows by identity). */
 export interface MemoryHold {
-  userId: string;
-  taskId: string;
-  amountMicro: number;
-  state: 'held' | 'settled' | 'released';
+  readonly userId: string;
+  readonly taskId: string;
+  readonly amountMicro: number;
+  readonly state: 'held' | 'settled' | 'released';
 }
 
 export interface MemoryJob {
@@ -33,52 +34,62 @@ export class MemoryDatabase {
   private tail: Promise<unknown> = Promise.resolve();
 
   /**
-   * Runs fn after every earlier serialized call (the memory stand-in for a transaction's isolation); when
-   * fn throws, every row it changed is restored (the stand-in for a rollback).
+   * A unit of work, copy-on-write: `fn` runs after every earlier unit of work (the memory stand-in for
+   * isolation) against a private copy of the rows. When it resolves, what it changed is applied to this
+   * database at once (commit); when it throws, the copy is dropped and nothing it wrote was ever visible
+   * (rollback). Rows written meanwhile outside any unit of work are kept unless the unit wrote the same row.
    */
-  serialize<T>(fn: () => Promise<T>): Promise<T> {
+  transaction<T>(fn: (copy: MemoryDatabase) => Promise<T>): Promise<T> {
     const run = async () => {
-      const snapshot = this.snapshot();
-      try {
-        return await fn();
-      } catch (err) {
-        this.restore(snapshot);
-        throw err;
-      }
+      const base = this.copy();
+      const work = this.copy();
+      const result = await fn(work);
+      this.apply(base, work);
+      return result;
     };
     const next = this.tail.then(run, run);
     this.tail = next.catch(() => undefined);
     return next;
   }
 
-  private snapshot() {
-    return {
-      users: new Map(this.users),
-      keys: new Map(this.keys),
-      tasks: new Map(this.tasks),
-      transactions: [...this.transactions],
-      holds: new Map([...this.holds].map(([k, h]) => [k, { ...h }])),
-      alerts: new Map(this.alerts),
-      accounts: new Set(this.accounts),
-      jobs: [...this.jobs],
-      idempotency: new Map(this.idempotency),
-    };
+  /** Another database holding the same rows (rows are immutable objects, so sharing them is safe). */
+  private copy(): MemoryDatabase {
+    const c = new MemoryDatabase();
+    for (const [k, v] of this.users) c.users.set(k, v);
+    for (const [k, v] of this.keys) c.keys.set(k, v);
+    for (const [k, v] of this.tasks) c.tasks.set(k, v);
+    for (const [k, v] of this.holds) c.holds.set(k, v);
+    for (const [k, v] of this.alerts) c.alerts.set(k, v);
+    for (const [k, v] of this.idempotency) c.idempotency.set(k, v);
+    for (const a of this.accounts) c.accounts.add(a);
+    c.transactions.push(...this.transactions);
+    c.jobs.push(...this.jobs);
+    return c;
   }
 
-  private restore(s: ReturnType<MemoryDatabase['snapshot']>): void {
-    const refill = <K, V>(target: Map<K, V>, from: Map<K, V>) => {
-      target.clear();
-      for (const [k, v] of from) target.set(k, v);
+  /** Applies what `work` changed relative to `base` (rows set, replaced or deleted; entries appended). */
+  private apply(base: MemoryDatabase, work: MemoryDatabase): void {
+    const maps = <K, V>(target: Map<K, V>, from: Map<K, V>, to: Map<K, V>) => {
+      for (const [k, v] of to) if (from.get(k) !== v) target.set(k, v);
+      for (const k of from.keys()) if (!to.has(k)) target.delete(k);
     };
-    refill(this.users, s.users);
-    refill(this.keys, s.keys);
-    refill(this.tasks, s.tasks);
-    refill(this.holds, s.holds);
-    refill(this.alerts, s.alerts);
-    refill(this.idempotency, s.idempotency);
-    this.transactions.splice(0, this.transactions.length, ...s.transactions);
-    this.jobs.splice(0, this.jobs.length, ...s.jobs);
-    this.accounts.clear();
-    for (const a of s.accounts) this.accounts.add(a);
+    maps(this.users, base.users, work.users);
+    maps(this.keys, base.keys, work.keys);
+    maps(this.tasks, base.tasks, work.tasks);
+    maps(this.holds, base.holds, work.holds);
+    maps(this.alerts, base.alerts, work.alerts);
+    maps(this.idempotency, base.idempotency, work.idempotency);
+    for (const a of work.accounts) if (!base.accounts.has(a)) this.accounts.add(a);
+    for (const a of base.accounts) if (!work.accounts.has(a)) this.accounts.delete(a);
+    // Transactions are appended or replaced by a new object at the same index; never removed.
+    work.transactions.forEach((t, i) => {
+      const before = base.transactions[i];
+      if (before === t) return;
+      const at = before ? this.transactions.indexOf(before) : -1;
+      if (at >= 0) this.transactions[at] = t;
+      else this.transactions.push(t);
+    });
+    // Jobs are only enqueued inside a unit of work (workers take them outside one).
+    for (const job of work.jobs.slice(base.jobs.length)) this.jobs.push(job);
   }
 }

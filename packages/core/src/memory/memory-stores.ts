@@ -259,7 +259,7 @@ export class MemoryBillingLedger implements BillingLedger {
   async settle(taskId: string, chargeMicro: number, description: string) {
     const h = this.db.holds.get(taskId);
     if (!h || h.state !== 'held') return null;
-    h.state = 'settled';
+    this.db.holds.set(taskId, { ...h, state: 'settled' });
     const credits = Math.min(chargeMicro, h.amountMicro);
     const t = this.push({
       userId: h.userId,
@@ -273,7 +273,7 @@ export class MemoryBillingLedger implements BillingLedger {
   }
   async release(taskId: string) {
     const h = this.db.holds.get(taskId);
-    if (h && h.state === 'held') h.state = 'released';
+    if (h && h.state === 'held') this.db.holds.set(taskId, { ...h, state: 'released' });
   }
   async record(e: CreditEntry) {
     if (e.status === 'pending' && e.paymentMethod !== 'usage') {

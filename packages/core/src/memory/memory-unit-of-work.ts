@@ -11,9 +11,9 @@ import {
   MemoryUserStore,
 } from './memory-stores.js';
 
-/** Every store over one MemoryDatabase. Units of work are serialized; a failed one is rolled back. */
-export function createMemoryStores(db = new MemoryDatabase()): { db: MemoryDatabase; scope: TransactionScope; uow: UnitOfWork } {
-  const scope: TransactionScope = {
+/** Every store of the port over one MemoryDatabase. */
+function storesOver(db: MemoryDatabase): TransactionScope {
+  return {
     users: new MemoryUserStore(db),
     keys: new MemoryKeyStore(db),
     tasks: new MemoryTaskStore(db),
@@ -22,7 +22,15 @@ export function createMemoryStores(db = new MemoryDatabase()): { db: MemoryDatab
     jobs: new MemoryJobQueue(db),
     idempotency: new MemoryIdempotencyStore(db),
   };
-  const uow: UnitOfWork = { run: (fn) => db.serialize(() => fn(scope)) };
+}
+
+/**
+ * Every store over one MemoryDatabase. Units of work are serialized and copy-on-write, like PostgreSQL's
+ * transactions: a unit's writes are invisible until it commits, and a failed one leaves no partial write.
+ */
+export function createMemoryStores(db = new MemoryDatabase()): { db: MemoryDatabase; scope: TransactionScope; uow: UnitOfWork } {
+  const scope = storesOver(db);
+  const uow: UnitOfWork = { run: (fn) => db.transaction((copy) => fn(storesOver(copy))) };
   return { db, scope, uow };
 }
 

@@ -15,10 +15,11 @@ import type { AdapterCall, ProviderAdapter } from '../ports/provider-adapter.js'
 import type { Clock, Logger } from '../ports/system.js';
 import type { TaskStore, UnitOfWork } from '../ports/stores.js';
 import type { TaskCompletion } from '../ports/task-completion.js';
+import { NO_TELEMETRY, type Telemetry, type UpstreamOperation } from '../ports/telemetry.js';
 import type { NormalizedRequest } from '../run/normalized-request.js';
 import { normalizeRunRequest } from '../run/normalize-request.js';
 import type { JsonValue } from '../util/json.js';
-import { FailTask } from './fail-task.js';
+import type { FailTask } from './fail-task.js';
 
 export { DEFAULT_DEADLINES_MS, type ExecuteTaskOptions } from '../execution/execution-options.js';
 
@@ -47,7 +48,6 @@ interface Prepared {
  * within the task's deadline. Throws only when the process is shutting down (the job is then retried).
  */
 export class ExecuteTask {
-  private readonly failTask: FailTask;
   private readonly results: TaskResultWriter;
 
   constructor(
@@ -62,8 +62,9 @@ export class ExecuteTask {
     private readonly inflight: InflightCalls,
     private readonly options: ExecuteTaskOptions,
     completion: TaskCompletion,
+    private readonly failTask: FailTask,
+    private readonly telemetry: Telemetry = NO_TELEMETRY,
   ) {
-    this.failTask = new FailTask(uow, options.scheduling);
     this.results = new TaskResultWriter(completion, blobs, prices, options);
   }
 
@@ -79,13 +80,14 @@ export class ExecuteTask {
     try {
       const task = await this.tasks.markGenerating(taskId, this.clock.now());
       if (!task) return 'skipped';
+      if (task.attempts === 1) this.telemetry.taskStarted({ modelId: p.model.id, provider: p.model.provider });
       const longRunning = p.adapter.isLongRunning(p.model.id);
       if (longRunning && task.upstreamHandle !== null) {
         // The upstream job was started by an earlier run of this job: follow it, never submit twice.
         return await this.scheduleCheck({ ...p, task }, 1, null, null);
       }
       return await this.withCall({ ...p, task }, shutdown, async (call) => {
-        const step = await firstStep(p.adapter, call);
+        const step = await this.timed(p, p.adapter.isLongRunning(p.model.id) ? 'start' : 'generate', () => firstStep(p.adapter, call));
         if (step.kind === 'started') {
           p.log.info({ attempt: task.attempts }, 'upstream job started');
           // Persisted with the first status check, in one transaction: a restarted worker follows this handle instead of submitting again.
@@ -118,7 +120,7 @@ export class ExecuteTask {
         let step: StepResult;
         try {
           const event = webhook !== null ? p.adapter.readWebhook?.(webhook, call) : null;
-          step = event ? stepFromStatus(p.model, event.status) : await checkStep(p.adapter, handle, call);
+          step = event ? stepFromStatus(p.model, event.status) : await this.timed(p, 'status', () => checkStep(p.adapter, handle, call));
         } catch (error) {
           // The check itself failed, not the upstream job: ask again later, unless asking again cannot help.
           if (!isUpstreamError(error) || !error.isRetryable || call.abortSignal.aborted) throw error;
@@ -208,7 +210,29 @@ export class ExecuteTask {
     if (step.kind !== 'done') throw new Error(`unexpected step ${step.kind}`);
     const outcome = await this.results.commitSuccess(p.task, p.model, p.request, step.result, call.abortSignal);
     p.log.info({ chargedMicro: outcome.chargedMicro, files: outcome.files }, outcome.ended ? 'task succeeded' : 'task had already ended');
-    return outcome.ended ? 'success' : 'skipped';
+    if (!outcome.ended) return 'skipped';
+    const startedAt = p.task.startedAt;
+    this.telemetry.taskEnded({
+      modelId: p.model.id,
+      provider: p.model.provider,
+      outcome: 'success',
+      generationMs: startedAt ? this.clock.now().getTime() - startedAt.getTime() : null,
+    });
+    return 'success';
+  }
+
+  /** One upstream call, timed and classified for the metrics (a failed status step is an answer, not an error). */
+  private async timed<T>(p: Prepared, operation: UpstreamOperation, call: () => Promise<T>): Promise<T> {
+    const start = performance.now();
+    let errorClass: string | null = null;
+    try {
+      return await call();
+    } catch (error) {
+      errorClass = isUpstreamError(error) ? error.kind : error instanceof TaskCancelled || error instanceof DeadlineExceeded ? 'aborted' : 'internal';
+      throw error;
+    } finally {
+      this.telemetry.upstreamCall({ provider: p.model.provider, operation, errorClass, durationMs: performance.now() - start });
+    }
   }
 
   /** A retryable upstream failure within the attempts and the deadline starts a new attempt; anything else ends the task. */

@@ -4,6 +4,8 @@ import type { SchedulingOptions } from '../execution/scheduling.js';
 import type { PriceBook } from '../pricing/price-book.js';
 import type { IdGenerator, Logger } from '../ports/system.js';
 import type { TaskIntake, TaskIntakeResult } from '../ports/task-intake.js';
+import { OPEN_GATE, type SubmissionGate } from '../ports/submission-gate.js';
+import { NO_TELEMETRY, type SubmissionRefusal, type Telemetry } from '../ports/telemetry.js';
 import { validateRunRequest } from '../run/normalize-request.js';
 import type { NormalizedRequest } from '../run/normalized-request.js';
 import { isPrivateUrlLiteral } from '../util/address-guard.js';
@@ -33,6 +35,8 @@ export class SubmitRun {
     private readonly prices: PriceBook,
     private readonly scheduling: SchedulingOptions,
     private readonly allowPrivateInputs: boolean = false,
+    private readonly gate: SubmissionGate = OPEN_GATE,
+    private readonly telemetry: Telemetry = NO_TELEMETRY,
   ) {}
 
   /**
@@ -46,6 +50,16 @@ export class SubmitRun {
     const quote = this.prices.quote(model, normalized);
     const key = options.idempotencyKey;
     const hash = key === undefined ? null : requestHash(model.id, request);
+    // Back-pressure: with too many generation jobs waiting, refuse before anything is held or written.
+    const gate = this.gate.state();
+    if (!gate.open) {
+      this.telemetry.submissionRefused({ reason: 'overloaded' });
+      throw new GatewayError(
+        'overloaded',
+        `The gateway has ${gate.waiting} generation jobs waiting (limit ${gate.limit}); nothing was held. Submit again after Retry-After seconds.`,
+        { headers: { 'Retry-After': String(gate.retryAfterSeconds) } },
+      );
+    }
     const taskId = this.ids.uuid();
     const accepted: RunAccepted = { code: 200, message: 'Task accepted.', task_id: taskId, status: 'waiting' };
     const intake = () =>
@@ -69,11 +83,24 @@ export class SubmitRun {
     let result = await intake();
     // Another request with the same key committed first: this one rolled back; answer from its record.
     if (result.outcome === 'idempotency_race') result = await intake();
-    if (result.outcome !== 'accepted') return refusalOrReplay(result, hash, model.modality);
+    if (result.outcome !== 'accepted') {
+      const refused = REFUSAL_REASON[result.outcome];
+      if (refused) this.telemetry.submissionRefused({ reason: refused });
+      return refusalOrReplay(result, hash, model.modality);
+    }
+    this.telemetry.taskSubmitted({ modelId: model.id, provider: model.provider });
     this.logger.info({ taskId, modelId: model.id, userId: auth.userId, quotedMicro: quote.chargeMicro, admitted: result.admitted }, 'task accepted');
     return accepted;
   }
 }
+
+const REFUSAL_REASON: Readonly<Record<Exclude<TaskIntakeResult, { outcome: 'accepted' }>['outcome'], SubmissionRefusal | null>> = {
+  replay: null,
+  idempotency_race: null,
+  insufficient_credits: 'insufficient_credits',
+  key_revoked: 'key_revoked',
+  queue_full: 'too_many_tasks',
+};
 
 function refusalOrReplay(result: Exclude<TaskIntakeResult, { outcome: 'accepted' }>, hash: string | null, modality: string): RunAccepted {
   switch (result.outcome) {

@@ -8,6 +8,7 @@ import { CallbackRepository } from '../callbacks/callback-repository.js';
 import { createGengateRouter } from '../http/create-router.js';
 import { createRequestScopedLogger } from '../http/request-log-scope.js';
 import { newBoss, startBoss } from '../jobs/queues.js';
+import { createOps, type Ops } from '../ops/start-ops.js';
 import { createPgKeyRateLimiter } from '../limits/create-rate-limiters.js';
 import { PgCallLimiter } from '../limits/pg-call-limiter.js';
 import { createMailer } from '../mail/create-mailer.js';
@@ -40,6 +41,14 @@ export interface GengateHost {
   readonly mailer: Mailer;
   readonly paymentProcessor: PaymentProcessor;
   readonly settings: GengateHostSettings;
+  /**
+   * Metrics (prom-client), health and back-pressure: mount `ops.httpMetrics` first on your app to time
+   * requests, and `ops.router` for `/healthz`, `/readyz` and `/metrics` (unless settings.ops.metricsPort
+   * serves them on a port of their own, which start() opens).
+   */
+  readonly ops: Ops;
+  /** The URL of /metrics on its own port once start() opened it; null otherwise. */
+  metricsUrl(): string | null;
   /** Where the router is mounted under the public URL, e.g. `/api/v1`. */
   readonly mountPath: string;
   /** The router's absolute URL: the public URL plus the mount path. */
@@ -123,6 +132,9 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
   const paymentProcessor = stripe?.processor ?? options.paymentProcessor ?? new ManualPaymentProcessor();
   const mailer = options.mailer ?? createMailer({ smtpUrl: options.smtp?.url ?? null, from: options.smtp?.from ?? 'gengate <no-reply@localhost>', logger });
   const guardedFetch = guardedFetchFor(options.adapters, settings.fetching.allowPrivate);
+  // Metrics, health and back-pressure: telemetry and the submission gate go into the core.
+  const ops = createOps({ settings: settings.ops, db: pool, logger });
+  let metricsUrl: string | null = null;
 
   const gengate = createGengate({
     adapters: options.adapters,
@@ -151,7 +163,9 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     markup: settings.markup,
     scheduling: settings.scheduling,
     callLimiter: new PgCallLimiter(pool, (id) => settings.providerLimits(id)),
-  });
+    telemetry: ops.metrics,
+    submissionGate: ops.gate,
+  }, options.configure ? { configure: options.configure } : {});
 
   let starting: Promise<void> | null = null;
   const start = (): Promise<void> => {
@@ -162,6 +176,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
         verifier = createResultUrlVerifier(signing);
       }
       await startBoss(boss, bossOptions);
+      ({ metricsUrl } = await ops.start(options.metricsHost ?? '127.0.0.1'));
     })().catch((err: unknown) => {
       starting = null; // a later call tries again (e.g. after migrate())
       throw err;
@@ -207,6 +222,8 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     mailer,
     paymentProcessor,
     settings,
+    ops,
+    metricsUrl: () => metricsUrl,
     mountPath,
     apiUrl,
     ensureUser: (input) => ensureGengateUser(gengate, input),
@@ -217,7 +234,10 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     async startWorkers(which = {}) {
       if (workers) throw new Error('startWorkers() was already called');
       await start();
-      workers = await startHostWorkers({ boss, gengate, pool, connection, blobStore, callbacks, resultUrls, mailer, logger, settings, generateExpireSeconds }, which);
+      workers = await startHostWorkers(
+        { boss, gengate, pool, connection, blobStore, callbacks, resultUrls, mailer, logger, settings, generateExpireSeconds, metrics: ops.metrics },
+        which,
+      );
     },
     async stopWorkers(opts = {}) {
       await workers?.stop(graceDeadline(opts.graceMs ?? settings.shutdownGraceMs, logger));
@@ -225,7 +245,9 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     close(opts = {}) {
       closing ??= (async () => {
         const grace = graceDeadline(opts.graceMs ?? settings.shutdownGraceMs, logger);
+        ops.markStopping(); // /readyz answers 503 from now on
         await workers?.stop(grace);
+        await grace.bounded(ops.close(), 'metrics and health');
         if (starting) await grace.bounded(boss.stop({ graceful: true, timeout: Math.max(grace.remaining(), 100) }), 'job queue', 500);
         if (ownPool) await grace.bounded(pool.end(), 'database', 500);
       })();

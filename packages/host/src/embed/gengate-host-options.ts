@@ -1,4 +1,4 @@
-import type { AuthContext, BlobStore, KeyRateLimiter, Mailer, PaymentProcessor, ProviderAdapter } from '@gengate/core';
+import type { AuthContext, BlobStore, CreateGengateOptions, KeyRateLimiter, Mailer, PaymentProcessor, ProviderAdapter } from '@gengate/core';
 import type { Request } from 'express';
 import type pg from 'pg';
 import type { Logger } from 'pino';
@@ -58,8 +58,15 @@ export interface GengateHostOptions {
   readonly maxBodyBytes?: number;
   /** Secret values (provider keys) kept out of task messages and logs. */
   readonly secrets?: readonly string[];
-  /** Deadlines, scheduling, concurrency, callbacks, downloads, shutdown grace: see DEFAULT_HOST_SETTINGS. */
+  /** Deadlines, scheduling, concurrency, callbacks, downloads, back-pressure, retention, shutdown grace: see DEFAULT_HOST_SETTINGS. */
   readonly settings?: GengateHostSettingsInput;
+  /**
+   * Rebind any port or use case before anything is resolved (`container.rebind(TOKENS.Clock)...`): that
+   * binding is what runs, for the use cases that depend on it too.
+   */
+  readonly configure?: CreateGengateOptions['configure'];
+  /** The address settings.ops.metricsPort listens on; default 127.0.0.1. */
+  readonly metricsHost?: string;
 }
 
 /** Which workers startWorkers() runs; each defaults to true. */

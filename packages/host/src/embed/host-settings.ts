@@ -1,4 +1,5 @@
 import { MARKUP_ONE, type MarkupPolicy, type Modality, type ProviderLimits } from '@gengate/core';
+import type { OpsSettings } from '../ops/start-ops.js';
 
 /**
  * What a gengate host is tuned by: deadlines, scheduling, worker concurrency, callbacks, downloads,
@@ -38,6 +39,14 @@ export interface GengateHostSettings {
   readonly shutdownGraceMs: number;
   /** Addresses or CIDR ranges of proxies whose X-Forwarded-For is believed. */
   readonly trustProxy: readonly string[];
+  /**
+   * Metrics and back-pressure: submissions are refused (503 overloaded) past `maxQueuedJobs` waiting
+   * generation jobs, sampled every `queueSampleIntervalMs`; `metricsPort` serves /metrics, /healthz and
+   * /readyz on a port of their own (null: on `host.opsRouter` only, which you mount where you like).
+   */
+  readonly ops: OpsSettings;
+  /** Ended tasks (and their files) older than this are purged by the maintenance sweep; null = kept. */
+  readonly retentionDays: number | null;
 }
 
 /** The defaults: the same as the standalone server's configuration defaults (docs/configuration.md). */
@@ -59,10 +68,13 @@ export const DEFAULT_HOST_SETTINGS: GengateHostSettings = {
   manualTopupExpiryHours: 168,
   shutdownGraceMs: 10_000,
   trustProxy: [],
+  ops: { metricsPort: null, maxQueuedJobs: 50_000, queueSampleIntervalMs: 1_000 },
+  retentionDays: null,
 };
 
 /** Partial settings over the defaults (nested records merged one level deep). */
-export type GengateHostSettingsInput = Partial<Omit<GengateHostSettings, 'scheduling' | 'callbacks' | 'fetching' | 'deadlineSeconds'>> & {
+export type GengateHostSettingsInput = Partial<Omit<GengateHostSettings, 'scheduling' | 'callbacks' | 'fetching' | 'deadlineSeconds' | 'ops'>> & {
+  readonly ops?: Partial<OpsSettings>;
   readonly deadlineSeconds?: Partial<Readonly<Record<Modality, number>>>;
   readonly scheduling?: Partial<GengateHostSettings['scheduling']>;
   readonly callbacks?: Partial<GengateHostSettings['callbacks']>;
@@ -82,6 +94,7 @@ export function resolveHostSettings(input: GengateHostSettingsInput = {}): Genga
       maxRunningPerUser: { ...d.scheduling.maxRunningPerUser, ...input.scheduling?.maxRunningPerUser },
     },
     callbacks: { ...d.callbacks, ...input.callbacks },
+    ops: { ...d.ops, ...input.ops },
     fetching: { ...d.fetching, ...input.fetching, maxResultBytes: { ...d.fetching.maxResultBytes, ...input.fetching?.maxResultBytes } },
   };
 }

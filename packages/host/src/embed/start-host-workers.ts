@@ -6,8 +6,9 @@ import type { CallbackRepository } from '../callbacks/callback-repository.js';
 import { startAlertMailWorker } from '../jobs/alert-mail-worker.js';
 import { startCallbackWorker } from '../jobs/callback-worker.js';
 import { startGenerationWorker } from '../jobs/generation-worker.js';
-import { defaultMaintenanceSteps, startMaintenanceWorker, taskSweepStep } from '../jobs/maintenance-worker.js';
-import { startTaskEndedListener } from '../jobs/task-ended-listener.js';
+import { defaultMaintenanceSteps, retentionStep, startMaintenanceWorker, taskSweepStep } from '../jobs/maintenance-worker.js';
+import { startWorkerNotifications } from '../jobs/worker-notifications.js';
+import type { WorkerMetrics } from '../ops/gengate-metrics.js';
 import { STRIPE_CHECKOUT_TTL_SECONDS } from '../payments/stripe-checkout-ttl.js';
 import type { ConnectionSettings } from '../postgres/connection-settings.js';
 import type { HostWorkerSelection } from './gengate-host-options.js';
@@ -26,6 +27,7 @@ export interface HostWorkerDeps {
   readonly logger: Logger;
   readonly settings: GengateHostSettings;
   readonly generateExpireSeconds: number;
+  readonly metrics: Pick<WorkerMetrics, 'callback' | 'mailSent'>;
 }
 
 export interface HostWorkers {
@@ -46,8 +48,10 @@ export async function startHostWorkers(d: HostWorkerDeps, which: HostWorkerSelec
         logger,
       })
     : null;
-  // Where generations run, a cancel reaching any API process aborts the upstream call at once.
-  const taskEnded = generation ? await startTaskEndedListener(d.connection, gengate, logger) : null;
+  // Where workers run: job wake-ups after other processes' commits, and a cancel reaching any API
+  // process aborts the upstream call of a generation running here at once.
+  const anyWorker = generation || (which.callbacks ?? true) || (which.mail ?? true) || (which.maintenance ?? true);
+  const notifications = anyWorker ? await startWorkerNotifications(d.connection, { gengate, boss }, logger) : null;
   const callbackWorker =
     (which.callbacks ?? true)
       ? await startCallbackWorker(
@@ -59,11 +63,12 @@ export async function startHostWorkers(d: HostWorkerDeps, which: HostWorkerSelec
             concurrency: settings.callbacks.concurrency,
             perUserConcurrency: settings.callbacks.perUserConcurrency,
             logger,
+            metrics: d.metrics,
           },
         )
       : null;
   const stores = gengate.container.get(TOKENS.Stores);
-  const mailWorker = (which.mail ?? true) ? await startAlertMailWorker(boss, new SendAlertMail(stores.alerts, stores.users, d.mailer), logger) : null;
+  const mailWorker = (which.mail ?? true) ? await startAlertMailWorker(boss, new SendAlertMail(stores.alerts, stores.users, d.mailer), logger, d.metrics) : null;
   const maintenanceWorker =
     (which.maintenance ?? true)
       ? await startMaintenanceWorker(
@@ -79,6 +84,7 @@ export async function startHostWorkers(d: HostWorkerDeps, which: HostWorkerSelec
                 pendingTopupTtlSeconds: { stripe: STRIPE_CHECKOUT_TTL_SECONDS + 3_600, manual: settings.manualTopupExpiryHours * 3_600 },
               }),
               taskSweepStep(gengate.sweepTasks),
+              ...(settings.retentionDays === null ? [] : [retentionStep({ retentionSeconds: settings.retentionDays * 86_400 })]),
             ],
           },
         )
@@ -92,7 +98,7 @@ export async function startHostWorkers(d: HostWorkerDeps, which: HostWorkerSelec
         grace.bounded(callbackWorker?.stop({ graceMs: grace.remaining() }), 'callback worker'),
         grace.bounded(mailWorker?.stop({ graceMs: grace.remaining() }), 'mail worker'),
         grace.bounded(maintenanceWorker?.stop({ graceMs: grace.remaining() }), 'maintenance worker'),
-        grace.bounded(taskEnded?.stop(), 'task-ended listener'),
+        grace.bounded(notifications?.stop(), 'worker notifications'),
       ]);
       await stopping;
     },

@@ -1,6 +1,7 @@
 import type { SendAlertMail } from '@gengate/core';
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
+import type { WorkerMetrics } from '../ops/gengate-metrics.js';
 import { QUEUES } from './queues.js';
 
 interface AlertMailJob {
@@ -17,10 +18,12 @@ export async function startAlertMailWorker(
   boss: PgBoss,
   sendAlertMail: SendAlertMail,
   logger: Logger,
+  metrics?: Pick<WorkerMetrics, 'mailSent'>,
 ): Promise<{ stop(opts?: { graceMs?: number }): Promise<void> }> {
   await boss.work<AlertMailJob>(QUEUES.alertMail, { batchSize: 1, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 2 }, async (jobs) => {
     for (const job of jobs) {
       const sent = await sendAlertMail.execute(job.data.alertId, job.data.balanceMicro);
+      if (sent) metrics?.mailSent();
       logger.info({ alertId: job.data.alertId, sent }, sent ? 'balance alert mail sent' : 'balance alert no longer exists; no mail');
     }
   });

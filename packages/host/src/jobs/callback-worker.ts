@@ -1,9 +1,10 @@
 import { toTaskView, type ResultUrlResolver } from '@gengate/core';
-import type { PgBoss } from 'pg-boss';
+import type { JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { CallbackRepository } from '../callbacks/callback-repository.js';
 import { AttemptAbortedError, ForbiddenTargetError, postCallback } from '../callbacks/post-callback.js';
+import type { WorkerMetrics } from '../ops/gengate-metrics.js';
 import { QUEUES } from './queues.js';
 
 export interface CallbackWorkerOptions {
@@ -20,6 +21,8 @@ export interface CallbackWorkerOptions {
    */
   readonly perUserConcurrency?: number;
   readonly logger: Logger;
+  /** Counts each attempt as delivered, retried or abandoned. */
+  readonly metrics?: Pick<WorkerMetrics, 'callback'>;
 }
 
 export interface CallbackWorker {
@@ -51,9 +54,13 @@ export async function startCallbackWorker(
     // New jobs wake a worker through NOTIFY; polling finds retries whose delay has passed.
     pollingIntervalSeconds: 2,
     notifyPollingIntervalSeconds: 2,
-  };
-  await boss.work<{ taskId: string }>(QUEUES.callback, workOptions, async (jobs) => {
+    includeMetadata: true,
+  } as const;
+  const count = (result: 'delivered' | 'retried' | 'abandoned') => opts.metrics?.callback(result);
+  await boss.work(QUEUES.callback, workOptions, async (jobs: JobWithMetadata<{ taskId: string }>[]) => {
     for (const job of jobs) {
+      // pg-boss retries a job that throws until its retry limit; the attempt that reaches it is the last.
+      const lastAttempt = job.retryCount >= job.retryLimit;
       const delivery = await deps.callbacks.delivery(job.data.taskId);
       if (!delivery || delivery.delivered) continue;
       const { task, secret } = delivery;
@@ -74,15 +81,19 @@ export async function startCallbackWorker(
         ({ statusCode } = await postCallback(task.callbackUrl, body, headers, { allowPrivate: opts.allowPrivate, timeoutMs: opts.timeoutMs, signal: shutdown.signal }));
       } catch (err) {
         if (err instanceof ForbiddenTargetError) {
+          count('abandoned');
           await record({ statusCode: null, delivered: false, error: `not sent: ${err.message}` });
           log.warn({ taskId: task.id, err: err.message }, 'callback not sent: private or reserved target');
           continue;
         }
+        count(lastAttempt ? 'abandoned' : 'retried');
         await record({ statusCode: null, delivered: false, error: (err as Error).message });
         if (err instanceof AttemptAbortedError) log.info({ taskId: task.id }, 'callback attempt cut off by shutdown; it will be retried');
         throw err;
       }
       const delivered = statusCode >= 200 && statusCode < 300;
+      // Counted before the attempt is recorded: whoever sees the record sees the count.
+      count(delivered ? 'delivered' : lastAttempt ? 'abandoned' : 'retried');
       await record({ statusCode, delivered, error: delivered ? null : `HTTP ${statusCode}` });
       if (!delivered) throw new Error(`callback answered HTTP ${statusCode}`);
       log.info({ taskId: task.id, statusCode }, 'callback delivered');

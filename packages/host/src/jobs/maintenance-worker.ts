@@ -9,8 +9,9 @@ import {
   purgeIdempotencyKeys,
   recountActiveTasks,
 } from '../postgres/sql/maintenance.js';
+import { purgeEndedTasks } from '../postgres/sql/retention.js';
 import { deleteTaskFiles } from '../storage/delete-task-files.js';
-import { QUEUES } from './queues.js';
+import { BOSS_SCHEMA, QUEUES } from './queues.js';
 
 export interface MaintenanceContext {
   readonly db: Queryable;
@@ -66,6 +67,25 @@ export function taskSweepStep(sweep: Pick<SweepTasks, 'execute'>): MaintenanceSt
     run: async () => {
       const { failed, admitted } = await sweep.execute();
       return failed.length + admitted.length;
+    },
+  };
+}
+
+/**
+ * Retention: ended tasks older than `retentionSeconds` are purged with their files, holds, callback
+ * attempts and finished job rows, in short batches (postgres/sql/retention.ts). The ledger is kept.
+ */
+export function retentionStep(o: { retentionSeconds: number; schema?: string; bossSchema?: string }): MaintenanceStep {
+  return {
+    name: 'purge-ended-tasks',
+    run: async ({ db, blobStore }) => {
+      const { tasks } = await purgeEndedTasks(db, (taskId) => deleteTaskFiles(blobStore, taskId), {
+        retentionSeconds: o.retentionSeconds,
+        schema: o.schema ?? 'public',
+        bossSchema: o.bossSchema ?? BOSS_SCHEMA,
+        queues: Object.values(QUEUES),
+      });
+      return tasks;
     },
   };
 }

@@ -3,7 +3,6 @@ import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { JobWakeups } from '../jobs/job-wakeups.js';
 import { PgJobQueue } from '../jobs/pg-job-queue.js';
-import { BOSS_SCHEMA } from '../jobs/queues.js';
 import { PgAlertStore } from './pg-alert-store.js';
 import { PgBillingLedger } from './pg-billing-ledger.js';
 import { PgIdempotencyStore } from './pg-idempotency-store.js';
@@ -36,7 +35,7 @@ export function createPgStores(
   pool: pg.Pool,
   boss: PgBoss | null,
 ): { stores: TransactionScope; unitOfWork: UnitOfWork; taskIntake: TaskIntake; taskCompletion: TaskCompletion } {
-  const wakeups = new JobWakeups(pool, BOSS_SCHEMA);
+  const wakeups = new JobWakeups(pool);
   const unitOfWork: UnitOfWork = {
     async run(fn) {
       const client = await pool.connect();

@@ -20,7 +20,17 @@ describe('loadConfig', () => {
       runWorker: true,
       deadlineSeconds: { chat: 120, image: 300, video: 900 },
       sandboxLatencyMs: null,
+      ops: { metricsPort: null, maxQueuedJobs: 50_000, queueSampleIntervalMs: 1_000 },
+      retentionDays: null,
     });
+  });
+
+  it('reads the metrics port, back-pressure limit, sample interval and retention, and refuses a metrics port equal to PORT', () => {
+    const c = loadConfig({ METRICS_PORT: '9100', MAX_QUEUED_JOBS: '100', QUEUE_SAMPLE_INTERVAL_MS: '250', RETENTION_DAYS: '30' });
+    expect(c.ops).toEqual({ metricsPort: 9100, maxQueuedJobs: 100, queueSampleIntervalMs: 250 });
+    expect(c.retentionDays).toBe(30);
+    expect(() => loadConfig({ PORT: '3000', METRICS_PORT: '3000' })).toThrow(/^METRICS_PORT: must differ from PORT/);
+    expect(() => loadConfig({ MAX_QUEUED_JOBS: '0', QUEUE_SAMPLE_INTERVAL_MS: '5', RETENTION_DAYS: '0' })).toThrow(ConfigError);
   });
 
   it('reports every bad value on its own line', () => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { MARKUP_ONE, parseIpEntry, parseMarkupFactor, type MarkupPolicy, type Modality, type ProviderLimits } from '@gengate/core';
 import { z } from 'zod';
+import type { OpsSettings } from '../ops/start-ops.js';
 import { DASHBOARD_ENV, dashboardSettings, type DashboardSettings } from './dashboard-config.js';
 
 export class ConfigError extends Error {
@@ -95,10 +96,17 @@ const envSchema = z.object({
     .regex(/^\S+( \S+){4}$/, 'must be a five-field cron expression, e.g. "*/10 * * * *"')
     .default('*/10 * * * *'),
   MANUAL_TOPUP_EXPIRY_HOURS: int(1, 8_760).default(168),
+  METRICS_PORT: int(0, 65_535).optional(),
+  MAX_QUEUED_JOBS: int(1, 100_000_000).default(50_000),
+  QUEUE_SAMPLE_INTERVAL_MS: int(100, 60_000).default(1_000),
+  RETENTION_DAYS: int(1, 36_500).optional(),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('gengate <no-reply@localhost>'),
   ...DASHBOARD_ENV,
 }).superRefine((c, ctx) => {
+  if (c.METRICS_PORT !== undefined && c.METRICS_PORT !== 0 && c.METRICS_PORT === c.PORT) {
+    ctx.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: 'must differ from PORT (unset it to serve /metrics on PORT)' });
+  }
   if (c.PAYMENT_PROCESSOR !== 'stripe') return;
   for (const key of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const) {
     if (!c[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'is required when PAYMENT_PROCESSOR=stripe' });
@@ -171,6 +179,10 @@ export interface GengateConfig {
   readonly mailFrom: string;
   /** The web dashboard (sign-in by e-mail link, open sign-up). */
   readonly dashboard: DashboardSettings;
+  /** Metrics port, back-pressure limit and queue sampling (see ops/start-ops.ts). */
+  readonly ops: OpsSettings;
+  /** Ended tasks (with files, holds, callback attempts, job rows) older than this are purged; null = kept forever. */
+  readonly retentionDays: number | null;
 }
 
 /** The values of a GENGATE_CONFIG_FILE (a JSON object of strings, numbers and booleans), as strings. */
@@ -306,5 +318,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     smtpUrl: c.SMTP_URL ?? null,
     mailFrom: c.MAIL_FROM,
     dashboard: dashboardSettings(c),
+    ops: { metricsPort: c.METRICS_PORT ?? null, maxQueuedJobs: c.MAX_QUEUED_JOBS, queueSampleIntervalMs: c.QUEUE_SAMPLE_INTERVAL_MS },
+    retentionDays: c.RETENTION_DAYS ?? null,
   };
 }

@@ -10,7 +10,6 @@ import { createGengateHost } from '../embed/create-gengate-host.js';
 import { graceDeadline } from '../embed/grace-deadline.js';
 import type { GengateConfig, ServerRole } from './config.js';
 import { openDatabase } from './database.js';
-import { createHealthRouter } from './health-router.js';
 import { createStandaloneDashboard } from '../dashboard/standalone-dashboard.js';
 
 export interface RunningServer {
@@ -71,6 +70,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     publicUrl: () => baseUrl,
     mountPath: '/api/v1',
     settings: config,
+    metricsHost: config.host,
     ...(options.secrets ? { secrets: options.secrets } : {}),
     ...(config.smtpUrl ? { smtp: { url: config.smtpUrl, from: config.mailFrom } } : {}),
     ...(p.processor === 'stripe'
@@ -109,7 +109,9 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
 
   const app = express();
   app.disable('x-powered-by');
-  app.use(createHealthRouter());
+  // Every role: request metrics, /healthz, /readyz, and /metrics unless METRICS_PORT serves it apart.
+  app.use(host.ops.httpMetrics);
+  app.use(host.ops.router);
   if (serveApi) {
     app.use('/docs', createApiReferenceRouter({ openApiUrl: '/api/v1/openapi.json' }));
     app.use('/api/v1', host.router);
@@ -119,7 +121,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     }
   } else {
     app.use((req, res) => {
-      res.status(404).json({ code: 404, message: `A worker process serves only health: no ${req.method} ${req.path}.`, error: { type: 'not_found', param: null } });
+      res.status(404).json({ code: 404, message: `A worker process serves only health and metrics: no ${req.method} ${req.path}.`, error: { type: 'not_found', param: null } });
     });
   }
 
@@ -130,7 +132,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   if (!config.publicUrl) baseUrl = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${port}`;
 
   if (role !== 'api') await host.startWorkers();
-  logger.info({ url: baseUrl, database: db.where, role, worker: role !== 'api' }, `gengate listening on ${baseUrl}`);
+  logger.info({ url: baseUrl, database: db.where, role, worker: role !== 'api', metricsUrl: host.metricsUrl() }, `gengate listening on ${baseUrl}`);
 
   let closing: Promise<void> | null = null;
   return {
@@ -144,6 +146,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
       closing ??= (async () => {
         // One deadline for everything, taken now; each part gets what is left of it.
         const grace = graceDeadline(config.shutdownGraceMs, logger);
+        host.ops.markStopping(); // /readyz answers 503 from now on
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const forceHttp = setTimeout(() => server.closeAllConnections(), grace.remaining());
@@ -153,7 +156,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
           grace.bounded(dashboard?.stop(), 'dashboard'),
         ]);
         clearTimeout(forceHttp);
-        // Then the queue (a draining request may still have needed it) and the database.
+        // Then metrics and health, the queue (a draining request may still have needed it) and the database.
         await host.close({ graceMs: grace.remaining() });
         await grace.bounded(db.close(), 'database', 500);
         logger.info({ overrunMs: grace.overrunMs() }, 'gengate stopped');

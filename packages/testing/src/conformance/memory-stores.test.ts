@@ -1,12 +1,11 @@
 import { createMemoryStores } from '@gengate/core';
 import { describeStoreConformance } from './store-suite.js';
 
-// The memory stores serialize units of work but do not roll a failed one back, hence the skip.
+// The whole suite, as for PostgreSQL: the memory unit of work is copy-on-write and rolls a failed one back.
 describeStoreConformance(
   'memory stores',
   async () => {
     const { scope, uow } = createMemoryStores();
     return { scope, uow, cleanup: async () => undefined };
   },
-  { skip: ['rollback'] },
 );

@@ -3,6 +3,7 @@ import {
   createGengate,
   createMemoryStores,
   MemoryBlobStore,
+  type CreateGengateOptions,
   type Gengate,
   type MemoryDatabase,
   type PaymentProcessor,
@@ -14,6 +15,8 @@ export interface MemoryGengateOptions {
   readonly adapters?: readonly ProviderAdapter[];
   /** Base of result URLs: `${baseUrl}/api/v1/files/<task_id>/<file>`. Default `http://gengate.test`. */
   readonly baseUrl?: string;
+  /** Rebinds tokens before anything resolves (see createGengate's `configure`). */
+  readonly configure?: CreateGengateOptions['configure'];
 }
 
 export interface MemoryGengate {
@@ -49,7 +52,7 @@ export function createMemoryGengate(opts: MemoryGengateOptions = {}): MemoryGeng
     blobStore: blobs,
     resultUrls: { urlFor: (key) => `${baseUrl}/api/v1/files/${key}` },
     paymentProcessor: manualProcessor,
-  });
+  }, { configure: opts.configure });
 
   async function drainJobs(): Promise<void> {
     const running = new AbortController().signal;

@@ -1,4 +1,4 @@
-import type { Gengate } from '../../di/core-module.js';
+import type { Gengate } from '../../di/create-gengate.js';
 import { TOKENS } from '../../di/tokens.js';
 import type { Mailer } from '../../ports/mailer.js';
 import type { Clock, IdGenerator } from '../../ports/system.js';

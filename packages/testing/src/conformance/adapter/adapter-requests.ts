@@ -1,4 +1,4 @@
-import type { ModelDescriptor, RunRequest } from '@gengate/core';
+import { modelParametersJsonSchema, type JsonValue, type ModelDescriptor, type RunRequest } from '@gengate/core';
 
 /** The smallest request a model accepts: a prompt, and its cheapest duration for video. */
 export function minimalRequest(model: ModelDescriptor): RunRequest {
@@ -59,6 +59,41 @@ export function parameterProbes(model: ModelDescriptor, base: RunRequest): Param
     if (c.supportsTranslation) add('video_params', 'enable_translation', true);
     if (c.supportsWatermark) add('video_params', 'watermark', 'gengate');
     if (c.supportsMultiShots) add('video_params', 'multi_shots', true);
+  }
+  return probes;
+}
+
+interface PropertySchema {
+  readonly type?: string;
+  readonly enum?: readonly JsonValue[];
+  readonly default?: JsonValue;
+  readonly minimum?: number;
+  readonly maximum?: number;
+}
+
+/** A value of a declared provider parameter other than its default, or undefined when the kit cannot pick one. */
+function otherValue(p: PropertySchema): JsonValue | undefined {
+  if (p.enum) return p.enum.find((v) => v !== p.default);
+  if (p.type === 'boolean') return p.default !== true;
+  if (p.type === 'integer' || p.type === 'number') {
+    const candidates = [p.maximum, p.minimum, 1, 0].filter((v): v is number => typeof v === 'number');
+    return candidates.find((v) => v !== p.default && (p.minimum === undefined || v >= p.minimum) && (p.maximum === undefined || v <= p.maximum));
+  }
+  if (p.type === 'string') return 'gengate-conformance';
+  return undefined;
+}
+
+/**
+ * For every provider parameter the model declares (its `providerParams` schema), a request that sets it to a
+ * non-default value: like the generic ones, it must reach the upstream request or come back as a warning.
+ */
+export function providerParamProbes(model: ModelDescriptor, base: RunRequest): ParameterProbe[] {
+  const root = modelParametersJsonSchema(model) as { properties?: { provider_params?: { properties?: Record<string, PropertySchema> } } };
+  const probes: ParameterProbe[] = [];
+  for (const [name, schema] of Object.entries(root.properties?.provider_params?.properties ?? {})) {
+    const value = otherValue(schema);
+    if (value === undefined) continue;
+    probes.push({ param: `provider_params.${name}`, request: { ...base, provider_params: { ...base.provider_params, [name]: value } } });
   }
   return probes;
 }

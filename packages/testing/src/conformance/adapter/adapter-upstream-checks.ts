@@ -1,9 +1,9 @@
-import { isUpstreamError, normalizeRunRequest, runToCompletion, type ModelDescriptor, type ProviderAdapter, type RunRequest, type UpstreamError } from '@gengate/core';
+import { isUpstreamError, normalizeRunRequest, runToCompletion, type ModelDescriptor, type ProviderAdapter, type RunRequest, type TaskWarning, type UpstreamError } from '@gengate/core';
 import { describe, expect, it } from 'vitest';
 import type { FakeFault, FakeUpstream, RecordedCall } from '../../fakes/fake-upstream.js';
 import type { AdapterSuiteSection } from '../adapter-suite.js';
 import { kitCall } from './adapter-call.js';
-import { parameterProbes } from './adapter-requests.js';
+import { parameterProbes, providerParamProbes, type ParameterProbe } from './adapter-requests.js';
 
 export interface UpstreamCheckOptions {
   readonly adapter: () => ProviderAdapter | Promise<ProviderAdapter>;
@@ -93,30 +93,44 @@ export function describeAdapterUpstreamChecks(o: UpstreamCheckOptions): void {
     });
   });
 
-  describe.skipIf(o.skip.has('parameters'))('generic parameters', () => {
-    it('maps every accepted generic parameter to the upstream request, or reports it as a warning: never drops one silently', async () => {
-      const adapter = await o.adapter();
-      const dropped: string[] = [];
-      for (const model of adapter.models.filter((m) => !o.failing.has(m.id))) {
-        const base = o.requestFor(model);
-        o.upstream.reset();
-        await run(adapter, model, base);
-        const baseline = submissions(o.upstream.calls);
-        for (const probe of parameterProbes(model, base)) {
-          try {
-            normalizeRunRequest(model, probe.request);
-          } catch {
-            continue; // refused before any hold: an allowed answer
-          }
-          o.upstream.reset();
-          const result = await run(adapter, model, probe.request);
-          const mapped = submissions(o.upstream.calls) !== baseline;
-          const warned = (result.warnings ?? []).some((w) => w.param === probe.param || w.param.startsWith(`${probe.param}.`));
-          if (!mapped && !warned) dropped.push(`${model.id}: ${probe.param}`);
-        }
-      }
+  /** The parameters of `probes` that reached neither the upstream request nor a warning. */
+  async function droppedParameters(probesOf: (model: ModelDescriptor, base: RunRequest) => readonly ParameterProbe[]): Promise<string[]> {
+    const adapter = await o.adapter();
+    const dropped: string[] = [];
+    for (const model of adapter.models.filter((m) => !o.failing.has(m.id))) {
+      const base = o.requestFor(model);
       o.upstream.reset();
-      expect(dropped, 'accepted but neither sent upstream nor reported as a warning').toEqual([]);
+      await run(adapter, model, base);
+      const baseline = submissions(o.upstream.calls);
+      for (const probe of probesOf(model, base)) {
+        try {
+          normalizeRunRequest(model, probe.request);
+        } catch {
+          continue; // refused before any hold: an allowed answer
+        }
+        o.upstream.reset();
+        let warnings: readonly TaskWarning[] = [];
+        try {
+          warnings = (await run(adapter, model, probe.request)).warnings ?? [];
+        } catch {
+          // the upstream refused the value: it was sent, which the comparison below shows
+        }
+        const mapped = submissions(o.upstream.calls) !== baseline;
+        const warned = warnings.some((w) => w.param === probe.param || w.param.startsWith(`${probe.param}.`));
+        if (!mapped && !warned) dropped.push(`${model.id}: ${probe.param}`);
+      }
+    }
+    o.upstream.reset();
+    return dropped;
+  }
+
+  describe.skipIf(o.skip.has('parameters'))('parameters', () => {
+    it('maps every accepted generic parameter to the upstream request, or reports it as a warning: never drops one silently', async () => {
+      expect(await droppedParameters(parameterProbes), 'accepted but neither sent upstream nor reported as a warning').toEqual([]);
+    });
+
+    it('sends every declared provider parameter upstream, or reports it as a warning: never drops one silently', async () => {
+      expect(await droppedParameters(providerParamProbes), 'declared in providerParams but neither sent upstream nor reported as a warning').toEqual([]);
     });
   });
 }

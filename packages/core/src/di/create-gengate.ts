@@ -1,0 +1,192 @@
+import { randomUUID } from 'node:crypto';
+import { Container, type ServiceIdentifier } from 'inversify';
+import type { ModelRegistry } from '../catalog/model-registry.js';
+import { DEFAULT_DEADLINES_MS, type ExecuteTaskOptions } from '../execution/execution-options.js';
+import { fetchInput } from '../execution/fetch-input.js';
+import type { InflightCalls } from '../execution/inflight-calls.js';
+import { DEFAULT_MAX_RESULT_BYTES } from '../execution/result-limits.js';
+import { DEFAULT_SCHEDULING, type SchedulingOptions } from '../execution/scheduling.js';
+import { UnitOfWorkTaskCompletion } from '../execution/unit-of-work-task-completion.js';
+import { NO_MARKUP, type MarkupPolicy } from '../pricing/markup.js';
+import { PriceBook } from '../pricing/price-book.js';
+import type { BlobStore, ResultUrlResolver } from '../ports/blob-store.js';
+import { UNLIMITED_CALLS, type ProviderCallLimiter } from '../ports/call-limiter.js';
+import type { PaymentProcessor } from '../ports/payment-processor.js';
+import type { ProviderAdapter } from '../ports/provider-adapter.js';
+import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
+import { silentLogger, type Clock, type IdGenerator, type Logger } from '../ports/system.js';
+import type { TaskCompletion } from '../ports/task-completion.js';
+import type { TaskIntake } from '../ports/task-intake.js';
+import { OPEN_GATE, type SubmissionGate } from '../ports/submission-gate.js';
+import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.js';
+import { UnitOfWorkTaskIntake } from '../run/unit-of-work-task-intake.js';
+import type { AdminService } from '../services/admin.js';
+import type { Authenticate } from '../services/authenticate.js';
+import type { BillingService } from '../services/billing.js';
+import type { CancelTask } from '../services/cancel-task.js';
+import type { CatalogService } from '../services/catalog.js';
+import type { ExecuteTask } from '../services/execute-task.js';
+import type { FailTask } from '../services/fail-task.js';
+import type { GetTask } from '../services/get-task.js';
+import type { ListTasks } from '../services/list-tasks.js';
+import type { ManageKeys } from '../services/manage-keys.js';
+import type { QuoteRun } from '../services/quote-run.js';
+import type { ReceiveWebhook } from '../services/receive-webhook.js';
+import type { SubmitRun } from '../services/submit-run.js';
+import type { SweepTasks } from '../services/sweep-tasks.js';
+import { coreModule } from './core-module.js';
+import { TOKENS } from './tokens.js';
+
+export interface GengateCoreConfig {
+  readonly adapters: readonly ProviderAdapter[];
+  /** Stores outside any transaction (each call commits on its own). */
+  readonly stores: TransactionScope;
+  readonly unitOfWork: UnitOfWork;
+  /** Writes accepted submissions; default: over the unit of work (the PostgreSQL host binds a one-round-trip one). */
+  readonly taskIntake?: TaskIntake;
+  /** Commits successes; default: over the unit of work (the PostgreSQL host binds a one-round-trip one). */
+  readonly taskCompletion?: TaskCompletion;
+  readonly blobStore: BlobStore;
+  readonly resultUrls: ResultUrlResolver;
+  readonly paymentProcessor: PaymentProcessor;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  readonly ids?: IdGenerator;
+  readonly execution?: Partial<Omit<ExecuteTaskOptions, 'scheduling'>>;
+  /** Per-user running slots and queue length, attempts per task. */
+  readonly scheduling?: Partial<SchedulingOptions>;
+  /** The operator's markup over upstream costs; default none (x1.0). */
+  readonly markup?: MarkupPolicy;
+  /** Per-provider call limits shared by the worker processes; default unlimited. */
+  readonly callLimiter?: ProviderCallLimiter;
+  /** Development only: accept reference inputs on loopback and private addresses. Default false. */
+  readonly allowPrivateInputs?: boolean;
+  /** Metrics the use cases report (the host binds prom-client); default none. */
+  readonly telemetry?: Telemetry;
+  /** Back-pressure before a submission writes anything; default always open. */
+  readonly submissionGate?: SubmissionGate;
+}
+
+/** The use cases an HTTP layer or worker calls. */
+export interface Gengate {
+  readonly container: Container;
+  readonly registry: ModelRegistry;
+  readonly submitRun: SubmitRun;
+  readonly getTask: GetTask;
+  readonly listTasks: ListTasks;
+  readonly quoteRun: QuoteRun;
+  readonly executeTask: ExecuteTask;
+  readonly failTask: FailTask;
+  readonly cancelTask: CancelTask;
+  readonly catalog: CatalogService;
+  readonly keys: ManageKeys;
+  readonly authenticate: Authenticate;
+  readonly billing: BillingService;
+  readonly admin: AdminService;
+  readonly receiveWebhook: ReceiveWebhook;
+  readonly sweepTasks: SweepTasks;
+  readonly inflight: InflightCalls;
+  readonly prices: PriceBook;
+  readonly logger: Logger;
+}
+
+export interface CreateGengateOptions {
+  /**
+   * Called once every port and use case is bound and before anything is resolved: rebind any token here
+   * (`container.rebind(TOKENS.Clock).toConstantValue(myClock)`, or a use case such as `TOKENS.FailTask`), and
+   * that binding is what runs, for the use cases that depend on it as well.
+   */
+  readonly configure?: (container: Container) => void;
+}
+
+/**
+ * The container with the given ports and gengate's use cases bound, nothing resolved yet. An embedder may
+ * rebind any token on it, then call `resolveGengate`. (`createGengate(config, { configure })` does both.)
+ */
+export function createGengateContainer(config: GengateCoreConfig): Container {
+  const container = new Container();
+  const scheduling: SchedulingOptions = {
+    ...DEFAULT_SCHEDULING,
+    ...config.scheduling,
+    maxRunningPerUser: { ...DEFAULT_SCHEDULING.maxRunningPerUser, ...config.scheduling?.maxRunningPerUser },
+  };
+  const fetchImpl = config.execution?.fetch ?? globalThis.fetch;
+  const execution: ExecuteTaskOptions = {
+    deadlineMs: { ...DEFAULT_DEADLINES_MS, ...config.execution?.deadlineMs },
+    fetch: fetchImpl,
+    maxResultBytes: { ...DEFAULT_MAX_RESULT_BYTES, ...config.execution?.maxResultBytes },
+    scheduling,
+    secrets: config.execution?.secrets ?? [],
+    readInput: config.execution?.readInput ?? fetchInput(fetchImpl),
+    webhookUrl: config.execution?.webhookUrl ?? (() => null),
+  };
+  container.bind(TOKENS.Adapters).toConstantValue(config.adapters);
+  container.bind(TOKENS.Stores).toConstantValue(config.stores);
+  container.bind(TOKENS.UnitOfWork).toConstantValue(config.unitOfWork);
+  // Defaults over the unit of work are bound lazily, so a rebound UnitOfWork is the one they use.
+  if (config.taskIntake) container.bind(TOKENS.TaskIntake).toConstantValue(config.taskIntake);
+  else container.bind(TOKENS.TaskIntake).toDynamicValue((c) => new UnitOfWorkTaskIntake(c.get(TOKENS.UnitOfWork))).inSingletonScope();
+  if (config.taskCompletion) container.bind(TOKENS.TaskCompletion).toConstantValue(config.taskCompletion);
+  else container.bind(TOKENS.TaskCompletion).toDynamicValue((c) => new UnitOfWorkTaskCompletion(c.get(TOKENS.UnitOfWork))).inSingletonScope();
+  container.bind(TOKENS.BlobStore).toConstantValue(config.blobStore);
+  container.bind(TOKENS.ResultUrls).toConstantValue(config.resultUrls);
+  container.bind(TOKENS.PaymentProcessor).toConstantValue(config.paymentProcessor);
+  container.bind(TOKENS.Logger).toConstantValue(config.logger ?? silentLogger);
+  container.bind(TOKENS.Clock).toConstantValue(config.clock ?? { now: () => new Date() });
+  container.bind(TOKENS.Ids).toConstantValue(config.ids ?? { uuid: () => randomUUID() });
+  container.bind(TOKENS.ExecutionOptions).toConstantValue(execution);
+  container.bind(TOKENS.Scheduling).toConstantValue(scheduling);
+  container.bind(TOKENS.PriceBook).toConstantValue(new PriceBook(config.markup ?? NO_MARKUP));
+  container.bind(TOKENS.CallLimiter).toConstantValue(config.callLimiter ?? UNLIMITED_CALLS);
+  container.bind(TOKENS.AllowPrivateInputs).toConstantValue(config.allowPrivateInputs ?? false);
+  container.bind(TOKENS.Telemetry).toConstantValue(config.telemetry ?? NO_TELEMETRY);
+  container.bind(TOKENS.SubmissionGate).toConstantValue(config.submissionGate ?? OPEN_GATE);
+  container.load(coreModule);
+  return container;
+}
+
+/**
+ * The use cases of a container, each resolved on first use (and then kept: they are singletons). Rebind
+ * before the first use of anything that depends on the rebound token.
+ */
+export function resolveGengate(container: Container): Gengate {
+  const lazy = <T>(token: ServiceIdentifier<T>): PropertyDescriptor => {
+    let resolved: { readonly value: T } | null = null;
+    return {
+      enumerable: true,
+      get: (): T => (resolved ??= { value: container.get(token) }).value,
+    };
+  };
+  const gengate = { container } as Gengate;
+  Object.defineProperties(gengate, {
+    registry: lazy(TOKENS.Registry),
+    submitRun: lazy(TOKENS.SubmitRun),
+    getTask: lazy(TOKENS.GetTask),
+    listTasks: lazy(TOKENS.ListTasks),
+    quoteRun: lazy(TOKENS.QuoteRun),
+    executeTask: lazy(TOKENS.ExecuteTask),
+    failTask: lazy(TOKENS.FailTask),
+    cancelTask: lazy(TOKENS.CancelTask),
+    catalog: lazy(TOKENS.Catalog),
+    keys: lazy(TOKENS.ManageKeys),
+    authenticate: lazy(TOKENS.Authenticate),
+    billing: lazy(TOKENS.Billing),
+    admin: lazy(TOKENS.Admin),
+    receiveWebhook: lazy(TOKENS.ReceiveWebhook),
+    sweepTasks: lazy(TOKENS.SweepTasks),
+    inflight: lazy(TOKENS.InflightCalls),
+    prices: lazy(TOKENS.PriceBook),
+    logger: lazy(TOKENS.Logger),
+  });
+  return gengate;
+}
+
+/**
+ * Builds the container from the given ports, lets `options.configure` rebind any token, and returns the
+ * use cases (resolved lazily, so the rebindings are what runs).
+ */
+export function createGengate(config: GengateCoreConfig, options: CreateGengateOptions = {}): Gengate {
+  const container = createGengateContainer(config);
+  options.configure?.(container);
+  return resolveGengate(container);
+}

@@ -1,0 +1,24 @@
+import type { Queryable } from '../postgres/queryable.js';
+import type { GengateMetrics } from './gengate-metrics.js';
+import { quoteIdent } from './queue-sampler.js';
+
+/** Outstanding holds (partial index holds_outstanding, migration 016) and the unfinished-task counts kept on account rows. */
+export function databaseGaugesSql(schema: string): string {
+  const s = quoteIdent(schema);
+  return `select
+      (select count(*) from ${s}.holds where state = 'held')::int as holds,
+      (select coalesce(sum(held_micro), 0) from ${s}.accounts)::text as held_micro,
+      (select coalesce(sum(running_chat + running_image + running_video), 0) from ${s}.accounts)::int as running,
+      (select coalesce(sum(queued_chat + queued_image + queued_video), 0) from ${s}.accounts)::int as queued`;
+}
+
+/** Sets the database gauges; called when /metrics is scraped (a scrape every 15 s costs one small query). */
+export async function refreshDatabaseGauges(db: Queryable, metrics: GengateMetrics, schema: string): Promise<void> {
+  const { rows } = await db.query<{ holds: number; held_micro: string; running: number; queued: number }>(databaseGaugesSql(schema));
+  const r = rows[0];
+  if (!r) return;
+  metrics.holdsOutstanding.set(r.holds);
+  metrics.heldCredits.set(Number(r.held_micro));
+  metrics.tasksInFlight.set({ state: 'running' }, r.running);
+  metrics.tasksInFlight.set({ state: 'queued' }, r.queued);
+}

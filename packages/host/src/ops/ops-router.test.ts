@@ -1,0 +1,75 @@
+import express from 'express';
+import { pino } from 'pino';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import type { Queryable } from '../postgres/queryable.js';
+import { GengateMetrics } from './gengate-metrics.js';
+import { createOpsRouter } from './ops-router.js';
+import { QueueDepthGate } from './queue-gate.js';
+import { LATEST_MIGRATION } from './readiness.js';
+
+/** A database that answers the readiness and gauge queries with fixed rows, or fails. */
+function fakeDb(answer: { version?: number; fail?: string }): Queryable {
+  return {
+    query: async <R extends object>(sql: string) => {
+      if (answer.fail) throw new Error(answer.fail);
+      if (sql.includes('gengate_migrations')) return { rows: [{ version: answer.version ?? LATEST_MIGRATION }] as unknown as R[], rowCount: 1 };
+      return { rows: [{ holds: 3, held_micro: '1500000', running: 2, queued: 1 }] as unknown as R[], rowCount: 1 };
+    },
+  };
+}
+
+function app(db: Queryable, queueStarted = true, serveMetrics = true) {
+  const a = express();
+  a.use(createOpsRouter({ db, schema: 'public', metrics: new GengateMetrics(), logger: pino({ level: 'silent' }), queueStarted: () => queueStarted, serveMetrics }));
+  return a;
+}
+
+describe('ops router', () => {
+  it('is ready when the database answers at the latest migration or a later one and the queue runs', async () => {
+    for (const version of [LATEST_MIGRATION, LATEST_MIGRATION + 1]) {
+      const res = await request(app(fakeDb({ version }))).get('/readyz');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok', queue: 'ok' } });
+    }
+  });
+
+  it('answers 503 naming what is not ready: an unreachable database, missing migrations, a stopped queue', async () => {
+    const down = await request(app(fakeDb({ fail: 'connection refused' }))).get('/readyz');
+    expect(down.status).toBe(503);
+    expect(down.body).toEqual({
+      status: 'not_ready',
+      checks: { database: 'unreachable: connection refused', migrations: 'unknown (database unreachable)', queue: 'ok' },
+    });
+    const behind = await request(app(fakeDb({ version: LATEST_MIGRATION - 1 }))).get('/readyz');
+    expect(behind.status).toBe(503);
+    expect(behind.body.checks.migrations).toBe(`database at migration ${LATEST_MIGRATION - 1}, this process needs ${LATEST_MIGRATION}`);
+    const stopping = await request(app(fakeDb({}), false)).get('/readyz');
+    expect(stopping.status).toBe(503);
+    expect(stopping.body.checks).toEqual({ database: 'ok', migrations: 'ok', queue: 'not started or stopping' });
+    expect((await request(app(fakeDb({ fail: 'down' }))).get('/healthz')).body).toEqual({ status: 'ok' });
+  });
+
+  it('serves the metrics with the database gauges read at scrape time, and still serves them when the database is down', async () => {
+    const res = await request(app(fakeDb({}))).get('/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toContain('text/plain');
+    expect(res.text).toContain('gengate_holds_outstanding 3');
+    expect(res.text).toContain('gengate_holds_outstanding_micro 1500000');
+    expect(res.text).toContain('gengate_tasks_in_flight{state="running"} 2');
+    const down = await request(app(fakeDb({ fail: 'down' }))).get('/metrics');
+    expect(down.status).toBe(200);
+    expect(down.text).toContain('gengate_tasks_submitted_total');
+    expect((await request(app(fakeDb({}), true, false)).get('/metrics')).status).toBe(404);
+  });
+});
+
+describe('queue depth gate', () => {
+  it('closes at the limit with Retry-After and the counts, and opens below it', () => {
+    let waiting = 99;
+    const gate = new QueueDepthGate({ get: () => ({ waiting, ready: waiting, oldestReadySeconds: 0 }) }, 'gengate-generate', 100);
+    expect(gate.state()).toEqual({ open: true });
+    waiting = 100;
+    expect(gate.state()).toEqual({ open: false, waiting: 100, limit: 100, retryAfterSeconds: 5 });
+  });
+});

@@ -1,0 +1,95 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type RequestHandler, type Router } from 'express';
+import type { Logger } from 'pino';
+import { BOSS_SCHEMA, QUEUES } from '../jobs/queues.js';
+import type { Queryable } from '../postgres/queryable.js';
+import { GengateMetrics } from './gengate-metrics.js';
+import { httpMetrics } from './http-metrics.js';
+import { createOpsRouter } from './ops-router.js';
+import { QueueDepthGate } from './queue-gate.js';
+import { QueueSampler } from './queue-sampler.js';
+
+export interface OpsSettings {
+  /** Serve /metrics, /healthz and /readyz on this port as well (null: /metrics on the main port). */
+  readonly metricsPort: number | null;
+  /** Waiting generation jobs past which submissions are refused with 503 overloaded. */
+  readonly maxQueuedJobs: number;
+  /** How often each process samples the queue depth (back-pressure and queue gauges). */
+  readonly queueSampleIntervalMs: number;
+}
+
+export interface Ops {
+  readonly metrics: GengateMetrics;
+  readonly gate: QueueDepthGate;
+  readonly sampler: QueueSampler;
+  /** Mount first on the main app: times every request. */
+  readonly httpMetrics: RequestHandler;
+  /** /healthz, /readyz, and /metrics unless it has its own port: mount on the main app. */
+  readonly router: Router;
+  /** Starts sampling the queues, and listens on the metrics port when one is set. Returns the metrics URL. */
+  start(host: string): Promise<{ metricsUrl: string | null }>;
+  /** /readyz answers 503 from now on (shutdown has begun). */
+  markStopping(): void;
+  close(): Promise<void>;
+}
+
+const SAMPLED_QUEUES = [QUEUES.generate, QUEUES.check, QUEUES.callback, QUEUES.alertMail];
+
+/** Metrics, health and back-pressure of one process: one call from start-server builds them. */
+export function createOps(o: { settings: OpsSettings; db: Queryable; logger: Logger; schema?: string; bossSchema?: string }): Ops {
+  const schema = o.schema ?? 'public';
+  const metrics = new GengateMetrics();
+  metrics.queueLimit.set(o.settings.maxQueuedJobs);
+  const sampler = new QueueSampler(o.db, {
+    bossSchema: o.bossSchema ?? BOSS_SCHEMA,
+    queues: SAMPLED_QUEUES,
+    counted: QUEUES.generate,
+    countCap: o.settings.maxQueuedJobs,
+    intervalMs: o.settings.queueSampleIntervalMs,
+    logger: o.logger,
+  });
+  sampler.onSample((samples) => {
+    for (const [queue, s] of samples) {
+      metrics.queueWaiting.set({ queue }, s.waiting);
+      metrics.queueReady.set({ queue }, s.ready);
+      metrics.queueOldest.set({ queue }, s.oldestReadySeconds);
+    }
+  });
+  const gate = new QueueDepthGate(sampler, QUEUES.generate, o.settings.maxQueuedJobs);
+  let stopping = false;
+  let server: Server | null = null;
+  const router = (serveMetrics: boolean) =>
+    createOpsRouter({ db: o.db, schema, metrics, logger: o.logger, queueStarted: () => !stopping, serveMetrics });
+  return {
+    metrics,
+    gate,
+    sampler,
+    httpMetrics: httpMetrics(metrics),
+    router: router(o.settings.metricsPort === null),
+    async start(host) {
+      await sampler.start();
+      if (o.settings.metricsPort === null) return { metricsUrl: null };
+      const opsApp = express();
+      opsApp.disable('x-powered-by');
+      opsApp.use(router(true));
+      server = await new Promise<Server>((resolve, reject) => {
+        const s = opsApp.listen(o.settings.metricsPort ?? 0, host, (err?: Error) => (err ? reject(err) : resolve(s)));
+      });
+      const port = (server.address() as AddressInfo).port;
+      return { metricsUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}/metrics` };
+    },
+    markStopping() {
+      stopping = true;
+    },
+    async close() {
+      stopping = true;
+      sampler.stop();
+      const s = server;
+      if (s) {
+        s.closeAllConnections();
+        await new Promise<void>((resolve) => s.close(() => resolve()));
+      }
+    },
+  };
+}
