@@ -14,6 +14,8 @@ import { QUEUES } from './queues.js';
 
 export interface MaintenanceContext {
   readonly db: Queryable;
+  /** gengate's schema (the name runMigrations used). */
+  readonly schema: string;
   readonly blobStore: BlobStore;
   readonly logger: Logger;
 }
@@ -45,14 +47,14 @@ export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3_600;
  */
 export function defaultMaintenanceSteps(s: MaintenanceSettings): MaintenanceStep[] {
   return [
-    { name: 'purge-idempotency-keys', run: ({ db }) => purgeIdempotencyKeys(db, IDEMPOTENCY_RETENTION_SECONDS) },
-    { name: 'purge-callback-attempts', run: ({ db }) => purgeCallbackAttempts(db, s.callbackAttemptRetentionDays * 86_400) },
+    { name: 'purge-idempotency-keys', run: ({ db, schema }) => purgeIdempotencyKeys(db, schema, IDEMPOTENCY_RETENTION_SECONDS) },
+    { name: 'purge-callback-attempts', run: ({ db, schema }) => purgeCallbackAttempts(db, schema, s.callbackAttemptRetentionDays * 86_400) },
     {
       name: 'delete-files-of-failed-tasks',
-      run: ({ db, blobStore }) => deleteFilesOfFailedTasks(db, s.lateWriteSeconds, (taskId) => deleteTaskFiles(blobStore, taskId)),
+      run: ({ db, schema, blobStore }) => deleteFilesOfFailedTasks(db, schema, s.lateWriteSeconds, (taskId) => deleteTaskFiles(blobStore, taskId)),
     },
-    { name: 'expire-pending-topups', run: ({ db }) => expirePendingTopups(db, s.pendingTopupTtlSeconds) },
-    { name: 'recount-active-tasks', run: ({ db }) => recountActiveTasks(db) },
+    { name: 'expire-pending-topups', run: ({ db, schema }) => expirePendingTopups(db, schema, s.pendingTopupTtlSeconds) },
+    { name: 'recount-active-tasks', run: ({ db, schema }) => recountActiveTasks(db, schema) },
   ];
 }
 

@@ -93,12 +93,12 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     callbackTimeoutMs: config.callbacks.timeoutMs,
     generateExpireSeconds,
   });
-  const callbacks = new CallbackRepository(db.pool);
-  const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(db.pool, boss);
+  const callbacks = new CallbackRepository(db.pool, db.schema);
+  const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(db.pool, boss, { schema: db.schema });
   let baseUrl = config.publicUrl ?? '';
   const blobStore = new LocalBlobStore(join(config.dataDir, 'files'));
   // Expiring result URLs are signed with a secret kept in the database, so every process agrees.
-  const signing = config.resultUrlTtlSeconds === null ? null : { secret: await loadServerSecret(db.pool, 'result-urls'), ttlSeconds: config.resultUrlTtlSeconds };
+  const signing = config.resultUrlTtlSeconds === null ? null : { secret: await loadServerSecret(db.pool, db.schema, 'result-urls'), ttlSeconds: config.resultUrlTtlSeconds };
   const resultUrls = createResultUrlResolver(() => baseUrl, signing);
   const resultUrlVerifier: ResultUrlVerifier | undefined = signing ? createResultUrlVerifier(signing) : undefined;
   const payments = paymentsFor(config, () => baseUrl);
@@ -131,13 +131,13 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     allowPrivateInputs: config.fetching.allowPrivate,
     markup: config.markup,
     scheduling: config.scheduling,
-    callLimiter: new PgCallLimiter(db.pool, (id) => config.providerLimits(id)),
+    callLimiter: new PgCallLimiter(db.pool, db.schema, (id) => config.providerLimits(id)),
   });
 
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   // The web dashboard: its own mount, and its session (with CSRF token) as the /api/v1 router's authentication seam.
   const dashboard = config.dashboard.enabled
-    ? createStandaloneDashboard({ settings: config.dashboard, gengate, pool: db.pool, boss, mailer, logger, publicUrl: () => baseUrl, paymentProcessor: payments.processor.id })
+    ? createStandaloneDashboard({ settings: config.dashboard, gengate, pool: db.pool, schema: db.schema, boss, mailer, logger, publicUrl: () => baseUrl, paymentProcessor: payments.processor.id })
     : null;
 
   const app = express();
@@ -146,7 +146,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     res.json({ status: 'ok' });
   });
   app.use('/docs', createApiReferenceRouter({ openApiUrl: '/api/v1/openapi.json' }));
-  const rateLimiter = createPgKeyRateLimiter(db.pool);
+  const rateLimiter = createPgKeyRateLimiter(db.pool, db.schema);
   app.use(
     '/api/v1',
     createGengateRouter({
@@ -200,7 +200,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   const maintenanceWorker = config.runWorker
     ? await startMaintenanceWorker(
         boss,
-        { db: db.pool, blobStore, logger },
+        { db: db.pool, schema: db.schema, blobStore, logger },
         {
           cron: config.maintenanceCron,
           steps: [
