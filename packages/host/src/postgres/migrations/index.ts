@@ -9,6 +9,7 @@ import { providerCallLeases } from './009-provider-call-leases.js';
 import { webhookPayloads } from './010-webhook-payloads.js';
 import { dashboard } from './011-dashboard.js';
 import { submitTaskFunction } from './012-submit-task-function.js';
+import { replaceableKeyStore } from './014-replaceable-key-store.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in order. Append new ones; never edit an applied one. */
@@ -24,5 +25,6 @@ export const MIGRATIONS: readonly Migration[] = [
   webhookPayloads,
   dashboard,
   submitTaskFunction,
+  replaceableKeyStore,
 ];
 export type { Migration };
