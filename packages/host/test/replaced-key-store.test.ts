@@ -10,6 +10,7 @@ import { createBoss } from '../src/jobs/queues.js';
 import { ManualPaymentProcessor } from '../src/payments/manual-processor.js';
 import { runMigrations } from '../src/postgres/migrate.js';
 import { createPgStores } from '../src/postgres/pg-unit-of-work.js';
+import { PgUserStore, userSql } from '../src/postgres/pg-user-store.js';
 import type { Queryable } from '../src/postgres/queryable.js';
 import { waitFor } from './support/spawn-server.js';
 
@@ -144,5 +145,15 @@ describe('a replaced KeyStore (the app keeps the keys)', () => {
     // Revoking through gengate revokes in the app's table; the key no longer authenticates.
     await gengate.keys.revoke(auth, auth.apiKeyId);
     await expect(gengate.authenticate.execute(key, '127.0.0.1')).rejects.toMatchObject({ type: 'authentication_failed' });
+  });
+
+  it('uses a replacement given as an instance as it is, in every scope, and keeps the fast paths of the stores not replaced', async () => {
+    const instance = new AppCredentialStore(pool);
+    const s = createPgStores(pool, boss, { schema: 'gengate', replace: { keys: instance } });
+    expect(s.stores.keys).toBe(instance);
+    expect(await s.unitOfWork.run(async (tx) => tx.keys)).toBe(instance);
+    // A UserStore over gengate's own table (a wrapper, say): submissions keep their one round trip.
+    const users = createPgStores(pool, boss, { schema: 'gengate', replace: { users: (db) => new PgUserStore(db, userSql('gengate')) } });
+    expect(users.taskIntake).not.toBeInstanceOf(UnitOfWorkTaskIntake);
   });
 });
