@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     add('rss_idle', { figure: 'resident memory at idle', value: `${f1(idleRss)} MB`, anchor: '', target: '' }, idleRss);
     process.stdout.write(`submission (worker off, host ${host.mode})\n`);
     const sub: Record<string, unknown> = {};
-    for (const [users, connections] of [[1, 1], [1, 10], [1, 50], [50, 10], [50, 50]] as const) {
+    for (const [users, connections] of [[1, 1], [1, 10], [1, 50], [50, 1], [50, 10], [50, 50]] as const) {
       const r = await submission(host, keys, connections, users, SECONDS);
       sub[`${users}u_${connections}c`] = r;
       add(`submit_${users}u_${connections}c`, {

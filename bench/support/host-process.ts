@@ -17,12 +17,14 @@ export interface HostProcess {
 /** Starts `gengate serve` as `npm start` runs it in production, as its own process (so its CPU is its own). */
 export async function startHost(env: Record<string, string>): Promise<HostProcess> {
   const mode = existsSync(COMPILED) ? 'compiled' : 'tsx';
-  const args = mode === 'compiled' ? [COMPILED, 'serve'] : ['--conditions=@gengate/source', '--import', 'tsx', join(ROOT, 'packages/host/src/server/cli.ts'), 'serve'];
-  const child: ChildProcess = spawn(NODE, args, { cwd: ROOT, env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // As `npm start` runs it: a young generation of 16 MB semi-spaces (docs/benchmarks.md, memory).
+  const args = mode === 'compiled' ? ['--max-semi-space-size=16', COMPILED, 'serve'] : ['--conditions=@gengate/source', '--import', 'tsx', join(ROOT, 'packages/host/src/server/cli.ts'), 'serve'];
+  const child: ChildProcess = spawn(NODE, args, { cwd: ROOT, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
-      output += chunk.toString();
+      // Its log lines (info, as in production) are read and dropped once it listens; the tail is kept for errors.
+      output = (output + chunk.toString()).slice(-8_000);
       const m = /serving (http:\/\/[^\s/]+)|listening on (http:\/\/[^\s"]+)/.exec(output);
       if (m) resolve((m[1] ?? m[2] ?? '').replace(/\/api\/v1$/, ''));
     };

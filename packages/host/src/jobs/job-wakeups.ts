@@ -1,40 +1,60 @@
+import type { PgBoss } from 'pg-boss';
 import type { Queryable } from '../postgres/queryable.js';
 
+/** The channel on which a committed job announces itself: payload `<queue> <count>`. */
+export const JOBS_READY_CHANNEL = 'gengate_jobs_ready';
+
 /**
- * Wakes the pg-boss workers of a queue at once, on pg-boss's own LISTEN channel, after the transaction
- * that added a job has committed.
+ * Wakes the workers of a queue after the transaction that added its jobs has committed: one NOTIFY per
+ * event-loop turn, carrying how many jobs each queue got, so each worker process wakes that many of its
+ * workers (wakeWorkers), not all of them.
  *
- * Why not pg-boss's per-queue `notify` (a NOTIFY inside the inserting transaction)? PostgreSQL
- * serializes the commits of all transactions that sent a NOTIFY, WAL flush included, on one
- * database-wide lock: every submission of every user would commit one after another. A NOTIFY sent
- * after the commit, in a transaction of its own that writes nothing, holds that lock only for an instant.
- * The wake-ups of one event-loop turn go out in one statement. A lost wake-up only costs latency:
- * workers also poll.
+ * Why not pg-boss's per-queue `notify`? It sends the NOTIFY inside the inserting transaction, and
+ * PostgreSQL serializes the commits of all transactions that sent a NOTIFY, WAL flush included, on one
+ * database-wide lock: every submission of every user would commit one after another. And it wakes every
+ * worker of the queue for each job: with 8 idle workers, 7 empty fetches per job. A NOTIFY sent after the
+ * commit, in a transaction of its own that writes nothing, holds that lock only for an instant. A lost
+ * wake-up only costs latency: workers also poll.
  */
 export class JobWakeups {
-  private readonly pending = new Set<string>();
+  private readonly pending = new Map<string, number>();
   private scheduled = false;
 
-  constructor(
-    private readonly db: Queryable,
-    /** pg-boss's schema: its channel is derived from it (pg-boss's notifyChannelSql). */
-    private readonly bossSchema: string,
-  ) {}
+  constructor(private readonly db: Queryable) {}
 
-  wake(queue: string): void {
-    this.pending.add(queue);
+  wake(queue: string, jobs = 1): void {
+    this.pending.set(queue, (this.pending.get(queue) ?? 0) + jobs);
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => this.flush());
   }
 
   private flush(): void {
-    const queues = [...this.pending];
+    const ready = [...this.pending];
     this.pending.clear();
     this.scheduled = false;
     this.db
-      .query(`select pg_notify('pgboss_' || left(encode(sha224(convert_to($1, 'UTF8')), 'hex'), 24), q) from unnest($2::text[]) q`, [this.bossSchema, queues])
-      // Workers poll as well: a wake-up lost to a database error costs latency, not a job.
+      .query(`select pg_notify($1, q || ' ' || n) from unnest($2::text[], $3::int[]) as r(q, n)`, [JOBS_READY_CHANNEL, ready.map(([q]) => q), ready.map(([, n]) => n)])
       .catch(() => undefined);
   }
+}
+
+/** What wakeWorkers needs of pg-boss. */
+export type WorkerWaker = Pick<PgBoss, 'getWipData' | 'notifyWorker'>;
+
+/**
+ * Wakes `jobs` workers of `queue` in this process: idle ones first (they fetch at once), then busy ones
+ * (they fetch again as soon as their job ends instead of after their polling interval).
+ */
+export function wakeWorkers(boss: WorkerWaker, queue: string, jobs: number): number {
+  const workers = boss.getWipData().filter((w) => w.name === queue && w.state === 'active');
+  const chosen = [...workers.filter((w) => w.count === 0), ...workers.filter((w) => w.count > 0)].slice(0, Math.max(0, jobs));
+  for (const w of chosen) boss.notifyWorker(w.id);
+  return chosen.length;
+}
+
+/** Parses a JOBS_READY_CHANNEL payload; null when it is not one. */
+export function parseJobsReady(payload: string | undefined): { queue: string; jobs: number } | null {
+  const m = /^(\S+) (\d{1,6})$/.exec(payload ?? '');
+  return m?.[1] && m[2] ? { queue: m[1], jobs: Number(m[2]) } : null;
 }

@@ -16,7 +16,6 @@ import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { JobWakeups } from '../jobs/job-wakeups.js';
 import { PgJobQueue } from '../jobs/pg-job-queue.js';
-import { BOSS_SCHEMA } from '../jobs/queues.js';
 import { PgAlertStore, alertSql } from './pg-alert-store.js';
 import { PgBillingLedger, ledgerSql } from './pg-billing-ledger.js';
 import { PgIdempotencyStore, idempotencySql } from './pg-idempotency-store.js';
@@ -90,7 +89,7 @@ export function createPgStores(
     jobs: new PgJobQueue(boss, db, readyNow),
     idempotency: pick(r.idempotency, db, () => new PgIdempotencyStore(db, sql.idempotency)),
   });
-  const wakeups = new JobWakeups(pool, BOSS_SCHEMA);
+  const wakeups = new JobWakeups(pool);
   const unitOfWork: UnitOfWork = {
     async run(fn) {
       const client = await pool.connect();

@@ -36,3 +36,19 @@ describe('createLogger with secret values', () => {
     expect(out).not.toContain('ss\\\\word');
   });
 });
+
+describe('createLogger on standard output', () => {
+  it('writes in batches yet loses no line when the process exits at once', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const loggerUrl = new URL('./logger.ts', import.meta.url).href;
+    const program = `
+      const { createLogger } = await import(${JSON.stringify(loggerUrl)});
+      const logger = createLogger({ level: 'info' });
+      for (let i = 0; i < 500; i++) logger.info({ i }, 'line');
+      process.exit(0);`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], { maxBuffer: 1 << 24 });
+    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as { i: number });
+    expect(lines.map((l) => l.i)).toEqual(Array.from({ length: 500 }, (_, i) => i));
+  });
+});

@@ -12,7 +12,7 @@ import { createRequestScopedLogger } from '../http/request-log-scope.js';
 import { createPgKeyRateLimiter } from '../limits/create-rate-limiters.js';
 import { createBoss } from '../jobs/queues.js';
 import { startGenerationWorker } from '../jobs/generation-worker.js';
-import { startTaskEndedListener } from '../jobs/task-ended-listener.js';
+import { startWorkerNotifications } from '../jobs/worker-notifications.js';
 import { PgCallLimiter } from '../limits/pg-call-limiter.js';
 import { CallbackRepository } from '../callbacks/callback-repository.js';
 import { startAlertMailWorker } from '../jobs/alert-mail-worker.js';
@@ -182,7 +182,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
       })
     : null;
   // Every process listens: a cancel reaching any API process aborts the upstream call wherever it runs.
-  const taskEnded = config.runWorker ? await startTaskEndedListener(db.url, gengate, logger) : null;
+  const taskEnded = config.runWorker ? await startWorkerNotifications(db.url, { gengate, boss }, logger) : null;
   const callbackWorker = config.runWorker
     ? await startCallbackWorker(
         boss,
@@ -249,7 +249,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
           bounded(callbackWorker?.stop({ graceMs: remaining() }), 'callback worker'),
           bounded(mailWorker?.stop({ graceMs: remaining() }), 'mail worker'),
           bounded(maintenanceWorker?.stop({ graceMs: remaining() }), 'maintenance worker'),
-          bounded(taskEnded?.stop(), 'task-ended listener'),
+          bounded(taskEnded?.stop(), 'worker notifications'),
           bounded(dashboard?.stop(), 'dashboard'),
         ]);
         clearTimeout(forceHttp);

@@ -29,7 +29,7 @@ import { pino } from 'pino';
 import { expect } from 'vitest';
 import { startGenerationWorker, type GenerationWorker, type GenerationWorkerOptions } from '../../src/jobs/generation-worker.js';
 import { createBoss } from '../../src/jobs/queues.js';
-import { startTaskEndedListener } from '../../src/jobs/task-ended-listener.js';
+import { startWorkerNotifications } from '../../src/jobs/worker-notifications.js';
 import { runMigrations } from '../../src/postgres/migrate.js';
 import { createPgStores } from '../../src/postgres/pg-unit-of-work.js';
 import { openPool } from './open-pool.js';
@@ -290,7 +290,7 @@ export async function openWorkerHarness(adapters: () => readonly ProviderAdapter
         ...opts.core,
       });
       const worker: GenerationWorker | null = opts.worker === false ? null : await startGenerationWorker(boss, gengate, { logger, ...opts.workerOptions });
-      const listener = opts.worker === false ? null : await startTaskEndedListener(db.url, gengate, logger);
+      const listener = opts.worker === false ? null : await startWorkerNotifications(db.url, { gengate, boss }, logger);
       const proc: HostProcess = {
         gengate,
         stores: pgStores.stores,

@@ -1,0 +1,73 @@
+import type { Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUEUES } from '../src/jobs/queues.js';
+import { pipelinedTransaction } from '../src/postgres/statement-pipeline.js';
+import { openPgGengate, type PgGengate } from './support/pg-gengate.js';
+
+describe('pipelinedTransaction on a pipelined pool', () => {
+  let h: PgGengate;
+
+  beforeAll(async () => {
+    h = await openPgGengate({ pipeline: true });
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  /** Counts the socket writes of every client checked out while `fn` runs. */
+  async function countWrites<T>(fn: () => Promise<T>): Promise<{ value: T; writes: number }> {
+    let writes = 0;
+    const patched: { stream: Socket; write: Socket['_write']; writev: Socket['_writev'] }[] = [];
+    const onAcquire = (client: unknown) => {
+      const stream = (client as { connection: { stream: Socket } }).connection.stream;
+      const write = stream._write;
+      const writev = stream._writev;
+      stream._write = function (...args: Parameters<Socket['_write']>) {
+        writes++;
+        return write.apply(this, args);
+      };
+      if (writev) {
+        stream._writev = function (...args: Parameters<NonNullable<Socket['_writev']>>) {
+          writes++;
+          return writev.apply(this, args);
+        };
+      }
+      patched.push({ stream, write, writev });
+    };
+    h.pool.on('acquire', onAcquire);
+    try {
+      return { value: await fn(), writes };
+    } finally {
+      h.pool.off('acquire', onAcquire);
+      for (const p of patched) {
+        p.stream._write = p.write;
+        p.stream._writev = p.writev;
+      }
+    }
+  }
+
+  it('sends BEGIN, a pg-boss job, a statement and COMMIT in one write, and commits them all', async () => {
+    const { value, writes } = await countWrites(() =>
+      pipelinedTransaction(h.pool, async (p) => {
+        await p.sendJob(h.boss, QUEUES.callback, { taskId: '00000000-0000-4000-8000-000000000001' }, {});
+        return { result: p.query<{ n: number }>('select 41 + 1 as n').then((r) => r.rows[0]?.n) };
+      }),
+    );
+    expect(value).toBe(42);
+    expect(writes).toBe(1);
+    const jobs = await h.pool.query(`select 1 from pgboss.job where name = $1 and data->>'taskId' = '00000000-0000-4000-8000-000000000001'`, [QUEUES.callback]);
+    expect(jobs.rowCount).toBe(1);
+  });
+
+  it('rolls the job back with the transaction when a statement fails', async () => {
+    await expect(
+      pipelinedTransaction(h.pool, async (p) => {
+        await p.sendJob(h.boss, QUEUES.callback, { taskId: '00000000-0000-4000-8000-000000000002' }, {});
+        return { result: p.query('select 1 / 0') };
+      }),
+    ).rejects.toThrow(/division by zero/);
+    const jobs = await h.pool.query(`select 1 from pgboss.job where data->>'taskId' = '00000000-0000-4000-8000-000000000002'`);
+    expect(jobs.rowCount).toBe(0);
+  });
+});
