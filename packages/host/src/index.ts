@@ -1,6 +1,8 @@
 export { createGengateRouter, type GengateRouterOptions } from './http/create-router.js';
-export { createPgStores } from './postgres/pg-unit-of-work.js';
+export { createPgStores, type PgStoresOptions, type StoreReplacement, type StoreReplacements } from './postgres/pg-unit-of-work.js';
 export { runMigrations } from './postgres/migrate.js';
+export { DEFAULT_SCHEMA, SCHEMA_NAME, checkSchemaName } from './postgres/schema.js';
+export type { Queryable } from './postgres/queryable.js';
 export { createBoss, QUEUES } from './jobs/queues.js';
 export { startGenerationWorker, type GenerationWorker } from './jobs/generation-worker.js';
 export { LocalBlobStore } from './storage/local-blob-store.js';

@@ -95,13 +95,13 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     generateExpireSeconds,
   });
   // Metrics, health and back-pressure (ops/): telemetry and the submission gate go into the core.
-  const ops = createOps({ settings: config.ops, db: db.pool, logger });
-  const callbacks = new CallbackRepository(db.pool);
-  const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(db.pool, boss);
+  const ops = createOps({ settings: config.ops, db: db.pool, schema: db.schema, logger });
+  const callbacks = new CallbackRepository(db.pool, db.schema);
+  const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(db.pool, boss, { schema: db.schema });
   let baseUrl = config.publicUrl ?? '';
   const blobStore = new LocalBlobStore(join(config.dataDir, 'files'));
   // Expiring result URLs are signed with a secret kept in the database, so every process agrees.
-  const signing = config.resultUrlTtlSeconds === null ? null : { secret: await loadServerSecret(db.pool, 'result-urls'), ttlSeconds: config.resultUrlTtlSeconds };
+  const signing = config.resultUrlTtlSeconds === null ? null : { secret: await loadServerSecret(db.pool, db.schema, 'result-urls'), ttlSeconds: config.resultUrlTtlSeconds };
   const resultUrls = createResultUrlResolver(() => baseUrl, signing);
   const resultUrlVerifier: ResultUrlVerifier | undefined = signing ? createResultUrlVerifier(signing) : undefined;
   const payments = paymentsFor(config, () => baseUrl);
@@ -134,7 +134,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     allowPrivateInputs: config.fetching.allowPrivate,
     markup: config.markup,
     scheduling: config.scheduling,
-    callLimiter: new PgCallLimiter(db.pool, (id) => config.providerLimits(id)),
+    callLimiter: new PgCallLimiter(db.pool, db.schema, (id) => config.providerLimits(id)),
     telemetry: ops.metrics,
     submissionGate: ops.gate,
   });
@@ -142,7 +142,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   // The web dashboard: its own mount, and its session (with CSRF token) as the /api/v1 router's authentication seam.
   const dashboard = config.dashboard.enabled
-    ? createStandaloneDashboard({ settings: config.dashboard, gengate, pool: db.pool, boss, mailer, logger, publicUrl: () => baseUrl, paymentProcessor: payments.processor.id })
+    ? createStandaloneDashboard({ settings: config.dashboard, gengate, pool: db.pool, schema: db.schema, boss, mailer, logger, publicUrl: () => baseUrl, paymentProcessor: payments.processor.id })
     : null;
 
   const app = express();
@@ -150,7 +150,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   app.use(ops.httpMetrics);
   app.use(ops.router);
   app.use('/docs', createApiReferenceRouter({ openApiUrl: '/api/v1/openapi.json' }));
-  const rateLimiter = createPgKeyRateLimiter(db.pool);
+  const rateLimiter = createPgKeyRateLimiter(db.pool, db.schema);
   app.use(
     '/api/v1',
     createGengateRouter({
@@ -205,7 +205,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   const maintenanceWorker = config.runWorker
     ? await startMaintenanceWorker(
         boss,
-        { db: db.pool, blobStore, logger },
+        { db: db.pool, schema: db.schema, blobStore, logger },
         {
           cron: config.maintenanceCron,
           steps: [
