@@ -118,9 +118,9 @@ async function discardBacklog(url: string): Promise<void> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   await c.query(`delete from pgboss.job where name like 'gengate-%' and state < 'active'`);
-  await c.query(`update holds set state = 'released' where state = 'held'`);
-  await c.query(`update accounts set held_micro = 0`);
-  await c.query(`update tasks set status = 'fail', error_message = 'discarded by the bench', finished_at = now() where status in ('waiting', 'generating')`);
+  await c.query(`update gengate.holds set state = 'released' where state = 'held'`);
+  await c.query(`update gengate.accounts set held_micro = 0`);
+  await c.query(`update gengate.tasks set status = 'fail', error_message = 'discarded by the bench', finished_at = now() where status in ('waiting', 'generating')`);
   await c.end();
 }
 

@@ -86,32 +86,32 @@ async function main(): Promise<void> {
   const q = async <T extends object>(sql: string) => (await client.query<T>(sql)).rows;
   const until = Date.now() + 240_000;
   for (;;) {
-    const [open] = await q<{ n: number }>(`select count(*)::int as n from tasks where status in ('waiting', 'generating')`);
+    const [open] = await q<{ n: number }>(`select count(*)::int as n from gengate.tasks where status in ('waiting', 'generating')`);
     const [pending] = await q<{ n: number }>(
-      `select count(*)::int as n from tasks t where t.callback_url is not null and not exists (select 1 from callback_attempts a where a.task_id = t.id and a.delivered)`,
+      `select count(*)::int as n from gengate.tasks t where t.callback_url is not null and not exists (select 1 from gengate.callback_attempts a where a.task_id = t.id and a.delivered)`,
     );
     if ((open?.n ?? 0) === 0 && (pending?.n ?? 0) === 0) break;
     if (Date.now() > until) break;
     await pause(500);
   }
-  const [ended] = await q<{ n: number }>(`select count(*)::int as n from tasks where status in ('success', 'fail')`);
+  const [ended] = await q<{ n: number }>(`select count(*)::int as n from gengate.tasks where status in ('success', 'fail')`);
   check('every task ended in success or fail', ended?.n === TASKS, `${ended?.n}/${TASKS}`);
-  const [twice] = await q<{ n: number }>(`select count(*)::int as n from (select task_id from transactions where payment_method = 'usage' group by task_id having count(*) > 1) x`);
+  const [twice] = await q<{ n: number }>(`select count(*)::int as n from (select task_id from gengate.transactions where payment_method = 'usage' group by task_id having count(*) > 1) x`);
   check('no task charged twice', twice?.n === 0, `${twice?.n} tasks`);
   const [wrong] = await q<{ n: number }>(
-    `select count(*)::int as n from tasks t where (t.status = 'success') <> exists (select 1 from transactions x where x.task_id = t.id and x.payment_method = 'usage')`,
+    `select count(*)::int as n from gengate.tasks t where (t.status = 'success') <> exists (select 1 from gengate.transactions x where x.task_id = t.id and x.payment_method = 'usage')`,
   );
   check('success charged once, fail never', wrong?.n === 0, `${wrong?.n} mismatches`);
-  const [held] = await q<{ n: number }>(`select count(*)::int as n from holds where state = 'held'`);
+  const [held] = await q<{ n: number }>(`select count(*)::int as n from gengate.holds where state = 'held'`);
   check('no credits left held', held?.n === 0, `${held?.n} holds`);
   const violations = await ledgerViolations(db.url);
   check('ledger invariant holds', violations.length === 0, JSON.stringify(violations));
   const [missing] = await q<{ n: number }>(
-    `select count(*)::int as n from tasks t where t.callback_url is not null and not exists (select 1 from callback_attempts a where a.task_id = t.id and a.delivered)`,
+    `select count(*)::int as n from gengate.tasks t where t.callback_url is not null and not exists (select 1 from gengate.callback_attempts a where a.task_id = t.id and a.delivered)`,
   );
-  const withCallback = await q<{ id: string }>(`select id from tasks where callback_url is not null`);
+  const withCallback = await q<{ id: string }>(`select id from gengate.tasks where callback_url is not null`);
   check('every callback delivered', missing?.n === 0 && withCallback.every((t) => delivered.has(t.id)), `${missing?.n} undelivered of ${withCallback.length}`);
-  const [retried] = await q<{ n: number }>(`select count(*)::int as n from tasks where attempts > 1`);
+  const [retried] = await q<{ n: number }>(`select count(*)::int as n from gengate.tasks where attempts > 1`);
   console.log(`chaos: ${KILLS} SIGKILLs, ${retried?.n} tasks needed more than one attempt, ${Math.round((Date.now() - started) / 1000)} s`);
 
   await client.end();

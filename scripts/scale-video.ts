@@ -94,9 +94,7 @@ async function main(): Promise<void> {
   const deadline = lastSubmission + (JOB_SECONDS + 30) * 1000;
   let counts = { success: 0, fail: 0, other: TASKS };
   while (Date.now() < deadline) {
-    const { rows } = await pool.query<{ status: string; n: number }>(`select status, count(*)::int as n from gengate.tasks group by status`).catch(() =>
-      pool.query<{ status: string; n: number }>(`select status, count(*)::int as n from tasks group by status`),
-    );
+    const { rows } = await pool.query<{ status: string; n: number }>(`select status, count(*)::int as n from gengate.tasks group by status`);
     const by = Object.fromEntries(rows.map((r) => [r.status, r.n]));
     counts = { success: by['success'] ?? 0, fail: by['fail'] ?? 0, other: TASKS - (by['success'] ?? 0) - (by['fail'] ?? 0) };
     if (counts.other === 0) break;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createSandboxAdapter } from '@gengate/adapters';
 import { createGengate, MemoryBlobStore } from '@gengate/core';
-import { createPgStores, ManualPaymentProcessor } from '@gengate/host';
+import { createPgStores, DEFAULT_SCHEMA, ManualPaymentProcessor } from '@gengate/host';
 import pg from 'pg';
 import { startHost, type HostProcess } from '../support/host-process.js';
 import { load, type LoadResult } from '../support/load.js';
@@ -30,7 +30,7 @@ export function hostEnv(databaseUrl: string, worker: boolean): Record<string, st
 /** Users with one key each (no limits), created through the core's admin use case on the same database. */
 export async function createKeys(databaseUrl: string, count: number): Promise<string[]> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
-  const { stores, unitOfWork } = createPgStores(pool, null);
+  const { stores, unitOfWork } = createPgStores(pool, null, { schema: DEFAULT_SCHEMA });
   const gengate = createGengate({
     adapters: [createSandboxAdapter()],
     stores,
@@ -75,11 +75,11 @@ async function count(pool: pg.Pool, sql: string, values: unknown[] = []): Promis
 /** Full pipeline: submissions with the worker on, until every task is `success`. */
 export async function pipeline(host: HostProcess, databaseUrl: string, key: string, tasks: number, connections: number): Promise<{ tasksPerSecond: number; cpuMicrosPerTask: number; seconds: number }> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-  const before = await count(pool, `select count(*)::int as n from tasks where status = 'success'`);
+  const before = await count(pool, `select count(*)::int as n from gengate.tasks where status = 'success'`);
   const cpu0 = cpuMicros(host.pid);
   const started = performance.now();
   await load({ url: `${host.url}/api/v1/run/sandbox.echo-chat`, method: 'POST', body: CHAT_BODY, connections, amount: tasks, headerSets: [auth(key)] });
-  while ((await count(pool, `select count(*)::int as n from tasks where status = 'success'`)) < before + tasks) await sleep(20);
+  while ((await count(pool, `select count(*)::int as n from gengate.tasks where status = 'success'`)) < before + tasks) await sleep(20);
   const seconds = (performance.now() - started) / 1000;
   const cpu = cpuMicros(host.pid) - cpu0;
   await pool.end();
@@ -105,14 +105,14 @@ export async function dispatchLatency(host: HostProcess, databaseUrl: string, ke
   await load({ url: `${host.url}/api/v1/run/sandbox.echo-chat`, method: 'POST', body: CHAT_BODY, connections: 20, overallRate: opts.loadedRate, durationSeconds: opts.loadedSeconds, headerSets: [auth(key)] });
   const wait = async (where: string, values: unknown[]) => {
     for (;;) {
-      if ((await count(pool, `select count(*)::int as n from tasks where ${where} and started_at is null`, values)) === 0) return;
+      if ((await count(pool, `select count(*)::int as n from gengate.tasks where ${where} and started_at is null`, values)) === 0) return;
       await sleep(50);
     }
   };
   await wait('id = any($1::uuid[])', [idleIds]);
   await wait('created_at >= $1', [since]);
   const ms = async (where: string, values: unknown[]) =>
-    (await pool.query<{ ms: number }>(`select extract(epoch from (started_at - created_at)) * 1000 as ms from tasks where ${where}`, values)).rows.map((r) => Number(r.ms));
+    (await pool.query<{ ms: number }>(`select extract(epoch from (started_at - created_at)) * 1000 as ms from gengate.tasks where ${where}`, values)).rows.map((r) => Number(r.ms));
   const idle = await ms('id = any($1::uuid[])', [idleIds]);
   const loaded = await ms('created_at >= $1', [since]);
   await pool.end();

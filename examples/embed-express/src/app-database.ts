@@ -6,16 +6,16 @@ import type pg from 'pg';
  */
 export async function migrateAppTables(pool: pg.Pool): Promise<void> {
   await pool.query(`
-    create table if not exists app_users (
+    create table if not exists users (
       id bigint generated always as identity primary key,
       email text not null unique,
       password_hash text not null,
       gengate_user_id uuid unique,
       created_at timestamptz not null default now()
     );
-    create table if not exists app_sessions (
+    create table if not exists sessions (
       token_hash text primary key,
-      user_id bigint not null references app_users(id) on delete cascade,
+      user_id bigint not null references users(id) on delete cascade,
       csrf_token text not null,
       expires_at timestamptz not null
     );

@@ -17,7 +17,7 @@ export function gengateUserSeam(o: { pool: pg.Pool; sessions: SessionStore; host
     let userId = session.user.gengateUserId;
     if (!userId) {
       userId = (await o.host().ensureUser({ email: session.user.email, credits: o.signupCredits })).userId;
-      await o.pool.query('update app_users set gengate_user_id = $2 where id = $1 and gengate_user_id is null', [session.user.id, userId]);
+      await o.pool.query('update users set gengate_user_id = $2 where id = $1 and gengate_user_id is null', [session.user.id, userId]);
     }
     return { userId, apiKeyId: null };
   };

@@ -40,7 +40,7 @@ export class SessionStore {
   async create(userId: string): Promise<{ cookie: string; csrfToken: string }> {
     const token = randomBytes(32).toString('base64url');
     const csrfToken = randomBytes(24).toString('base64url');
-    await this.pool.query(`insert into app_sessions (token_hash, user_id, csrf_token, expires_at) values ($1, $2, $3, now() + make_interval(hours => $4))`, [
+    await this.pool.query(`insert into sessions (token_hash, user_id, csrf_token, expires_at) values ($1, $2, $3, now() + make_interval(hours => $4))`, [
       sha256(token),
       userId,
       csrfToken,
@@ -56,7 +56,7 @@ export class SessionStore {
     if (!token) return null;
     const { rows } = await this.pool.query<{ id: string; email: string; gengate_user_id: string | null; csrf_token: string }>(
       `select u.id::text, u.email, u.gengate_user_id, s.csrf_token
-         from app_sessions s join app_users u on u.id = s.user_id
+         from sessions s join users u on u.id = s.user_id
         where s.token_hash = $1 and s.expires_at > now()`,
       [sha256(token)],
     );
@@ -66,7 +66,7 @@ export class SessionStore {
 
   async end(req: Request): Promise<string> {
     const token = parseCookies(req.headers.cookie ?? '')[SESSION_COOKIE];
-    if (token) await this.pool.query('delete from app_sessions where token_hash = $1', [sha256(token)]);
+    if (token) await this.pool.query('delete from sessions where token_hash = $1', [sha256(token)]);
     return serializeCookie(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', secure: this.secureCookie, path: '/', maxAge: 0 });
   }
 }

@@ -16,7 +16,7 @@ export function signInRoutes(pool: pg.Pool, sessions: SessionStore): Router {
   router.post('/sign-up', async (req, res) => {
     const c = credentials(req.body);
     if (!c) return void res.status(400).json({ error: 'an e-mail address and a password of 8 characters or more' });
-    const { rows } = await pool.query<{ id: string }>('insert into app_users (email, password_hash) values ($1, $2) on conflict (email) do nothing returning id::text', [
+    const { rows } = await pool.query<{ id: string }>('insert into users (email, password_hash) values ($1, $2) on conflict (email) do nothing returning id::text', [
       c.email,
       await hashPassword(c.password),
     ]);
@@ -27,7 +27,7 @@ export function signInRoutes(pool: pg.Pool, sessions: SessionStore): Router {
 
   router.post('/sign-in', async (req, res) => {
     const c = credentials(req.body);
-    const { rows } = c ? await pool.query<{ id: string; password_hash: string }>('select id::text, password_hash from app_users where email = $1', [c.email]) : { rows: [] };
+    const { rows } = c ? await pool.query<{ id: string; password_hash: string }>('select id::text, password_hash from users where email = $1', [c.email]) : { rows: [] };
     const user = rows[0];
     if (!c || !user || !(await checkPassword(c.password, user.password_hash))) return void res.status(401).json({ error: 'wrong e-mail or password' });
     const session = await sessions.create(user.id);

@@ -113,7 +113,7 @@ describe("the app's own signed-in users", () => {
     expect(balance.held_credits).toBe(0);
 
     // The app user is linked to one gengate user (the one that ran the task), which has no API key of its own.
-    const { rows } = await app.pool.query<{ gengate_user_id: string | null }>(`select gengate_user_id from app_users where email = 'ada@example.com'`);
+    const { rows } = await app.pool.query<{ gengate_user_id: string | null }>(`select gengate_user_id from users where email = 'ada@example.com'`);
     expect(rows[0]?.gengate_user_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(((await (await ai('/api-keys')).json()) as { data: unknown[] }).data).toEqual([]);
   });

@@ -14,8 +14,10 @@ export type { EnsureUserInput } from './embed/ensure-user.js';
 // The parts the facade is built from, for hosts that wire them by hand.
 export { createGengateRouter, type GengateRouterOptions } from './http/create-router.js';
 export type { RequestAuthenticator } from './http/middleware/authenticate.js';
-export { createPgStores } from './postgres/pg-unit-of-work.js';
+export { createPgStores, type PgStoresOptions, type StoreReplacement, type StoreReplacements } from './postgres/pg-unit-of-work.js';
 export { runMigrations } from './postgres/migrate.js';
+export { DEFAULT_SCHEMA, SCHEMA_NAME, checkSchemaName } from './postgres/schema.js';
+export type { Queryable } from './postgres/queryable.js';
 export { connectionSettingsOf, type ConnectionSettings } from './postgres/connection-settings.js';
 export { createBoss, QUEUES } from './jobs/queues.js';
 export { startGenerationWorker, type GenerationWorker } from './jobs/generation-worker.js';

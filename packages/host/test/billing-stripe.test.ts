@@ -1,7 +1,7 @@
 import { createTestDatabase, startFakeStripe, type FakeStripe, type TestDatabase } from '@gengate/testing';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, spawnServer, tempDataDir, type SpawnedServer } from './support/spawn-server.js';
+import { runCli, spawnServer, tempDataDir, waitFor, type SpawnedServer } from './support/spawn-server.js';
 
 const SECRET_KEY = 'sk_test_gengatefake123';
 const WEBHOOK_SECRET = 'whsec_gengatetest456';
@@ -114,7 +114,8 @@ describe('Stripe top-up end to end', () => {
     expect(((await res.json()) as { error: { type: string } }).error.type).toBe('invalid_request');
     expect(await balance()).toBe(before);
     expect(await status(transactionId)).toBe('pending');
-    expect(server.output()).toMatch(/"level":40[^\n]*stripe checkout refused/);
+    // Logs reach standard output in batches (at most 100 ms late): wait for the line.
+    await waitFor(async () => (/"level":40[^\n]*stripe checkout refused/.test(server.output()) ? true : null), { timeoutMs: 5_000, what: 'the refusal logged at warn' });
   });
 
   it('creates the Checkout Session with an explicit expiry', async () => {

@@ -65,7 +65,7 @@ describe('callbacks: a tarpit receiver of one user does not stall another user',
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();
     try {
-      const { rows } = await c.query<{ id: string; finished_at: Date }>('select id, finished_at from tasks where id = any($1)', [healthyIds]);
+      const { rows } = await c.query<{ id: string; finished_at: Date }>('select id, finished_at from gengate.tasks where id = any($1)', [healthyIds]);
       const lags = rows.map((r) => (healthy.receivedAt.get(r.id) ?? Infinity) - r.finished_at.getTime());
       expect(rows).toHaveLength(TASKS_EACH);
       process.stdout.write(`healthy callback lag after task end: max ${Math.max(...lags)} ms, min ${Math.min(...lags)} ms (n=${lags.length})\n`);
@@ -74,14 +74,14 @@ describe('callbacks: a tarpit receiver of one user does not stall another user',
       // The tarpit's attempts end by their deadline and are recorded; each ended attempt closed its socket.
       const attempts = await waitFor(
         async () => {
-          const { rows: a } = await c.query<{ n: number }>('select count(*)::int as n from callback_attempts where task_id = any($1)', [slowIds]);
+          const { rows: a } = await c.query<{ n: number }>('select count(*)::int as n from gengate.callback_attempts where task_id = any($1)', [slowIds]);
           return (a[0]?.n ?? 0) >= 8 ? (a[0]?.n ?? 0) : null;
         },
         { timeoutMs: 30_000, intervalMs: 100, what: 'eight ended tarpit attempts' },
       );
       await waitFor(async () => (tarpit.sockets.closed >= attempts ? true : null), { timeoutMs: 3_000, what: 'the sockets of ended attempts to close' });
       // A receiver that never answers is cut off by the deadline; one that sent 200 headers and trickles is delivered.
-      const { rows: outcomes } = await c.query<{ error: string | null; delivered: boolean }>('select error, delivered from callback_attempts where task_id = any($1)', [slowIds]);
+      const { rows: outcomes } = await c.query<{ error: string | null; delivered: boolean }>('select error, delivered from gengate.callback_attempts where task_id = any($1)', [slowIds]);
       expect(outcomes.filter((o) => !o.delivered).every((o) => /within 2000 ms/.test(o.error ?? ''))).toBe(true);
       expect(outcomes.some((o) => !o.delivered)).toBe(true);
     } finally {

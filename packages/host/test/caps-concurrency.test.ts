@@ -35,7 +35,7 @@ describe('per-user caps under concurrency (HTTP, PostgreSQL)', () => {
     // The user's first key already counts.
     expect(counts).toEqual({ 200: MAX_KEYS_PER_USER - 1, 422: 200 - (MAX_KEYS_PER_USER - 1) });
     const { rows } = await app.pool.query<{ n: number }>(
-      'select count(*)::int as n from api_keys where revoked_at is null and user_id = (select user_id from api_keys where name = $1 limit 1)',
+      'select count(*)::int as n from gengate.api_keys where revoked_at is null and user_id = (select user_id from gengate.api_keys where name = $1 limit 1)',
       ['k0'],
     );
     expect(rows[0]?.n).toBe(MAX_KEYS_PER_USER);
@@ -45,7 +45,7 @@ describe('per-user caps under concurrency (HTTP, PostgreSQL)', () => {
     const { key, userId } = await app.user();
     const counts = await statuses(Array.from({ length: 100 }, (_, i) => post(key, '/billing/alerts', { threshold: i + 1 })));
     expect(counts).toEqual({ 200: MAX_ALERTS_PER_USER, 422: 100 - MAX_ALERTS_PER_USER });
-    const { rows } = await app.pool.query<{ n: number }>('select count(*)::int as n from balance_alerts where user_id = $1', [userId]);
+    const { rows } = await app.pool.query<{ n: number }>('select count(*)::int as n from gengate.balance_alerts where user_id = $1', [userId]);
     expect(rows[0]?.n).toBe(MAX_ALERTS_PER_USER);
   });
 
@@ -53,7 +53,7 @@ describe('per-user caps under concurrency (HTTP, PostgreSQL)', () => {
     const { key, userId } = await app.user();
     const counts = await statuses(Array.from({ length: 50 }, () => post(key, '/billing/topup', { amount: 5 })));
     expect(counts).toEqual({ 200: MAX_PENDING_TOPUPS_PER_USER, 422: 50 - MAX_PENDING_TOPUPS_PER_USER });
-    const { rows } = await app.pool.query<{ n: number }>("select count(*)::int as n from transactions where user_id = $1 and status = 'pending'", [userId]);
+    const { rows } = await app.pool.query<{ n: number }>("select count(*)::int as n from gengate.transactions where user_id = $1 and status = 'pending'", [userId]);
     expect(rows[0]?.n).toBe(MAX_PENDING_TOPUPS_PER_USER);
   });
 });

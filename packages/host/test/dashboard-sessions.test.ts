@@ -22,7 +22,7 @@ describe('dashboard sign-in by e-mail link (sign-up closed)', () => {
     expect(mail?.text).toMatch(/^http:\/\/gengate\.test\/dashboard\/sign-in#token=[A-Za-z0-9_-]{43}$/m);
     const token = linkToken(mail);
     // Only the token's hash is stored.
-    expect(await count(h, 'select count(*)::int as n from sign_in_tokens where token_hash = $1', [token])).toBe(0);
+    expect(await count(h, 'select count(*)::int as n from gengate.sign_in_tokens where token_hash = $1', [token])).toBe(0);
 
     const res = await request(h.app).post('/dashboard/api/auth/verify').set('Origin', ORIGIN).send({ token }).expect(200);
     expect(res.body).toMatchObject({ user: { id: user_id, email: 'Ada@Example.com', role: 'user' }, created: false });
@@ -61,7 +61,7 @@ describe('dashboard sign-in by e-mail link (sign-up closed)', () => {
     const res = await request(h.app).post('/dashboard/api/auth/link').set('Origin', ORIGIN).send({ email: 'stranger@example.com' }).expect(200);
     expect(res.body).toEqual({ sent: true });
     expect(h.mails.length).toBe(before);
-    expect(await count(h, `select count(*)::int as n from users where email = 'stranger@example.com'`)).toBe(0);
+    expect(await count(h, `select count(*)::int as n from gengate.users where email = 'stranger@example.com'`)).toBe(0);
     const bad = await request(h.app).post('/dashboard/api/auth/link').set('Origin', ORIGIN).send({ email: 'not an address' }).expect(400);
     expect(bad.body.error.type).toBe('invalid_request');
   });
@@ -92,13 +92,13 @@ describe('dashboard sign-in by e-mail link (sign-up closed)', () => {
     // Through the /api/v1 seam, the cookie without the token is no authentication at all.
     const keys = await request(h.app).post('/api/v1/api-keys').set('Origin', ORIGIN).set('Cookie', s.cookie).send({ name: 'forged' }).expect(401);
     expect(keys.body.error.type).toBe('authentication_failed');
-    expect(await count(h, `select count(*)::int as n from api_keys where user_id = $1`, [s.userId])).toBe(1); // the CLI-made default key only
+    expect(await count(h, `select count(*)::int as n from gengate.api_keys where user_id = $1`, [s.userId])).toBe(1); // the CLI-made default key only
   });
 
   it('a request to /api/v1 from another origin carrying only the session cookie changes nothing', async () => {
     await h.gengate.admin.createUser({ email: 'eve-target@example.com', credits: 100 });
     const s = await h.signIn('eve-target@example.com');
-    const tasksBefore = await count(h, 'select count(*)::int as n from tasks where user_id = $1', [s.userId]);
+    const tasksBefore = await count(h, 'select count(*)::int as n from gengate.tasks where user_id = $1', [s.userId]);
     const attempts = [
       request(h.app).post('/api/v1/run/sandbox.pixel-image').set('Origin', 'https://evil.example').set('Cookie', s.cookie).send({ prompt: 'forged' }),
       request(h.app).post('/api/v1/api-keys').set('Origin', 'https://evil.example').set('Cookie', s.cookie).send({ name: 'forged' }),
@@ -110,9 +110,9 @@ describe('dashboard sign-in by e-mail link (sign-up closed)', () => {
       expect(res.status).toBe(401);
       expect(res.body.error.type).toBe('authentication_failed');
     }
-    expect(await count(h, 'select count(*)::int as n from tasks where user_id = $1', [s.userId])).toBe(tasksBefore);
-    expect(await count(h, 'select count(*)::int as n from api_keys where user_id = $1', [s.userId])).toBe(1);
-    expect(await count(h, 'select count(*)::int as n from balance_alerts where user_id = $1', [s.userId])).toBe(0);
+    expect(await count(h, 'select count(*)::int as n from gengate.tasks where user_id = $1', [s.userId])).toBe(tasksBefore);
+    expect(await count(h, 'select count(*)::int as n from gengate.api_keys where user_id = $1', [s.userId])).toBe(1);
+    expect(await count(h, 'select count(*)::int as n from gengate.balance_alerts where user_id = $1', [s.userId])).toBe(0);
   });
 
   it('the session with its CSRF token reaches /api/v1 through the seam: keys, quote, run, task list (no API key, no rate limit)', async () => {
@@ -124,7 +124,7 @@ describe('dashboard sign-in by e-mail link (sign-up closed)', () => {
     const quote = await as(request(h.app).post('/api/v1/models/sandbox.pixel-image/quote')).send({ prompt: 'a fox', image_params: { n: 2 } }).expect(200);
     expect(quote.body).toMatchObject({ model_id: 'sandbox.pixel-image', credits: 4, usd: 0.04, available_credits: 100, sufficient: true });
     const run = await as(request(h.app).post('/api/v1/run/sandbox.pixel-image')).send({ prompt: 'a fox' }).expect(200);
-    const task = await h.pool.query('select api_key_id from tasks where id = $1', [run.body.task_id]);
+    const task = await h.pool.query('select api_key_id from gengate.tasks where id = $1', [run.body.task_id]);
     expect(task.rows[0].api_key_id).toBeNull();
     const list = await as(request(h.app).get('/api/v1/run/tasks')).expect(200);
     expect(list.body.data[0]).toMatchObject({ task_id: run.body.task_id, model_id: 'sandbox.pixel-image', submitted_with_api_key: false, held_credits: 2 });
@@ -171,7 +171,7 @@ describe('dashboard sign-in by e-mail link (sign-up closed)', () => {
     const queue = await as(request(h.app).get('/dashboard/api/operator/queue')).expect(200);
     expect(queue.body.queues.map((q: { queue: string }) => q.queue)).toContain('gengate-generate');
     expect(Array.isArray(queue.body.tasks)).toBe(true);
-    await h.pool.query(`insert into tasks (id, user_id, model_id, modality, status, request, quoted_micro, quoted_cost_micro, error_message, finished_at)
+    await h.pool.query(`insert into gengate.tasks (id, user_id, model_id, modality, status, request, quoted_micro, quoted_cost_micro, error_message, finished_at)
       values (gen_random_uuid(), $1, 'sandbox.always-fail', 'image', 'fail', '{}', 0, 0, 'Sandbox failure', now())`, [target.user_id]);
     const failures = await as(request(h.app).get('/dashboard/api/operator/failures?hours=1')).expect(200);
     expect(failures.body.data).toEqual([{ provider: 'sandbox', failures: 1, models: [expect.objectContaining({ model_id: 'sandbox.always-fail', failures: 1, last_message: 'Sandbox failure' })] }]);
@@ -190,7 +190,7 @@ describe('dashboard sign-in by e-mail link (sign-up closed)', () => {
       await request(h.app).get('/dashboard/api/session').set('Cookie', t.cookie).expect(401);
       const purged = await h.services.auth.purgeExpired();
       expect(purged.sessions).toBeGreaterThanOrEqual(1);
-      expect(await count(h, 'select count(*)::int as n from dashboard_sessions where expires_at <= now()')).toBe(0);
+      expect(await count(h, 'select count(*)::int as n from gengate.dashboard_sessions where expires_at <= now()')).toBe(0);
     } finally {
       h.advance(-8 * 86_400_000);
     }
@@ -212,7 +212,7 @@ describe('dashboard open sign-up', () => {
     expect(session.body.user).toMatchObject({ email: 'new.user@example.com', role: 'user' });
     const txs = await request(h.app).get('/api/v1/billing/transactions').set('Cookie', s.cookie).set('X-CSRF-Token', s.csrf).expect(200);
     expect(txs.body.data).toEqual([expect.objectContaining({ credits: 50, payment_method: 'grant', description: 'Sign-up credits' })]);
-    expect(await count(h, 'select count(*)::int as n from api_keys where user_id = $1', [s.userId])).toBe(0);
+    expect(await count(h, 'select count(*)::int as n from gengate.api_keys where user_id = $1', [s.userId])).toBe(0);
     const config = await request(h.app).get('/dashboard/api/config').expect(200);
     expect(config.body).toEqual({ open_signup: true, payment_processor: 'manual' });
   });

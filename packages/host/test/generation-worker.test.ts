@@ -168,7 +168,7 @@ describe('generation worker on PostgreSQL', () => {
     });
     await host.stop();
 
-    const stalled = await h.pool.query<{ status: string; attempts: number }>('select status, attempts from tasks where id = $1', [taskId]);
+    const stalled = await h.pool.query<{ status: string; attempts: number }>('select status, attempts from gengate.tasks where id = $1', [taskId]);
     expect(stalled.rows[0]).toEqual({ status: 'generating', attempts: 1 });
     const checkedBefore = adapter.statusCalls.get(taskId) ?? 0;
 

@@ -12,6 +12,7 @@ import { runMigrations } from '../src/postgres/migrate.js';
 import { LocalBlobStore } from '../src/storage/local-blob-store.js';
 import { openPool } from './support/open-pool.js';
 import { waitFor } from './support/spawn-server.js';
+import { DEFAULT_SCHEMA } from '../src/postgres/schema.js';
 
 const SETTINGS = {
   callbackAttemptRetentionDays: 30,
@@ -32,7 +33,7 @@ describe('maintenance sweep', () => {
   async function task(status: 'success' | 'fail' | 'generating', finishedAgoSeconds: number | null): Promise<string> {
     const id = randomUUID();
     await q(
-      `insert into tasks (id, user_id, model_id, modality, status, request, quoted_micro, quoted_cost_micro, finished_at)
+      `insert into gengate.tasks (id, user_id, model_id, modality, status, request, quoted_micro, quoted_cost_micro, finished_at)
        values ($1, $2, 'sandbox.pixel-image', 'image', $3, '{}', 0, 0, case when $4::int is null then null else now() - make_interval(secs => $4::int) end)`,
       [id, userId, status, finishedAgoSeconds],
     );
@@ -43,25 +44,25 @@ describe('maintenance sweep', () => {
   async function topup(method: 'stripe' | 'manual', agoSeconds: number): Promise<string> {
     const id = randomUUID();
     await q(
-      `insert into transactions (id, user_id, credits_micro, amount_micro_usd, payment_method, status, created_at)
+      `insert into gengate.transactions (id, user_id, credits_micro, amount_micro_usd, payment_method, status, created_at)
        values ($1, $2, 1000000, 10000, $3, 'pending', now() - make_interval(secs => $4))`,
       [id, userId, method, agoSeconds],
     );
     return id;
   }
 
-  const statusOf = async (txId: string) => (await q('select status from transactions where id = $1', [txId])).rows[0]?.status as string;
+  const statusOf = async (txId: string) => (await q('select status from gengate.transactions where id = $1', [txId])).rows[0]?.status as string;
 
   beforeAll(async () => {
     db = await createTestDatabase();
     pool = openPool(db.url, 5);
-    await runMigrations(pool.pool);
+    await runMigrations(pool.pool, DEFAULT_SCHEMA);
     boss = await createBoss({ connectionString: db.url, logger: pino({ level: 'silent' }) });
     blobs = new LocalBlobStore(mkdtempSync(join(tmpdir(), 'gg-maint-')));
-    ctx = { db: pool.pool, blobStore: blobs, logger: pino({ level: 'silent' }) };
+    ctx = { db: pool.pool, schema: DEFAULT_SCHEMA, blobStore: blobs, logger: pino({ level: 'silent' }) };
     userId = randomUUID();
-    await q(`insert into users (id, email) values ($1, $2)`, [userId, `${userId}@example.com`]);
-    await q('insert into accounts (user_id) values ($1)', [userId]);
+    await q(`insert into gengate.users (id, email) values ($1, $2)`, [userId, `${userId}@example.com`]);
+    await q('insert into gengate.accounts (user_id) values ($1)', [userId]);
   });
 
   afterAll(async () => {
@@ -71,21 +72,21 @@ describe('maintenance sweep', () => {
   });
 
   it('purges old idempotency records and callback attempts, deletes files of failed tasks, expires unpaid top-ups', async () => {
-    await q(`insert into idempotency_keys (user_id, key, request_hash, response, created_at) values
+    await q(`insert into gengate.idempotency_keys (user_id, key, request_hash, response, created_at) values
       ($1, 'old', 'h', '{}', now() - interval '25 hours'), ($1, 'fresh', 'h', '{}', now() - interval '1 hour')`, [userId]);
     const succeeded = await task('success', 3_600);
     const failedLongAgo = await task('fail', 3_600);
     const failedJustNow = await task('fail', 5);
     const running = await task('generating', null);
-    await q(`insert into callback_attempts (task_id, url, status_code, delivered, error, duration_ms, created_at) values
+    await q(`insert into gengate.callback_attempts (task_id, url, status_code, delivered, error, duration_ms, created_at) values
       ($1, 'https://x.test', 200, true, null, 5, now() - interval '31 days'), ($1, 'https://x.test', 200, true, null, 5, now() - interval '29 days')`, [succeeded]);
     const stripeExpired = await topup('stripe', 26 * 3_600);
     const stripePayable = await topup('stripe', 3_600);
     const manualExpired = await topup('manual', 8 * 86_400);
     const manualWaiting = await topup('manual', 86_400);
-    const counts = () => q('select running_chat + running_image + running_video as running, queued_chat + queued_image + queued_video as queued from accounts where user_id = $1', [userId]);
+    const counts = () => q('select running_chat + running_image + running_video as running, queued_chat + queued_image + queued_video as queued from gengate.accounts where user_id = $1', [userId]);
     expect((await counts()).rows).toEqual([{ running: 1, queued: 0 }]); // kept by the trigger
-    await q('update accounts set running_video = running_video + 7, queued_chat = 3 where user_id = $1', [userId]); // drift
+    await q('update gengate.accounts set running_video = running_video + 7, queued_chat = 3 where user_id = $1', [userId]); // drift
 
     const report = await runMaintenance(defaultMaintenanceSteps(SETTINGS), ctx);
     expect(report).toEqual({
@@ -96,8 +97,8 @@ describe('maintenance sweep', () => {
       'recount-active-tasks': 1,
     });
     expect((await counts()).rows).toEqual([{ running: 1, queued: 0 }]);
-    expect((await q('select key from idempotency_keys where user_id = $1', [userId])).rows).toEqual([{ key: 'fresh' }]);
-    expect((await q('select count(*)::int as n from callback_attempts')).rows[0]?.n).toBe(1);
+    expect((await q('select key from gengate.idempotency_keys where user_id = $1', [userId])).rows).toEqual([{ key: 'fresh' }]);
+    expect((await q('select count(*)::int as n from gengate.callback_attempts')).rows[0]?.n).toBe(1);
     expect(await blobs.get(`${succeeded}/output-0.png`)).not.toBeNull();
     expect(await blobs.get(`${running}/output-0.png`)).not.toBeNull();
     expect(await blobs.get(`${failedLongAgo}/output-0.png`)).toBeNull();

@@ -11,6 +11,7 @@ import { CallbackRepository } from '../src/callbacks/callback-repository.js';
 import { createGengateRouter } from '../src/http/create-router.js';
 import { OPENAPI_DOCUMENT_FILE } from '../src/http/routes/openapi-document.js';
 import { loadOpenApiDocument, OpenApiContract } from './support/openapi-contract.js';
+import { DEFAULT_SCHEMA } from '../src/postgres/schema.js';
 
 type Obj = Record<string, unknown>;
 const doc = loadOpenApiDocument();
@@ -54,7 +55,7 @@ describe('docs/openapi.yaml', () => {
       blobStore: memory.blobs,
       logger: pino({ level: 'silent' }),
       stripeWebhook: { stripe: {} as Stripe, webhookSecret: 'whsec_test' },
-      callbacks: new CallbackRepository({ query: async () => ({ rows: [], rowCount: 0 }) } as never),
+      callbacks: new CallbackRepository({ query: async () => ({ rows: [], rowCount: 0 }) } as never, DEFAULT_SCHEMA),
     });
     expect(documented()).toEqual(routesOf(router));
   });

@@ -119,8 +119,8 @@ describe('metrics, health and back-pressure', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(await refused.json()).toMatchObject({ code: 503, error: { type: 'overloaded', param: null } });
-    expect(await count('tasks')).toBe(100);
-    expect(await count(`holds where state = 'held'`)).toBe(100);
+    expect(await count('gengate.tasks')).toBe(100);
+    expect(await count(`gengate.holds where state = 'held'`)).toBe(100);
     expect(await (await fetch(`${api.url}/api/v1/billing/balance`, { headers: { Authorization: `Bearer ${key}` } })).json()).toEqual(balanceBefore);
 
     const during = await scrape(api);
@@ -135,7 +135,7 @@ describe('metrics, health and back-pressure', () => {
 
     // A worker process drains the queue.
     worker = await spawnServer(env);
-    await waitFor(async () => ((await count(`tasks where status in ('success', 'fail')`)) === 100 ? true : null), {
+    await waitFor(async () => ((await count(`gengate.tasks where status in ('success', 'fail')`)) === 100 ? true : null), {
       timeoutMs: 60_000,
       intervalMs: 100,
       what: 'the worker to end the 100 tasks',
@@ -147,8 +147,8 @@ describe('metrics, health and back-pressure', () => {
     const again = await post('/run/sandbox.echo-chat', { prompt: 'accepted again' });
     expect(again.status).toBe(200);
     ids.push(((await again.json()) as { task_id: string }).task_id);
-    await waitFor(async () => ((await count(`tasks where status in ('success', 'fail')`)) === 101 ? true : null), { timeoutMs: 30_000, what: 'the last task to end' });
-    await waitFor(async () => (callbacksReceived >= 50 && (await count(`callback_attempts where delivered`)) === 50 ? true : null), {
+    await waitFor(async () => ((await count(`gengate.tasks where status in ('success', 'fail')`)) === 101 ? true : null), { timeoutMs: 30_000, what: 'the last task to end' });
+    await waitFor(async () => (callbacksReceived >= 50 && (await count(`gengate.callback_attempts where delivered`)) === 50 ? true : null), {
       timeoutMs: 30_000,
       what: '50 callbacks delivered',
     });

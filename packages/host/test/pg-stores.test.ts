@@ -10,6 +10,7 @@ import { createBoss } from '../src/jobs/queues.js';
 import { openPool } from './support/open-pool.js';
 import { runMigrations } from '../src/postgres/migrate.js';
 import { createPgStores } from '../src/postgres/pg-unit-of-work.js';
+import { DEFAULT_SCHEMA } from '../src/postgres/schema.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -26,9 +27,9 @@ interface PgHarness {
 async function openPgStores(): Promise<PgHarness> {
   const db = await createTestDatabase();
   const { pool, close } = openPool(db.url, 10);
-  await runMigrations(pool);
+  await runMigrations(pool, DEFAULT_SCHEMA);
   const boss = await createBoss({ connectionString: db.url, logger });
-  const { stores, unitOfWork } = createPgStores(pool, boss);
+  const { stores, unitOfWork } = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
   return {
     db,
     pool,
@@ -105,7 +106,7 @@ describe('PostgreSQL ledger under concurrency', () => {
     });
 
     const { rows } = await h.pool.query<{ n: number; held: string }>(
-      `select count(*)::int as n, coalesce(sum(amount_micro), 0)::text as held from holds where user_id = $1 and state = 'held'`,
+      `select count(*)::int as n, coalesce(sum(amount_micro), 0)::text as held from gengate.holds where user_id = $1 and state = 'held'`,
       [userId],
     );
     expect(rows[0]).toEqual({ n: 25, held: String(25 * quote) });
@@ -135,27 +136,27 @@ describe('PostgreSQL migrations', () => {
     const db = await createTestDatabase();
     dbs.push(db);
     const pool = await freshPool(db);
-    const first = await runMigrations(pool);
+    const first = await runMigrations(pool, DEFAULT_SCHEMA);
     expect(first.applied.length).toBeGreaterThan(0);
     const id = randomUUID();
-    await pool.query('insert into users (id, email) values ($1, $2)', [id, 'kept@example.com']);
+    await pool.query('insert into gengate.users (id, email) values ($1, $2)', [id, 'kept@example.com']);
 
-    const second = await runMigrations(pool);
+    const second = await runMigrations(pool, DEFAULT_SCHEMA);
     expect(second.applied).toEqual([]);
-    const { rows } = await pool.query<{ n: number }>('select count(*)::int as n from gengate_migrations');
+    const { rows } = await pool.query<{ n: number }>('select count(*)::int as n from gengate.gengate_migrations');
     expect(rows[0]?.n).toBe(first.applied.length);
-    expect((await pool.query('select id from users where id = $1', [id])).rowCount).toBe(1);
+    expect((await pool.query('select id from gengate.users where id = $1', [id])).rowCount).toBe(1);
   });
 
   it('two concurrent runs on a fresh database both succeed and apply each migration once', async () => {
     const db = await createTestDatabase();
     dbs.push(db);
-    const [a, b] = await Promise.all([runMigrations(await freshPool(db)), runMigrations(await freshPool(db))]);
+    const [a, b] = await Promise.all([runMigrations(await freshPool(db), DEFAULT_SCHEMA), runMigrations(await freshPool(db), DEFAULT_SCHEMA)]);
     const all = [...a.applied, ...b.applied].sort((x, y) => x - y);
     expect(all.length).toBeGreaterThan(0);
     expect(new Set(all).size).toBe(all.length);
     expect(a.applied.length === 0 || b.applied.length === 0).toBe(true);
-    const { rows } = await (pools[pools.length - 1]?.pool as pg.Pool).query<{ version: number }>('select version from gengate_migrations order by version');
+    const { rows } = await (pools[pools.length - 1]?.pool as pg.Pool).query<{ version: number }>('select version from gengate.gengate_migrations order by version');
     expect(rows.map((r) => r.version)).toEqual(all);
   });
 });

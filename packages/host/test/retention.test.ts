@@ -13,6 +13,7 @@ import { ManualPaymentProcessor } from '../src/payments/manual-processor.js';
 import { runMigrations } from '../src/postgres/migrate.js';
 import { createPgStores } from '../src/postgres/pg-unit-of-work.js';
 import { LocalBlobStore } from '../src/storage/local-blob-store.js';
+import { DEFAULT_SCHEMA } from '../src/postgres/schema.js';
 import { ledgerViolations } from './support/ledger-invariant.js';
 import { openPool } from './support/open-pool.js';
 import { waitFor } from './support/spawn-server.js';
@@ -33,10 +34,10 @@ describe('retention (purge-ended-tasks maintenance step)', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     pool = openPool(db.url, 8);
-    await runMigrations(pool.pool);
+    await runMigrations(pool.pool, DEFAULT_SCHEMA);
     boss = await createBoss({ connectionString: db.url, logger: pino({ level: 'silent' }) });
     blobs = new LocalBlobStore(mkdtempSync(join(tmpdir(), 'gg-retention-')));
-    const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(pool.pool, boss);
+    const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(pool.pool, boss, { schema: DEFAULT_SCHEMA });
     gengate = createGengate({
       adapters: [new SandboxAdapter({ latencyMs: { chat: 1, image: 1, video: 1 } })],
       stores,
@@ -47,7 +48,7 @@ describe('retention (purge-ended-tasks maintenance step)', () => {
       resultUrls: { urlFor: (k) => `http://gengate.test/api/v1/files/${k}` },
       paymentProcessor: new ManualPaymentProcessor(),
     });
-    ctx = { db: pool.pool, blobStore: blobs, logger: pino({ level: 'silent' }) };
+    ctx = { db: pool.pool, schema: DEFAULT_SCHEMA, blobStore: blobs, logger: pino({ level: 'silent' }) };
     const { api_key } = await gengate.admin.createUser({ email: 'retention@example.com', credits: 100 });
     user = await gengate.authenticate.execute(api_key, '127.0.0.1');
   });
@@ -66,23 +67,23 @@ describe('retention (purge-ended-tasks maintenance step)', () => {
     const stop = new AbortController();
     expect(await gengate.executeTask.runGeneration(succeeded, stop.signal)).toBe('success');
     expect(await gengate.executeTask.runGeneration(failed, stop.signal)).toBe('fail');
-    const files = ((await q<{ outputs: { key: string }[] }>('select outputs from tasks where id = $1', [succeeded])).rows[0]?.outputs ?? []).map((o) => o.key);
+    const files = ((await q<{ outputs: { key: string }[] }>('select outputs from gengate.tasks where id = $1', [succeeded])).rows[0]?.outputs ?? []).map((o) => o.key);
     expect(files.length).toBe(1);
     expect(await blobs.get(files[0] ?? '')).not.toBeNull();
-    await q(`insert into callback_attempts (task_id, url, status_code, delivered, error, duration_ms) values
+    await q(`insert into gengate.callback_attempts (task_id, url, status_code, delivered, error, duration_ms) values
       ($1, 'https://receiver.example/cb', 200, true, null, 5), ($2, 'https://receiver.example/cb', 500, false, 'HTTP 500', 5)`, [succeeded, failed]);
     // A finished job row (pg-boss's completed state) of a gengate queue.
     const jobId = await boss.send(QUEUES.alertMail, { alertId: 'none', balanceMicro: 0 });
     const [job] = await boss.fetch(QUEUES.alertMail);
     expect(job?.id).toBe(jobId);
     await boss.complete(QUEUES.alertMail, jobId ?? '');
-    const ledgerBefore = (await q('select * from transactions order by id')).rows;
+    const ledgerBefore = (await q('select * from gengate.transactions order by id')).rows;
     expect(ledgerBefore.some((t) => t['task_id'] === succeeded && t['payment_method'] === 'usage')).toBe(true);
 
     // The age is measured by the database clock: wait until both ended tasks and the job are older than one second.
     await waitFor(
       async () =>
-        (await count(`tasks where id = any($1::uuid[]) and finished_at < now() - interval '1 second'`, [[succeeded, failed]])) === 2 &&
+        (await count(`gengate.tasks where id = any($1::uuid[]) and finished_at < now() - interval '1 second'`, [[succeeded, failed]])) === 2 &&
         (await count(`pgboss.job where id = $1 and completed_on < now() - interval '1 second'`, [jobId])) === 1
           ? true
           : null,
@@ -91,13 +92,13 @@ describe('retention (purge-ended-tasks maintenance step)', () => {
     const report = await runMaintenance([retentionStep({ retentionSeconds: 1 })], ctx);
     expect(report).toEqual({ 'purge-ended-tasks': 2 });
 
-    expect((await q('select id, status from tasks')).rows).toEqual([{ id: inFlight, status: 'waiting' }]);
-    expect(await count('holds where task_id = any($1::uuid[])', [[succeeded, failed]])).toBe(0);
-    expect((await q('select task_id, state from holds')).rows).toEqual([{ task_id: inFlight, state: 'held' }]);
-    expect(await count('callback_attempts', [])).toBe(0);
+    expect((await q('select id, status from gengate.tasks')).rows).toEqual([{ id: inFlight, status: 'waiting' }]);
+    expect(await count('gengate.holds where task_id = any($1::uuid[])', [[succeeded, failed]])).toBe(0);
+    expect((await q('select task_id, state from gengate.holds')).rows).toEqual([{ task_id: inFlight, state: 'held' }]);
+    expect(await count('gengate.callback_attempts', [])).toBe(0);
     expect(await blobs.get(files[0] ?? '')).toBeNull();
     expect(await count('pgboss.job where id = $1', [jobId])).toBe(0);
-    expect((await q('select * from transactions order by id')).rows).toEqual(ledgerBefore);
+    expect((await q('select * from gengate.transactions order by id')).rows).toEqual(ledgerBefore);
     expect(await ledgerViolations(db.url)).toEqual([]);
     expect((await gengate.getTask.execute(user, inFlight)).status).toBe('waiting');
 

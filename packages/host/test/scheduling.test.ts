@@ -2,6 +2,7 @@ import { GatewayError, MemoryCallLimiter } from '@gengate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgCallLimiter } from '../src/limits/pg-call-limiter.js';
 import { ended, FakeAdapter, IMAGE_PRICE, MODELS, newCaller, openWorkerHarness, waitFor, type HostProcess, type WorkerHarness } from './support/worker-harness.js';
+import { DEFAULT_SCHEMA } from '../src/postgres/schema.js';
 
 describe('fair scheduling between users', () => {
   const adapter = new FakeAdapter();
@@ -31,7 +32,7 @@ describe('fair scheduling between users', () => {
     expect(counts.admitted).toBe(3);
     expect(counts.queued).toBeGreaterThan(150);
     const generating = async () =>
-      (await h.pool.query<{ n: number }>(`select count(*)::int as n from tasks where user_id = $1 and status = 'generating'`, [heavy.userId])).rows[0]?.n ?? 0;
+      (await h.pool.query<{ n: number }>(`select count(*)::int as n from gengate.tasks where user_id = $1 and status = 'generating'`, [heavy.userId])).rows[0]?.n ?? 0;
     await waitFor('the heavy user to be generating', async () => ((await generating()) > 0 ? true : null));
 
     const submitted = Date.now();
@@ -86,7 +87,7 @@ describe('a full user queue is refused at submission', () => {
     expect(refusal).toMatchObject({ type: 'too_many_tasks', status: 429, headers: { 'Retry-After': '5' } });
     expect((refusal as GatewayError).message).toContain('2 image tasks running and 3 queued');
     expect(await host.stores.ledger.getBalance(user.userId)).toEqual(before);
-    const { rows } = await h.pool.query<{ n: number }>('select count(*)::int as n from tasks where user_id = $1', [user.userId]);
+    const { rows } = await h.pool.query<{ n: number }>('select count(*)::int as n from gengate.tasks where user_id = $1', [user.userId]);
     expect(rows[0]?.n).toBe(5);
     // Another modality has its own slots.
     await expect(host.gengate.submitRun.execute(user, MODELS.video, { prompt: 'video', video_params: { duration: 5 } })).resolves.toMatchObject({ status: 'waiting' });
@@ -100,7 +101,7 @@ describe('per-provider call limits', () => {
     const h = await openWorkerHarness(() => [adapter]);
     try {
       const limits = () => ({ maxConcurrent: 2, maxPerMinute: null });
-      const limiter = () => new PgCallLimiter(h.pool, limits);
+      const limiter = () => new PgCallLimiter(h.pool, DEFAULT_SCHEMA, limits);
       const opts = { core: { callLimiter: limiter() }, workerOptions: { concurrency: 8, providerLimits: limits, providerIds: ['fake'] } };
       const a = await h.startProcess(opts);
       await h.startProcess({ ...opts, core: { callLimiter: limiter() } });
@@ -110,7 +111,7 @@ describe('per-provider call limits', () => {
       expect(done.every((t) => t.status === 'success')).toBe(true);
       expect(adapter.maxInFlight).toBe(2);
       // Leases are released right after each call's task committed: every one is gone shortly after.
-      await waitFor('every lease to be released', async () => ((await h.pool.query<{ n: number }>('select count(*)::int as n from provider_call_leases')).rows[0]?.n === 0 ? true : null), 10_000);
+      await waitFor('every lease to be released', async () => ((await h.pool.query<{ n: number }>('select count(*)::int as n from gengate.provider_call_leases')).rows[0]?.n === 0 ? true : null), 10_000);
     } finally {
       await h.close();
     }

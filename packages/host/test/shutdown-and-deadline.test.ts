@@ -60,7 +60,7 @@ describe('graceful shutdown (SIGTERM)', () => {
     expect(await exited).toBe(0);
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();
-    const { rows } = await c.query<{ status: string; attempts: number }>('select status, attempts from tasks where id = $1', [taskId]);
+    const { rows } = await c.query<{ status: string; attempts: number }>('select status, attempts from gengate.tasks where id = $1', [taskId]);
     await c.end();
     expect(rows[0]).toEqual({ status: 'success', attempts: 1 });
   });

@@ -63,14 +63,14 @@ describe('shutdown within SHUTDOWN_GRACE_MS', () => {
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();
     try {
-      const status = async (id: string) => (await c.query<{ status: string }>('select status from tasks where id = $1', [id])).rows[0]?.status;
+      const status = async (id: string) => (await c.query<{ status: string }>('select status from gengate.tasks where id = $1', [id])).rows[0]?.status;
       expect(await status(videoId)).toBe('generating');
 
       const second = await spawnServer(env);
       servers.push(second);
       await waitFor(async () => ((await status(videoId)) === 'success' ? true : null), { timeoutMs: 40_000, intervalMs: 100, what: 'the video to finish on the next start' });
       await waitFor(async () => (receiver.receivedAt.has(chatId) ? true : null), { timeoutMs: 30_000, intervalMs: 100, what: 'the callback to be retried' });
-      const { rows } = await c.query<{ delivered: boolean }>('select delivered from callback_attempts where task_id = $1 order by id', [chatId]);
+      const { rows } = await c.query<{ delivered: boolean }>('select delivered from gengate.callback_attempts where task_id = $1 order by id', [chatId]);
       expect(rows.at(-1)?.delivered).toBe(true);
       expect(await second.stop()).toBe(0);
     } finally {

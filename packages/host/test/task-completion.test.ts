@@ -4,6 +4,7 @@ import { PgTaskCompletion } from '../src/postgres/pg-task-completion.js';
 import { createPgStores } from '../src/postgres/pg-unit-of-work.js';
 import { ledgerViolations } from './support/ledger-invariant.js';
 import { openPgGengate, type PgGengate } from './support/pg-gengate.js';
+import { DEFAULT_SCHEMA } from '../src/postgres/schema.js';
 
 const IMAGE = 'sandbox.pixel-image';
 const CHARGE = 1_500_000; // 1.5 credits of a 2-credit hold
@@ -34,8 +35,8 @@ for (const pipeline of [true, false]) {
     /** PgTaskCompletion with its general path counted: the fast path must commit the common case itself. */
     let generalCalls = 0;
     const completion = () => {
-      const general = new UnitOfWorkTaskCompletion(createPgStores(h.pool, h.boss).unitOfWork);
-      return new PgTaskCompletion(h.pool, h.boss, { succeed: (c) => (generalCalls++, general.succeed(c)) });
+      const general = new UnitOfWorkTaskCompletion(createPgStores(h.pool, h.boss, { schema: DEFAULT_SCHEMA }).unitOfWork);
+      return new PgTaskCompletion(h.pool, DEFAULT_SCHEMA, h.boss, { succeed: (c) => (generalCalls++, general.succeed(c)) });
     };
     const stores = () => h.gengate.container.get(TOKENS.Stores);
     const generating = async (auth: Authenticated, body: object) => {
@@ -52,13 +53,13 @@ for (const pipeline of [true, false]) {
       const auth = await h.user(10);
       const task = await generating(auth, { callback_url: 'https://hooks.example.com/done' });
       expect(await completion().succeed({ task, success: success(), chargeDescription: 'test', maxRunning: 1 })).toBe(true);
-      expect(await row('select status, charged_micro::int as charged from tasks where id = $1', [task.id])).toEqual({ status: 'success', charged: CHARGE });
-      expect(await row('select balance_micro::int as b, held_micro::int as h, running_image as r from accounts where user_id = $1', [auth.userId])).toEqual({
+      expect(await row('select status, charged_micro::int as charged from gengate.tasks where id = $1', [task.id])).toEqual({ status: 'success', charged: CHARGE });
+      expect(await row('select balance_micro::int as b, held_micro::int as h, running_image as r from gengate.accounts where user_id = $1', [auth.userId])).toEqual({
         b: 10_000_000 - CHARGE,
         h: 0,
         r: 0,
       });
-      expect(await row(`select state from holds where task_id = $1`, [task.id])).toEqual({ state: 'settled' });
+      expect(await row(`select state from gengate.holds where task_id = $1`, [task.id])).toEqual({ state: 'settled' });
       expect(await callbackJobs(task.id)).toBe(1);
       expect(generalCalls).toBe(0);
       expect(await ledgerViolations(h.db.url)).toEqual([]);
@@ -68,11 +69,11 @@ for (const pipeline of [true, false]) {
       const auth = await h.user(10);
       const first = await generating(auth, {});
       const { task_id: queued } = await h.gengate.submitRun.execute(auth, IMAGE, { prompt: 'queued' });
-      expect(await row('select admitted from tasks where id = $1', [queued])).toEqual({ admitted: false });
+      expect(await row('select admitted from gengate.tasks where id = $1', [queued])).toEqual({ admitted: false });
       const calls = generalCalls;
       expect(await completion().succeed({ task: first, success: success(), chargeDescription: 'test', maxRunning: 1 })).toBe(true);
       expect(generalCalls).toBe(calls + 1);
-      expect(await row('select admitted from tasks where id = $1', [queued])).toEqual({ admitted: true });
+      expect(await row('select admitted from gengate.tasks where id = $1', [queued])).toEqual({ admitted: true });
       expect(await row(`select count(*)::int as n from pgboss.job where name = 'gengate-generate' and data->>'taskId' = $1`, [queued])).toEqual({ n: 1 });
       expect(await ledgerViolations(h.db.url)).toEqual([]);
     });
@@ -82,7 +83,7 @@ for (const pipeline of [true, false]) {
       const alert = await h.gengate.billing.createAlert(auth, { threshold: 9 });
       const task = await generating(auth, {});
       expect(await completion().succeed({ task, success: success(), chargeDescription: 'test', maxRunning: 1 })).toBe(true);
-      expect(await row('select armed from balance_alerts where id = $1', [alert.id])).toEqual({ armed: false });
+      expect(await row('select armed from gengate.balance_alerts where id = $1', [alert.id])).toEqual({ armed: false });
       expect(await row(`select count(*)::int as n from pgboss.job where name = 'gengate-alert-mail' and data->>'alertId' = $1`, [alert.id])).toEqual({ n: 1 });
     });
 
@@ -90,10 +91,10 @@ for (const pipeline of [true, false]) {
       const auth = await h.user(10);
       const task = await generating(auth, { callback_url: 'https://hooks.example.com/done' });
       await h.gengate.cancelTask.execute(auth, task.id);
-      const before = await row('select balance_micro::int as b from accounts where user_id = $1', [auth.userId]);
+      const before = await row('select balance_micro::int as b from gengate.accounts where user_id = $1', [auth.userId]);
       expect(await completion().succeed({ task, success: success(), chargeDescription: 'test', maxRunning: 1 })).toBe(false);
-      expect(await row('select status from tasks where id = $1', [task.id])).toEqual({ status: 'fail' });
-      expect(await row('select balance_micro::int as b from accounts where user_id = $1', [auth.userId])).toEqual(before);
+      expect(await row('select status from gengate.tasks where id = $1', [task.id])).toEqual({ status: 'fail' });
+      expect(await row('select balance_micro::int as b from gengate.accounts where user_id = $1', [auth.userId])).toEqual(before);
       // One callback job: the cancellation's, none from the refused success.
       expect(await callbackJobs(task.id)).toBe(1);
     });
@@ -102,11 +103,11 @@ for (const pipeline of [true, false]) {
       const auth = await h.user(10);
       const [a, b] = [await generating(auth, {}), await generating(auth, {})];
       await completion().succeed({ task: a, success: success(), chargeDescription: 'same', maxRunning: 8 });
-      await new UnitOfWorkTaskCompletion(createPgStores(h.pool, h.boss).unitOfWork).succeed({ task: b, success: success(), chargeDescription: 'same', maxRunning: 8 });
+      await new UnitOfWorkTaskCompletion(createPgStores(h.pool, h.boss, { schema: DEFAULT_SCHEMA }).unitOfWork).succeed({ task: b, success: success(), chargeDescription: 'same', maxRunning: 8 });
       const shape = async (id: string) => ({
-        task: await row('select status, charged_micro, cost_micro, outputs, usage, finished_at is not null as finished from tasks where id = $1', [id]),
-        tx: await row(`select credits_micro, amount_micro_usd, payment_method, status, description from transactions where task_id = $1`, [id]),
-        hold: await row('select state from holds where task_id = $1', [id]),
+        task: await row('select status, charged_micro, cost_micro, outputs, usage, finished_at is not null as finished from gengate.tasks where id = $1', [id]),
+        tx: await row(`select credits_micro, amount_micro_usd, payment_method, status, description from gengate.transactions where task_id = $1`, [id]),
+        hold: await row('select state from gengate.holds where task_id = $1', [id]),
       });
       expect(await shape(a.id)).toEqual(await shape(b.id));
     });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PgKeyStore } from '../src/postgres/pg-key-store.js';
+import { PgKeyStore, keySql } from '../src/postgres/pg-key-store.js';
 import { ledgerViolations } from './support/ledger-invariant.js';
 import { openPgGengate, type PgGengate } from './support/pg-gengate.js';
+import { DEFAULT_SCHEMA } from '../src/postgres/schema.js';
 
 const IMAGE = 'sandbox.pixel-image';
 
@@ -28,7 +29,7 @@ for (const pipeline of [true, false]) {
         await new Promise((r) => setImmediate(r));
       }
     };
-    const heldOf = async (userId: string) => (await h.pool.query<{ held: string }>('select held_micro as held from accounts where user_id = $1', [userId])).rows[0]?.held;
+    const heldOf = async (userId: string) => (await h.pool.query<{ held: string }>('select held_micro as held from gengate.accounts where user_id = $1', [userId])).rows[0]?.held;
 
     it('admits into a free running slot with its job, queues behind taken slots without one, refuses past the queue', async () => {
       const auth = await h.user(100);
@@ -37,20 +38,20 @@ for (const pipeline of [true, false]) {
         await h.gengate.submitRun.execute(auth, IMAGE, { prompt: 'two' }),
         await h.gengate.submitRun.execute(auth, IMAGE, { prompt: 'three' }),
       ];
-      const admitted = async (id: string) => (await h.pool.query<{ admitted: boolean }>('select admitted from tasks where id = $1', [id])).rows[0]?.admitted;
+      const admitted = async (id: string) => (await h.pool.query<{ admitted: boolean }>('select admitted from gengate.tasks where id = $1', [id])).rows[0]?.admitted;
       expect([await admitted(a.task_id), await admitted(b.task_id), await admitted(c.task_id)]).toEqual([true, true, false]);
       expect([await jobsOf(a.task_id), await jobsOf(b.task_id), await jobsOf(c.task_id)]).toEqual([1, 1, 0]);
       await expect(h.gengate.submitRun.execute(auth, IMAGE, { prompt: 'four' })).rejects.toMatchObject({ type: 'too_many_tasks' });
       expect(await heldOf(auth.userId)).toBe('6000000'); // three images at 2 credits
-      expect((await h.pool.query(`select 1 from tasks where user_id = $1`, [auth.userId])).rowCount).toBe(3);
+      expect((await h.pool.query(`select 1 from gengate.tasks where user_id = $1`, [auth.userId])).rowCount).toBe(3);
     });
 
     it('refuses without credits and leaves no task, hold or job', async () => {
       const auth = await h.user(0.5);
       await expect(h.gengate.submitRun.execute(auth, IMAGE, { prompt: 'broke' })).rejects.toMatchObject({ type: 'insufficient_credits' });
-      expect((await h.pool.query(`select 1 from tasks where user_id = $1`, [auth.userId])).rowCount).toBe(0);
-      expect((await h.pool.query(`select 1 from holds where user_id = $1`, [auth.userId])).rowCount).toBe(0);
-      expect((await h.pool.query(`select 1 from pgboss.job j left join tasks t on t.id = (j.data->>'taskId')::uuid where j.name = 'gengate-generate' and t.id is null`)).rowCount).toBe(0);
+      expect((await h.pool.query(`select 1 from gengate.tasks where user_id = $1`, [auth.userId])).rowCount).toBe(0);
+      expect((await h.pool.query(`select 1 from gengate.holds where user_id = $1`, [auth.userId])).rowCount).toBe(0);
+      expect((await h.pool.query(`select 1 from pgboss.job j left join gengate.tasks t on t.id = (j.data->>'taskId')::uuid where j.name = 'gengate-generate' and t.id is null`)).rowCount).toBe(0);
     });
 
     it('refuses a submission that waited for the account while a revocation of its key committed', async () => {
@@ -58,7 +59,7 @@ for (const pipeline of [true, false]) {
       const revoking = await h.pool.connect();
       try {
         await revoking.query('begin');
-        expect(await new PgKeyStore(revoking).revoke(auth.apiKeyId, auth.userId)).toBe(true);
+        expect(await new PgKeyStore(revoking, keySql(DEFAULT_SCHEMA)).revoke(auth.apiKeyId, auth.userId)).toBe(true);
         const submission = h.gengate.submitRun.execute(auth, IMAGE, { prompt: 'in flight' });
         const settled = submission.then(() => 'accepted', () => 'refused');
         // The submission waits for the account row the revocation locked.
@@ -69,7 +70,7 @@ for (const pipeline of [true, false]) {
       } finally {
         revoking.release();
       }
-      expect((await h.pool.query(`select 1 from tasks where user_id = $1`, [auth.userId])).rowCount).toBe(0);
+      expect((await h.pool.query(`select 1 from gengate.tasks where user_id = $1`, [auth.userId])).rowCount).toBe(0);
       expect(await heldOf(auth.userId)).toBe('0');
     });
 
@@ -78,18 +79,18 @@ for (const pipeline of [true, false]) {
       const holding = await h.pool.connect();
       try {
         await holding.query('begin');
-        await holding.query('select 1 from accounts where user_id = $1 for update', [auth.userId]);
+        await holding.query('select 1 from gengate.accounts where user_id = $1 for update', [auth.userId]);
         const submission = h.gengate.submitRun.execute(auth, IMAGE, { prompt: 'first' });
         await lockWaiters('gengate_submit_task', 1);
         const revocation = h.gengate.keys.revoke(auth, auth.apiKeyId);
         // Both wait, the submission first in line (a revocation arriving as the row frees may go first:
         // then the submission is refused, as the test above shows).
-        await lockWaiters('insert into accounts', 1);
+        await lockWaiters('insert into gengate.accounts', 1);
         await holding.query('commit');
         const accepted = await submission;
         await revocation;
         // It committed before the revocation, which then ended it as one of the key's waiting tasks.
-        expect((await h.pool.query(`select status from tasks where id = $1`, [accepted.task_id])).rows[0]).toEqual({ status: 'fail' });
+        expect((await h.pool.query(`select status from gengate.tasks where id = $1`, [accepted.task_id])).rows[0]).toEqual({ status: 'fail' });
       } finally {
         holding.release();
       }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { TaskRecord } from '@gengate/core';
 import type { Queryable } from '../postgres/queryable.js';
 import { toTask, type TaskRow } from '../postgres/pg-task-store.js';
+import { checkSchemaName } from '../postgres/schema.js';
 
 export interface CallbackAttemptView {
   attempt: number;
@@ -17,14 +18,32 @@ function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-/** Callback signing secrets (one per user) and the record of delivery attempts. */
+const callbackSql = (schema: string) => ({
+  secretFor: `update ${schema}.users set webhook_secret = coalesce(webhook_secret, $2) where id = $1 returning webhook_secret`,
+  rotate: `update ${schema}.users set webhook_secret = $2 where id = $1`,
+  record: `insert into ${schema}.callback_attempts (task_id, url, status_code, delivered, error, duration_ms) values ($1, $2, $3, $4, $5, $6)`,
+  delivery: `select t.*, exists (select 1 from ${schema}.callback_attempts a where a.task_id = t.id and a.delivered) as delivered, u.webhook_secret
+       from ${schema}.tasks t join ${schema}.users u on u.id = t.user_id where t.id = $1`,
+  isDelivered: `select 1 from ${schema}.callback_attempts where task_id = $1 and delivered`,
+  owner: `select 1 from ${schema}.tasks where id = $1 and user_id = $2`,
+  attempts: `select url, status_code, delivered, error, duration_ms, created_at from ${schema}.callback_attempts where task_id = $1 order by id`,
+});
+
+/** Callback signing secrets (one per user) and the record of delivery attempts, in gengate's schema (`schema`: the name runMigrations used). */
 export class CallbackRepository {
-  constructor(private readonly db: Queryable) {}
+  private readonly sql: ReturnType<typeof callbackSql>;
+
+  constructor(
+    private readonly db: Queryable,
+    schema: string,
+  ) {
+    this.sql = callbackSql(checkSchemaName(schema));
+  }
 
   /** The user's signing secret, created on first use. */
   async secretFor(userId: string): Promise<string> {
     const { rows } = await this.db.query<{ webhook_secret: string }>(
-      `update users set webhook_secret = coalesce(webhook_secret, $2) where id = $1 returning webhook_secret`,
+      this.sql.secretFor,
       [userId, newSecret()],
     );
     const secret = rows[0]?.webhook_secret;
@@ -34,13 +53,13 @@ export class CallbackRepository {
 
   async rotate(userId: string): Promise<string> {
     const secret = newSecret();
-    await this.db.query('update users set webhook_secret = $2 where id = $1', [userId, secret]);
+    await this.db.query(this.sql.rotate, [userId, secret]);
     return secret;
   }
 
   async record(a: { taskId: string; url: string; statusCode: number | null; delivered: boolean; error: string | null; durationMs: number }): Promise<void> {
     await this.db.query(
-      'insert into callback_attempts (task_id, url, status_code, delivered, error, duration_ms) values ($1, $2, $3, $4, $5, $6)',
+      this.sql.record,
       [a.taskId, a.url, a.statusCode, a.delivered, a.error, a.durationMs],
     );
   }
@@ -51,8 +70,7 @@ export class CallbackRepository {
    */
   async delivery(taskId: string): Promise<{ task: TaskRecord; delivered: boolean; secret: string } | null> {
     const { rows } = await this.db.query<TaskRow & { delivered: boolean; webhook_secret: string | null }>(
-      `select t.*, exists (select 1 from callback_attempts a where a.task_id = t.id and a.delivered) as delivered, u.webhook_secret
-       from tasks t join users u on u.id = t.user_id where t.id = $1`,
+      this.sql.delivery,
       [taskId],
     );
     const r = rows[0];
@@ -61,15 +79,15 @@ export class CallbackRepository {
   }
 
   async isDelivered(taskId: string): Promise<boolean> {
-    const { rows } = await this.db.query('select 1 from callback_attempts where task_id = $1 and delivered', [taskId]);
+    const { rows } = await this.db.query(this.sql.isDelivered, [taskId]);
     return rows.length > 0;
   }
 
   async attemptsFor(taskId: string, userId: string): Promise<CallbackAttemptView[] | null> {
-    const owner = await this.db.query('select 1 from tasks where id = $1 and user_id = $2', [taskId, userId]);
+    const owner = await this.db.query(this.sql.owner, [taskId, userId]);
     if (owner.rows.length === 0) return null;
     const { rows } = await this.db.query<{ url: string; status_code: number | null; delivered: boolean; error: string | null; duration_ms: number; created_at: Date }>(
-      'select url, status_code, delivered, error, duration_ms, created_at from callback_attempts where task_id = $1 order by id',
+      this.sql.attempts,
       [taskId],
     );
     return rows.map((r, i) => ({ attempt: i + 1, url: r.url, status_code: r.status_code, delivered: r.delivered, error: r.error, duration_ms: r.duration_ms, created_at: r.created_at.toISOString() }));

@@ -13,6 +13,8 @@ export interface StandaloneDashboardOptions {
   readonly settings: DashboardSettings;
   readonly gengate: Gengate;
   readonly pool: pg.Pool;
+  /** gengate's schema (the name runMigrations used). */
+  readonly schema: string;
   readonly boss: PgBoss;
   readonly mailer: Mailer;
   readonly logger: Logger;
@@ -24,8 +26,8 @@ export interface StandaloneDashboardOptions {
 export function createStandaloneDashboard(o: StandaloneDashboardOptions): Dashboard & { stop(): Promise<void> } {
   const services = createDashboardServices({
     gengate: o.gengate,
-    sessions: new PgSessionStore(o.pool),
-    directory: new PgAccountDirectory(o.pool),
+    sessions: new PgSessionStore(o.pool, o.schema),
+    directory: new PgAccountDirectory(o.pool, o.schema),
     mailer: o.mailer,
     queues: bossQueueInspector(o.boss),
     options: {

@@ -16,6 +16,7 @@ import { guardedFetchFor } from './guarded-fetch-for.js';
 import { ManualPaymentProcessor } from '../payments/manual-processor.js';
 import { connectionSettingsOf, type ConnectionSettings } from '../postgres/connection-settings.js';
 import { runMigrations } from '../postgres/migrate.js';
+import { checkSchemaName, DEFAULT_SCHEMA } from '../postgres/schema.js';
 import { createPgStores } from '../postgres/pg-unit-of-work.js';
 import { loadServerSecret } from '../postgres/server-secrets.js';
 import { LocalBlobStore } from '../storage/local-blob-store.js';
@@ -35,6 +36,8 @@ export interface GengateHost {
   readonly router: Router;
   /** The pool gengate's stores use (yours when you gave one). */
   readonly pool: pg.Pool;
+  /** The PostgreSQL schema of gengate's tables. */
+  readonly schema: string;
   /** The job queue (pg-boss, schema `pgboss`). */
   readonly boss: PgBoss;
   readonly blobStore: BlobStore;
@@ -58,8 +61,11 @@ export interface GengateHost {
    * key; return its id from your `authenticate` to act as it.
    */
   ensureUser(input: EnsureUserInput): Promise<{ userId: string; created: boolean }>;
-  /** Applies gengate's pending SQL migrations (idempotent; safe from several processes at once). */
-  migrate(): Promise<{ applied: readonly number[] }>;
+  /**
+   * Applies gengate's pending SQL migrations in its schema (idempotent; safe from several processes at
+   * once); `adopted` when the tables of an older gengate were moved there from `public`.
+   */
+  migrate(): Promise<{ applied: readonly number[]; adopted: boolean }>;
   /**
    * Starts the job queue (pg-boss creates or migrates its own schema, gengate's queues are created) and
    * loads the result-URL signing secret. Needed before the router serves; it also runs on the router's
@@ -105,6 +111,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
   if (ownPool) pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client error'));
   const connection: ConnectionSettings = 'url' in options.database ? options.database.url : connectionSettingsOf(pool);
   const mountPath = normalizeMountPath(options.mountPath);
+  const schema = checkSchemaName(options.schema ?? DEFAULT_SCHEMA);
   const publicUrl = readUrl(options.publicUrl);
   const apiUrl = () => `${publicUrl()}${mountPath}`;
 
@@ -118,8 +125,8 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     generateExpireSeconds,
   };
   const boss = newBoss(bossOptions);
-  const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(pool, boss);
-  const callbacks = new CallbackRepository(pool);
+  const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(pool, boss, { schema, ...(options.replaceStores ? { replace: options.replaceStores } : {}) });
+  const callbacks = new CallbackRepository(pool, schema);
   const blobStore = options.blobStore ?? new LocalBlobStore(options.filesDir ?? join(process.cwd(), '.gengate', 'files'));
 
   // Result URLs may be signed with a secret kept in the database (loaded by start()), so every process agrees.
@@ -133,7 +140,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
   const mailer = options.mailer ?? createMailer({ smtpUrl: options.smtp?.url ?? null, from: options.smtp?.from ?? 'gengate <no-reply@localhost>', logger });
   const guardedFetch = guardedFetchFor(options.adapters, settings.fetching.allowPrivate);
   // Metrics, health and back-pressure: telemetry and the submission gate go into the core.
-  const ops = createOps({ settings: settings.ops, db: pool, logger });
+  const ops = createOps({ settings: settings.ops, db: pool, schema, logger });
   let metricsUrl: string | null = null;
 
   const gengate = createGengate({
@@ -162,7 +169,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     allowPrivateInputs: settings.fetching.allowPrivate,
     markup: settings.markup,
     scheduling: settings.scheduling,
-    callLimiter: new PgCallLimiter(pool, (id) => settings.providerLimits(id)),
+    callLimiter: new PgCallLimiter(pool, schema, (id) => settings.providerLimits(id)),
     telemetry: ops.metrics,
     submissionGate: ops.gate,
   }, options.configure ? { configure: options.configure } : {});
@@ -171,7 +178,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
   const start = (): Promise<void> => {
     starting ??= (async () => {
       if (settings.resultUrlTtlSeconds !== null) {
-        const signing = { secret: await loadServerSecret(pool, 'result-urls'), ttlSeconds: settings.resultUrlTtlSeconds };
+        const signing = { secret: await loadServerSecret(pool, schema, 'result-urls'), ttlSeconds: settings.resultUrlTtlSeconds };
         signedUrls = createResultUrlResolver(publicUrl, signing, mountPath);
         verifier = createResultUrlVerifier(signing);
       }
@@ -189,7 +196,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     blobStore,
     logger,
     trustProxy: [...settings.trustProxy],
-    rateLimiter: options.rateLimiter ?? createPgKeyRateLimiter(pool),
+    rateLimiter: options.rateLimiter ?? createPgKeyRateLimiter(pool, schema),
     callbacks,
     // Read per request: the secret is loaded by start(), which the router runs before any route.
     ...(settings.resultUrlTtlSeconds !== null ? { resultUrlVerifier: { verify: (key, query) => verifier?.verify(key, query) ?? { ok: false, reason: 'invalid' } } } : {}),
@@ -217,6 +224,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     gengate,
     router,
     pool,
+    schema,
     boss,
     blobStore,
     mailer,
@@ -228,14 +236,16 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     apiUrl,
     ensureUser: (input) => ensureGengateUser(gengate, input),
     async migrate() {
-      return runMigrations(pool);
+      const { applied, adopted } = await runMigrations(pool, schema);
+      if (adopted) logger.warn({ schema }, "gengate's tables moved from schema public into their own schema");
+      return { applied, adopted };
     },
     start,
     async startWorkers(which = {}) {
       if (workers) throw new Error('startWorkers() was already called');
       await start();
       workers = await startHostWorkers(
-        { boss, gengate, pool, connection, blobStore, callbacks, resultUrls, mailer, logger, settings, generateExpireSeconds, metrics: ops.metrics },
+        { boss, gengate, pool, schema, connection, blobStore, callbacks, resultUrls, mailer, logger, settings, generateExpireSeconds, metrics: ops.metrics },
         which,
       );
     },

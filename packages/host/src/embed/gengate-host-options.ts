@@ -2,6 +2,7 @@ import type { AuthContext, BlobStore, CreateGengateOptions, KeyRateLimiter, Mail
 import type { Request } from 'express';
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import type { StoreReplacements } from '../postgres/pg-unit-of-work.js';
 import type { GengateHostSettingsInput } from './host-settings.js';
 
 /** Stripe Checkout for top-ups: the Stripe SDK is imported only when this is given. */
@@ -22,6 +23,10 @@ export interface GengateHostOptions {
    * never ends it; its job queue and LISTEN connection use the pool's connection settings).
    */
   readonly database: { readonly url: string; readonly poolMax?: number } | { readonly pool: pg.Pool };
+  /** The PostgreSQL schema of gengate's tables (created by migrate()); default `gengate`. */
+  readonly schema?: string;
+  /** Stores to use instead of gengate's own, in every scope (see createPgStores and docs/architecture.md, "SQL and the schema"). */
+  readonly replaceStores?: StoreReplacements;
   /** The provider adapters to serve (e.g. createSandboxAdapter() from @gengate/adapters). */
   readonly adapters: readonly ProviderAdapter[];
   /** A pino logger; default: silent. */

@@ -19,6 +19,7 @@ export interface HostWorkerDeps {
   readonly boss: PgBoss;
   readonly gengate: Gengate;
   readonly pool: pg.Pool;
+  readonly schema: string;
   readonly connection: ConnectionSettings;
   readonly blobStore: BlobStore;
   readonly callbacks: CallbackRepository;
@@ -73,7 +74,7 @@ export async function startHostWorkers(d: HostWorkerDeps, which: HostWorkerSelec
     (which.maintenance ?? true)
       ? await startMaintenanceWorker(
           boss,
-          { db: d.pool, blobStore: d.blobStore, logger },
+          { db: d.pool, schema: d.schema, blobStore: d.blobStore, logger },
           {
             cron: settings.maintenanceCron,
             steps: [

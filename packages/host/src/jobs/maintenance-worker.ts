@@ -15,6 +15,8 @@ import { BOSS_SCHEMA, QUEUES } from './queues.js';
 
 export interface MaintenanceContext {
   readonly db: Queryable;
+  /** gengate's schema (the name runMigrations used). */
+  readonly schema: string;
   readonly blobStore: BlobStore;
   readonly logger: Logger;
 }
@@ -46,14 +48,14 @@ export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3_600;
  */
 export function defaultMaintenanceSteps(s: MaintenanceSettings): MaintenanceStep[] {
   return [
-    { name: 'purge-idempotency-keys', run: ({ db }) => purgeIdempotencyKeys(db, IDEMPOTENCY_RETENTION_SECONDS) },
-    { name: 'purge-callback-attempts', run: ({ db }) => purgeCallbackAttempts(db, s.callbackAttemptRetentionDays * 86_400) },
+    { name: 'purge-idempotency-keys', run: ({ db, schema }) => purgeIdempotencyKeys(db, schema, IDEMPOTENCY_RETENTION_SECONDS) },
+    { name: 'purge-callback-attempts', run: ({ db, schema }) => purgeCallbackAttempts(db, schema, s.callbackAttemptRetentionDays * 86_400) },
     {
       name: 'delete-files-of-failed-tasks',
-      run: ({ db, blobStore }) => deleteFilesOfFailedTasks(db, s.lateWriteSeconds, (taskId) => deleteTaskFiles(blobStore, taskId)),
+      run: ({ db, schema, blobStore }) => deleteFilesOfFailedTasks(db, schema, s.lateWriteSeconds, (taskId) => deleteTaskFiles(blobStore, taskId)),
     },
-    { name: 'expire-pending-topups', run: ({ db }) => expirePendingTopups(db, s.pendingTopupTtlSeconds) },
-    { name: 'recount-active-tasks', run: ({ db }) => recountActiveTasks(db) },
+    { name: 'expire-pending-topups', run: ({ db, schema }) => expirePendingTopups(db, schema, s.pendingTopupTtlSeconds) },
+    { name: 'recount-active-tasks', run: ({ db, schema }) => recountActiveTasks(db, schema) },
   ];
 }
 
@@ -75,13 +77,13 @@ export function taskSweepStep(sweep: Pick<SweepTasks, 'execute'>): MaintenanceSt
  * Retention: ended tasks older than `retentionSeconds` are purged with their files, holds, callback
  * attempts and finished job rows, in short batches (postgres/sql/retention.ts). The ledger is kept.
  */
-export function retentionStep(o: { retentionSeconds: number; schema?: string; bossSchema?: string }): MaintenanceStep {
+export function retentionStep(o: { retentionSeconds: number; bossSchema?: string }): MaintenanceStep {
   return {
     name: 'purge-ended-tasks',
-    run: async ({ db, blobStore }) => {
+    run: async ({ db, schema, blobStore }) => {
       const { tasks } = await purgeEndedTasks(db, (taskId) => deleteTaskFiles(blobStore, taskId), {
         retentionSeconds: o.retentionSeconds,
-        schema: o.schema ?? 'public',
+        schema,
         bossSchema: o.bossSchema ?? BOSS_SCHEMA,
         queues: Object.values(QUEUES),
       });

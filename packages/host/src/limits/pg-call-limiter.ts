@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { CallPermit, ProviderCallLimiter, ProviderLimits } from '@gengate/core';
 import type pg from 'pg';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { checkSchemaName } from '../postgres/schema.js';
 import { RATE_LIMIT_TABLE } from './create-rate-limiters.js';
+
+const leaseSql = (schema: string) => ({
+  renew: `update ${schema}.provider_call_leases set expires_at = now() + make_interval(secs => $2) where id = $1`,
+  purgeExpired: `delete from ${schema}.provider_call_leases where provider = $1 and expires_at < now()`,
+  count: `select count(*)::int as n from ${schema}.provider_call_leases where provider = $1`,
+  insert: `insert into ${schema}.provider_call_leases (id, provider, holder, expires_at) values ($1, $2, $3, now() + make_interval(secs => $4))`,
+  drop: `delete from ${schema}.provider_call_leases where id = $1`,
+});
 
 const UNLIMITED: CallPermit = { acquired: true, release: async () => undefined };
 
@@ -14,12 +23,17 @@ const UNLIMITED: CallPermit = { acquired: true, release: async () => undefined }
  */
 export class PgCallLimiter implements ProviderCallLimiter {
   private readonly perMinute = new Map<string, RateLimiterPostgres>();
+  private readonly sql: ReturnType<typeof leaseSql>;
 
   constructor(
     private readonly pool: pg.Pool,
+    /** gengate's schema (the name runMigrations used). */
+    private readonly schema: string,
     private readonly limits: (providerId: string) => ProviderLimits,
     private readonly leaseSeconds = 30,
-  ) {}
+  ) {
+    this.sql = leaseSql(checkSchemaName(schema));
+  }
 
   async acquire(providerId: string, holderId: string): Promise<CallPermit> {
     const { maxConcurrent, maxPerMinute } = this.limits(providerId);
@@ -38,7 +52,7 @@ export class PgCallLimiter implements ProviderCallLimiter {
     if (!leaseId) return UNLIMITED;
     const renew = setInterval(() => {
       this.pool
-        .query(`update provider_call_leases set expires_at = now() + make_interval(secs => $2) where id = $1`, [leaseId, this.leaseSeconds])
+        .query(this.sql.renew, [leaseId, this.leaseSeconds])
         .catch(() => undefined);
     }, (this.leaseSeconds * 1000) / 3);
     renew.unref();
@@ -59,14 +73,14 @@ export class PgCallLimiter implements ProviderCallLimiter {
     try {
       await client.query('begin');
       await client.query(`select pg_advisory_xact_lock(hashtext('gengate.provider-calls:' || $1))`, [providerId]);
-      await client.query('delete from provider_call_leases where provider = $1 and expires_at < now()', [providerId]);
-      const { rows } = await client.query<{ n: number }>('select count(*)::int as n from provider_call_leases where provider = $1', [providerId]);
+      await client.query(this.sql.purgeExpired, [providerId]);
+      const { rows } = await client.query<{ n: number }>(this.sql.count, [providerId]);
       if ((rows[0]?.n ?? 0) >= max) {
         await client.query('rollback');
         return false;
       }
       const id = randomUUID();
-      await client.query(`insert into provider_call_leases (id, provider, holder, expires_at) values ($1, $2, $3, now() + make_interval(secs => $4))`, [
+      await client.query(this.sql.insert, [
         id,
         providerId,
         holderId,
@@ -83,7 +97,7 @@ export class PgCallLimiter implements ProviderCallLimiter {
   }
 
   private async dropLease(id: string): Promise<void> {
-    await this.pool.query('delete from provider_call_leases where id = $1', [id]);
+    await this.pool.query(this.sql.drop, [id]);
   }
 
   private minuteLimiter(providerId: string, points: number): RateLimiterPostgres {
@@ -93,6 +107,7 @@ export class PgCallLimiter implements ProviderCallLimiter {
       l = new RateLimiterPostgres({
         storeClient: this.pool,
         storeType: 'pool',
+        schemaName: this.schema,
         tableName: RATE_LIMIT_TABLE,
         tableCreated: true,
         clearExpiredByTimeout: false,

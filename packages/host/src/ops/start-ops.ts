@@ -37,8 +37,8 @@ export interface Ops {
 const SAMPLED_QUEUES = [QUEUES.generate, QUEUES.check, QUEUES.callback, QUEUES.alertMail];
 
 /** Metrics, health and back-pressure of one process: one call from start-server builds them. */
-export function createOps(o: { settings: OpsSettings; db: Queryable; logger: Logger; schema?: string; bossSchema?: string }): Ops {
-  const schema = o.schema ?? 'public';
+export function createOps(o: { settings: OpsSettings; db: Queryable; logger: Logger; schema: string; bossSchema?: string }): Ops {
+  const schema = o.schema;
   const metrics = new GengateMetrics();
   metrics.queueLimit.set(o.settings.maxQueuedJobs);
   const sampler = new QueueSampler(o.db, {

@@ -1,23 +1,35 @@
 import type pg from 'pg';
+import { adoptLegacyTables } from './adopt-legacy-tables.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { checkSchemaName } from './schema.js';
 
 const LOCK_ID = 0x67656e67; // 'geng'
 
-/** Applies missing migrations, each in its own transaction, under an advisory lock (safe with concurrent starts). */
-export async function runMigrations(pool: pg.Pool): Promise<{ applied: number[] }> {
+/**
+ * Applies missing migrations in gengate's schema (created if missing), each in its own transaction, under
+ * an advisory lock (safe with concurrent starts). A database made by a version without the schema setting
+ * (gengate's tables in `public`) has them moved into the schema first (adoptLegacyTables); `adopted` says so.
+ */
+export async function runMigrations(pool: pg.Pool, schema: string): Promise<{ applied: number[]; adopted: boolean }> {
+  checkSchemaName(schema);
   const client = await pool.connect();
   const applied: number[] = [];
+  let adopted = false;
   try {
     await client.query('select pg_advisory_lock($1)', [LOCK_ID]);
-    await client.query(`create table if not exists gengate_migrations (
+    const plain = await client.query<{ plain: boolean }>('select quote_ident($1) = $1 as plain', [schema]);
+    if (!plain.rows[0]?.plain) throw new Error(`PostgreSQL schema name ${schema} is a reserved word: choose another`);
+    await client.query(`create schema if not exists ${schema}`);
+    adopted = await adoptLegacyTables(client, schema);
+    await client.query(`create table if not exists ${schema}.gengate_migrations (
       version integer primary key, name text not null, applied_at timestamptz not null default now())`);
-    const done = new Set((await client.query<{ version: number }>('select version from gengate_migrations')).rows.map((r) => r.version));
+    const done = new Set((await client.query<{ version: number }>(`select version from ${schema}.gengate_migrations`)).rows.map((r) => r.version));
     for (const m of MIGRATIONS) {
       if (done.has(m.version)) continue;
       await client.query('begin');
       try {
-        await client.query(m.up);
-        await client.query('insert into gengate_migrations (version, name) values ($1, $2)', [m.version, m.name]);
+        await client.query(m.up(schema));
+        await client.query(`insert into ${schema}.gengate_migrations (version, name) values ($1, $2)`, [m.version, m.name]);
         await client.query('commit');
         applied.push(m.version);
       } catch (err) {
@@ -29,5 +41,5 @@ export async function runMigrations(pool: pg.Pool): Promise<{ applied: number[] 
     await client.query('select pg_advisory_unlock($1)', [LOCK_ID]).catch(() => undefined);
     client.release();
   }
-  return { applied };
+  return { applied, adopted };
 }

@@ -1,5 +1,6 @@
 import type { AccountDirectory, FailureGroup, Modality, Page, TaskCount, TaskStatus, UserRole, UserSummary } from '@gengate/core';
 import { toSafeInt, type Queryable } from './queryable.js';
+import { checkSchemaName } from './schema.js';
 
 interface SummaryRow {
   id: string;
@@ -14,13 +15,29 @@ interface SummaryRow {
   tasks: number;
 }
 
-const SUMMARY = `
+const summary = (schema: string) => `
   select u.id, u.email, u.role, u.created_at, a.balance_micro, a.held_micro,
-    (select coalesce(sum(credits_micro), 0) from transactions t where t.user_id = u.id and t.payment_method = 'grant' and t.status = 'completed') as granted_micro,
-    (select count(*)::int from api_keys k where k.user_id = u.id and k.revoked_at is null) as active_keys,
-    (select count(*)::int from api_keys k where k.user_id = u.id and k.revoked_at is not null) as revoked_keys,
-    (select count(*)::int from tasks x where x.user_id = u.id) as tasks
-  from users u left join accounts a on a.user_id = u.id`;
+    (select coalesce(sum(credits_micro), 0) from ${schema}.transactions t where t.user_id = u.id and t.payment_method = 'grant' and t.status = 'completed') as granted_micro,
+    (select count(*)::int from ${schema}.api_keys k where k.user_id = u.id and k.revoked_at is null) as active_keys,
+    (select count(*)::int from ${schema}.api_keys k where k.user_id = u.id and k.revoked_at is not null) as revoked_keys,
+    (select count(*)::int from ${schema}.tasks x where x.user_id = u.id) as tasks
+  from ${schema}.users u left join ${schema}.accounts a on a.user_id = u.id`;
+
+const SEARCH = `where lower(u.email) like $1 or u.id::text like $1`;
+
+const directorySql = (schema: string) => ({
+  roleOf: `select role from ${schema}.users where id = $1`,
+  setRole: `update ${schema}.users set role = $2 where lower(email) = lower($1) returning id, email, role`,
+  search: `${summary(schema)} ${SEARCH} order by u.created_at desc, u.id desc limit $2 offset $3`,
+  countSearch: `select count(*)::int as n from ${schema}.users u ${SEARCH}`,
+  findUser: `${summary(schema)} where u.id = $1`,
+  recentFailures: `select model_id, count(*)::int as failures, max(finished_at) as last_at,
+         (array_agg(error_message order by finished_at desc))[1] as last_message
+       from ${schema}.tasks where status = 'fail' and finished_at >= $1
+       group by model_id order by failures desc, model_id limit $2`,
+  unfinishedTaskCounts: `select modality, status, case when status = 'waiting' then admitted end as admitted, count(*)::int as count
+       from ${schema}.tasks where status in ('waiting', 'generating') group by 1, 2, 3 order by 1, 2, 3`,
+});
 
 const toSummary = (r: SummaryRow): UserSummary => ({
   id: r.id,
@@ -35,39 +52,42 @@ const toSummary = (r: SummaryRow): UserSummary => ({
   tasks: r.tasks,
 });
 
-/** Roles (users.role) and the operator's views, in SQL. */
+/** Roles (users.role) and the operator's views, in SQL on gengate's schema (`schema`: the name runMigrations used). */
 export class PgAccountDirectory implements AccountDirectory {
-  constructor(private readonly db: Queryable) {}
+  private readonly sql: ReturnType<typeof directorySql>;
+
+  constructor(
+    private readonly db: Queryable,
+    schema: string,
+  ) {
+    this.sql = directorySql(checkSchemaName(schema));
+  }
 
   async roleOf(userId: string): Promise<UserRole | null> {
-    const { rows } = await this.db.query<{ role: UserRole }>('select role from users where id = $1', [userId]);
+    const { rows } = await this.db.query<{ role: UserRole }>(this.sql.roleOf, [userId]);
     return rows[0]?.role ?? null;
   }
 
   async setRole(email: string, role: UserRole): Promise<{ id: string; email: string; role: UserRole } | null> {
-    const { rows } = await this.db.query<{ id: string; email: string; role: UserRole }>('update users set role = $2 where lower(email) = lower($1) returning id, email, role', [email, role]);
+    const { rows } = await this.db.query<{ id: string; email: string; role: UserRole }>(this.sql.setRole, [email, role]);
     return rows[0] ?? null;
   }
 
   async searchUsers(search: string, page: number, perPage: number): Promise<Page<UserSummary>> {
     const pattern = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const where = `where lower(u.email) like $1 or u.id::text like $1`;
-    const { rows } = await this.db.query<SummaryRow>(`${SUMMARY} ${where} order by u.created_at desc, u.id desc limit $2 offset $3`, [pattern, perPage, (page - 1) * perPage]);
-    const count = await this.db.query<{ n: number }>(`select count(*)::int as n from users u ${where}`, [pattern]);
+    const { rows } = await this.db.query<SummaryRow>(this.sql.search, [pattern, perPage, (page - 1) * perPage]);
+    const count = await this.db.query<{ n: number }>(this.sql.countSearch, [pattern]);
     return { items: rows.map(toSummary), total: count.rows[0]?.n ?? 0 };
   }
 
   async findUser(userId: string): Promise<UserSummary | null> {
-    const { rows } = await this.db.query<SummaryRow>(`${SUMMARY} where u.id = $1`, [userId]);
+    const { rows } = await this.db.query<SummaryRow>(this.sql.findUser, [userId]);
     return rows[0] ? toSummary(rows[0]) : null;
   }
 
   async recentFailures(since: Date, limit: number): Promise<readonly FailureGroup[]> {
     const { rows } = await this.db.query<{ model_id: string; failures: number; last_at: Date; last_message: string | null }>(
-      `select model_id, count(*)::int as failures, max(finished_at) as last_at,
-         (array_agg(error_message order by finished_at desc))[1] as last_message
-       from tasks where status = 'fail' and finished_at >= $1
-       group by model_id order by failures desc, model_id limit $2`,
+      this.sql.recentFailures,
       [since, limit],
     );
     return rows.map((r) => ({ modelId: r.model_id, failures: r.failures, lastAt: r.last_at, lastMessage: r.last_message ?? '' }));
@@ -75,8 +95,7 @@ export class PgAccountDirectory implements AccountDirectory {
 
   async unfinishedTaskCounts(): Promise<readonly TaskCount[]> {
     const { rows } = await this.db.query<{ modality: Modality; status: TaskStatus; admitted: boolean | null; count: number }>(
-      `select modality, status, case when status = 'waiting' then admitted end as admitted, count(*)::int as count
-       from tasks where status in ('waiting', 'generating') group by 1, 2, 3 order by 1, 2, 3`,
+      this.sql.unfinishedTaskCounts,
     );
     return rows;
   }

@@ -18,12 +18,26 @@ const toAlert = (r: Row): BalanceAlertRecord => ({
   createdAt: r.created_at,
 });
 
+/** The statements, built once per schema (createPgStores). */
+export const alertSql = (schema: string) => ({
+  insert: `insert into ${schema}.balance_alerts (id, user_id, threshold_micro, armed) values ($1, $2, $3, $4) returning *`,
+  listForUser: `select * from ${schema}.balance_alerts where user_id = $1 order by created_at, id`,
+  byId: `select * from ${schema}.balance_alerts where id = $1`,
+  countForUser: `select count(*)::int as n from ${schema}.balance_alerts where user_id = $1`,
+  delete: `delete from ${schema}.balance_alerts where id = $1 and user_id = $2`,
+  setArmed: `update ${schema}.balance_alerts set armed = $2 where id = $1`,
+});
+export type AlertSql = ReturnType<typeof alertSql>;
+
 export class PgAlertStore implements AlertStore {
-  constructor(private readonly db: Queryable) {}
+  constructor(
+    private readonly db: Queryable,
+    private readonly sql: AlertSql,
+  ) {}
 
   async insert(a: { id: string; userId: string; thresholdMicro: number; armed: boolean }): Promise<BalanceAlertRecord> {
     const { rows } = await withCaps(
-      this.db.query<Row>('insert into balance_alerts (id, user_id, threshold_micro, armed) values ($1, $2, $3, $4) returning *', [
+      this.db.query<Row>(this.sql.insert, [
         a.id,
         a.userId,
         a.thresholdMicro,
@@ -34,26 +48,26 @@ export class PgAlertStore implements AlertStore {
   }
 
   async listForUser(userId: string): Promise<readonly BalanceAlertRecord[]> {
-    const { rows } = await this.db.query<Row>('select * from balance_alerts where user_id = $1 order by created_at, id', [userId]);
+    const { rows } = await this.db.query<Row>(this.sql.listForUser, [userId]);
     return rows.map(toAlert);
   }
 
   async findById(id: string): Promise<BalanceAlertRecord | null> {
-    const { rows } = await this.db.query<Row>('select * from balance_alerts where id = $1', [id]);
+    const { rows } = await this.db.query<Row>(this.sql.byId, [id]);
     return rows[0] ? toAlert(rows[0]) : null;
   }
 
   async countForUser(userId: string): Promise<number> {
-    const { rows } = await this.db.query<{ n: number }>('select count(*)::int as n from balance_alerts where user_id = $1', [userId]);
+    const { rows } = await this.db.query<{ n: number }>(this.sql.countForUser, [userId]);
     return rows[0]?.n ?? 0;
   }
 
   async delete(id: string, userId: string): Promise<boolean> {
-    const { rowCount } = await this.db.query('delete from balance_alerts where id = $1 and user_id = $2', [id, userId]);
+    const { rowCount } = await this.db.query(this.sql.delete, [id, userId]);
     return (rowCount ?? 0) > 0;
   }
 
   async setArmed(id: string, armed: boolean): Promise<void> {
-    await this.db.query('update balance_alerts set armed = $2 where id = $1', [id, armed]);
+    await this.db.query(this.sql.setArmed, [id, armed]);
   }
 }

@@ -32,14 +32,34 @@ const toKey = (r: Row): ApiKeyRecord => ({
 
 const ACTIVE_OF_USER = 'id = $1 and user_id = $2 and revoked_at is null';
 
+/** The statements, built once per schema (createPgStores). */
+export const keySql = (schema: string) => ({
+  table: `${schema}.api_keys`,
+  insert: `insert into ${schema}.api_keys (id, user_id, name, secret_hash, mask, rate_limit_per_minute, rate_limit_per_hour, rate_limit_per_day, ip_whitelist)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning *`,
+  activeByHash: `select * from ${schema}.api_keys where secret_hash = $1 and revoked_at is null`,
+  activeForUser: `select * from ${schema}.api_keys where ${ACTIVE_OF_USER}`,
+  listActiveForUser: `select * from ${schema}.api_keys where user_id = $1 and revoked_at is null order by created_at desc, id`,
+  countActiveForUser: `select count(*)::int as n from ${schema}.api_keys where user_id = $1 and revoked_at is null`,
+  revoke: `with opened as (insert into ${schema}.accounts (user_id) values ($2) on conflict do nothing returning user_id),
+            account as (select user_id from ${schema}.accounts where user_id = $2 for update)
+       update ${schema}.api_keys set revoked_at = now()
+       where ${ACTIVE_OF_USER} and (select count(*) from account) + (select count(*) from opened) >= 0`,
+  lockActive: `select 1 from ${schema}.api_keys where id = $1 and revoked_at is null for share`,
+  touchLastUsed: `update ${schema}.api_keys set last_used_at = $2 where id = $1`,
+});
+export type KeySql = ReturnType<typeof keySql>;
+
 export class PgKeyStore implements KeyStore {
-  constructor(private readonly db: Queryable) {}
+  constructor(
+    private readonly db: Queryable,
+    private readonly sql: KeySql,
+  ) {}
 
   async insert(k: NewApiKey): Promise<ApiKeyRecord> {
     const { rows } = await withCaps(
       this.db.query<Row>(
-        `insert into api_keys (id, user_id, name, secret_hash, mask, rate_limit_per_minute, rate_limit_per_hour, rate_limit_per_day, ip_whitelist)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning *`,
+        this.sql.insert,
         [k.id, k.userId, k.name, k.secretHash, k.mask, k.limits.perMinute, k.limits.perHour, k.limits.perDay, [...k.ipWhitelist]],
       ),
     );
@@ -47,22 +67,22 @@ export class PgKeyStore implements KeyStore {
   }
 
   async findActiveByHash(hash: string): Promise<ApiKeyRecord | null> {
-    const { rows } = await this.db.query<Row>('select * from api_keys where secret_hash = $1 and revoked_at is null', [hash]);
+    const { rows } = await this.db.query<Row>(this.sql.activeByHash, [hash]);
     return rows[0] ? toKey(rows[0]) : null;
   }
 
   async findActiveForUser(id: string, userId: string): Promise<ApiKeyRecord | null> {
-    const { rows } = await this.db.query<Row>(`select * from api_keys where ${ACTIVE_OF_USER}`, [id, userId]);
+    const { rows } = await this.db.query<Row>(this.sql.activeForUser, [id, userId]);
     return rows[0] ? toKey(rows[0]) : null;
   }
 
   async listActiveForUser(userId: string): Promise<readonly ApiKeyRecord[]> {
-    const { rows } = await this.db.query<Row>('select * from api_keys where user_id = $1 and revoked_at is null order by created_at desc, id', [userId]);
+    const { rows } = await this.db.query<Row>(this.sql.listActiveForUser, [userId]);
     return rows.map(toKey);
   }
 
   async countActiveForUser(userId: string): Promise<number> {
-    const { rows } = await this.db.query<{ n: number }>('select count(*)::int as n from api_keys where user_id = $1 and revoked_at is null', [userId]);
+    const { rows } = await this.db.query<{ n: number }>(this.sql.countActiveForUser, [userId]);
     return rows[0]?.n ?? 0;
   }
 
@@ -79,7 +99,7 @@ export class PgKeyStore implements KeyStore {
     if (patch.limits?.perDay !== undefined) set('rate_limit_per_day', patch.limits.perDay);
     if (patch.ipWhitelist !== undefined) set('ip_whitelist', [...patch.ipWhitelist]);
     if (sets.length === 0) return this.findActiveForUser(id, userId);
-    const { rows } = await this.db.query<Row>(`update api_keys set ${sets.join(', ')} where ${ACTIVE_OF_USER} returning *`, values);
+    const { rows } = await this.db.query<Row>(`update ${this.sql.table} set ${sets.join(', ')} where ${ACTIVE_OF_USER} returning *`, values);
     return rows[0] ? toKey(rows[0]) : null;
   }
 
@@ -88,22 +108,16 @@ export class PgKeyStore implements KeyStore {
    * in flight either commits before the revocation, or sees it and is refused.
    */
   async revoke(id: string, userId: string): Promise<boolean> {
-    const { rowCount } = await this.db.query(
-      `with opened as (insert into accounts (user_id) values ($2) on conflict do nothing returning user_id),
-            account as (select user_id from accounts where user_id = $2 for update)
-       update api_keys set revoked_at = now()
-       where ${ACTIVE_OF_USER} and (select count(*) from account) + (select count(*) from opened) >= 0`,
-      [id, userId],
-    );
+    const { rowCount } = await this.db.query(this.sql.revoke, [id, userId]);
     return (rowCount ?? 0) > 0;
   }
 
   async lockActive(id: string): Promise<boolean> {
-    const { rows } = await this.db.query('select 1 from api_keys where id = $1 and revoked_at is null for share', [id]);
+    const { rows } = await this.db.query(this.sql.lockActive, [id]);
     return rows.length > 0;
   }
 
   async touchLastUsed(id: string, at: Date): Promise<void> {
-    await this.db.query('update api_keys set last_used_at = $2 where id = $1', [id, at]);
+    await this.db.query(this.sql.touchLastUsed, [id, at]);
   }
 }

@@ -3,9 +3,10 @@ import { microCreditsToMicroUsd, type TaskCompletion, type TaskSuccessCompletion
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { QUEUES } from '../jobs/queues.js';
+import { checkSchemaName } from './schema.js';
 import { isRefusal, pipelinedTransaction } from './statement-pipeline.js';
 
-const FINISH = 'select gengate_finish_success($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)';
+const finishSql = (schema: string) => `select ${schema}.gengate_finish_success($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`;
 
 /**
  * The TaskCompletion on PostgreSQL: BEGIN, the callback job's insert, gengate_finish_success() (migration
@@ -13,13 +14,19 @@ const FINISH = 'select gengate_finish_success($1, $2, $3, $4, $5, $6, $7, $8, $9
  * changes state (the function raises GGSLW), the general path commits the success instead.
  */
 export class PgTaskCompletion implements TaskCompletion {
+  private readonly finish: string;
+
   constructor(
     private readonly pool: pg.Pool,
+    /** gengate's schema (the name runMigrations used). */
+    schema: string,
     private readonly boss: PgBoss | null,
     private readonly general: TaskCompletion,
     /** Wakes the callback workers once the callback job has committed. */
     private readonly readyNow: (queue: string) => void = () => undefined,
-  ) {}
+  ) {
+    this.finish = finishSql(checkSchemaName(schema));
+  }
 
   async succeed(c: TaskSuccessCompletion): Promise<boolean> {
     const { task, success } = c;
@@ -29,7 +36,7 @@ export class PgTaskCompletion implements TaskCompletion {
       await pipelinedTransaction(this.pool, async (p) => {
         if (task.callbackUrl && boss) await p.sendJob(boss, QUEUES.callback, { taskId: task.id }, { group: { id: task.userId } });
         return {
-          result: p.query(FINISH, [
+          result: p.query(this.finish, [
             task.id,
             JSON.stringify(success.outputs),
             JSON.stringify(success.warnings),

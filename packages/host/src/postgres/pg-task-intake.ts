@@ -4,9 +4,10 @@ import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { generationJobOptions } from '../jobs/pg-job-queue.js';
 import { BOSS_SCHEMA, QUEUES } from '../jobs/queues.js';
+import { checkSchemaName } from './schema.js';
 import { isRefusal, pipelinedTransaction } from './statement-pipeline.js';
 
-const SUBMIT = `select gengate_submit_task($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) as admitted`;
+const submitSql = (schema: string) => `select ${schema}.gengate_submit_task($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) as admitted`;
 
 /**
  * The TaskIntake on PostgreSQL in one network round trip (with a pipelining pool): BEGIN, the
@@ -16,13 +17,19 @@ const SUBMIT = `select gengate_submit_task($1, $2, $3, $4, $5, $6, $7, $8, $9, $
  * locked only while the server runs the last two: no client round trip happens inside the lock.
  */
 export class PgTaskIntake implements TaskIntake {
+  private readonly submit: string;
+
   constructor(
     private readonly pool: pg.Pool,
+    /** gengate's schema (the name runMigrations used). */
+    schema: string,
     private readonly boss: PgBoss | null,
     /** Wakes the generation workers once an admitted task's job has committed. */
     private readonly readyNow: (queue: string) => void = () => undefined,
     private readonly bossSchema: string = BOSS_SCHEMA,
-  ) {}
+  ) {
+    this.submit = submitSql(checkSchemaName(schema));
+  }
 
   async accept(r: TaskIntakeRequest): Promise<TaskIntakeResult> {
     const boss = this.boss;
@@ -31,7 +38,7 @@ export class PgTaskIntake implements TaskIntake {
     try {
       const admitted = await pipelinedTransaction(this.pool, async (p) => {
         await p.sendJob(boss, QUEUES.generate, { taskId: r.task.id }, { ...generationJobOptions(r.providerId), id: jobId });
-        return { result: p.query<{ admitted: boolean }>(SUBMIT, this.parameters(r, jobId)).then((res) => res.rows[0]?.admitted === true) };
+        return { result: p.query<{ admitted: boolean }>(this.submit, this.parameters(r, jobId)).then((res) => res.rows[0]?.admitted === true) };
       });
       if (admitted) this.readyNow(QUEUES.generate);
       return { outcome: 'accepted', admitted };

@@ -69,79 +69,119 @@ const UNFINISHED = `status in ('waiting', 'generating')`;
 /**
  * Ending a task changes its user's counts on the account row (trigger, migration 012). Whoever does so
  * locks the account row first, as submissions and revocations do, so two of them never wait for each
- * other in opposite orders. Use as `${LOCK_ACCOUNT_FIRST} update tasks ... where id = $1 and ... and ${ACCOUNT_LOCKED}`.
+ * other in opposite orders. Use as `${lockAccountFirst(schema)} update tasks ... where id = $1 and ... and ${ACCOUNT_LOCKED}`.
  */
-const LOCK_ACCOUNT_FIRST = `with account as (select 1 from accounts where user_id = (select user_id from tasks where id = $1) for update)`;
+const lockAccountFirst = (schema: string) => `with account as (select 1 from ${schema}.accounts where user_id = (select user_id from ${schema}.tasks where id = $1) for update)`;
 const ACCOUNT_LOCKED = `(select count(*) from account) >= 0`;
+const LIST_WHERE = `user_id = $1 and ($2::text[] is null or status = any($2)) and ($3::text[] is null or model_id = any($3))
+      and ($4::text[] is null or modality = any($4))`;
+
+/** The statements, built once per schema (createPgStores). */
+export const taskSql = (schema: string) => ({
+  insert: `insert into ${schema}.tasks (id, user_id, api_key_id, model_id, modality, status, request, callback_url, quoted_micro, quoted_cost_micro, admitted)
+       values ($1, $2, $3, $4, $5, 'waiting', $6, $7, $8, $9, $10) returning *`,
+  byId: `select * from ${schema}.tasks where id = $1`,
+  listForUser: `select * from ${schema}.tasks where ${LIST_WHERE} order by created_at desc, id desc limit $5 offset $6`,
+  countForUser: `select count(*)::int as n from ${schema}.tasks where ${LIST_WHERE}`,
+  forUser: `select * from ${schema}.tasks where id = $1 and user_id = $2`,
+  markGenerating: `update ${schema}.tasks set status = 'generating', attempts = attempts + 1, started_at = coalesce(started_at, $2)
+       where id = $1 and ${UNFINISHED} returning *`,
+  saveUpstreamHandle: `update ${schema}.tasks set upstream_handle = $2 where id = $1`,
+  setNextCheck: `update ${schema}.tasks set poll_seq = $2, progress = coalesce($3, progress) where id = $1 and status = 'generating'`,
+  saveWebhookPayload: `update ${schema}.tasks set webhook_payload = $2 where id = $1 and status = 'generating'`,
+  markSuccess: `${lockAccountFirst(schema)}
+       update ${schema}.tasks set status = 'success', outputs = $2, warnings = $3, charged_micro = $4, cost_micro = $5, reported_cost_micro = $6,
+         usage = $7, upstream_metadata = $8, progress = null, finished_at = $9
+       where id = $1 and status = 'generating' and ${ACCOUNT_LOCKED}`,
+  markFail: `${lockAccountFirst(schema)}
+       update ${schema}.tasks set status = 'fail', error_message = $2, finished_at = $3, progress = null,
+         upstream_metadata = coalesce($4::jsonb, upstream_metadata)
+       where id = $1 and ${UNFINISHED} and ${ACCOUNT_LOCKED}`,
+  failWaitingForKey: `update ${schema}.tasks set status = 'fail', error_message = $2, finished_at = $3 where api_key_id = $1 and status = 'waiting'
+       returning id, user_id, modality`,
+  listUnfinished: `select * from ${schema}.tasks where ${UNFINISHED} order by created_at limit $1`,
+  activeCounts: `select case $2 when 'chat' then running_chat when 'image' then running_image else running_video end as admitted,
+              case $2 when 'chat' then queued_chat when 'image' then queued_image else queued_video end as queued
+       from ${schema}.accounts where user_id = $1`,
+  listOverdue: `with d (modality, ms) as (values ('chat', $2::bigint), ('image', $3::bigint), ('video', $4::bigint))
+       select t.* from ${schema}.tasks t join d on d.modality = t.modality
+       where (t.status = 'generating' and coalesce(t.started_at, t.created_at) < $1::timestamptz - make_interval(secs => (d.ms + $5) / 1000.0))
+          or (t.status = 'waiting' and t.admitted and t.created_at < $1::timestamptz - make_interval(secs => (d.ms + $5 + $6) / 1000.0))
+       order by t.created_at limit $7`,
+  listQueuedUsers: `select distinct user_id, modality from ${schema}.tasks where status = 'waiting' and not admitted limit $1`,
+  admitQueued: `with admitted as (
+         update ${schema}.tasks set admitted = true where id in (
+           select id from ${schema}.tasks where user_id = $1 and modality = $2 and status = 'waiting' and not admitted
+           order by created_at, id limit $3 for update skip locked)
+         returning id, created_at)
+       select id from admitted order by created_at, id`,
+});
+export type TaskSql = ReturnType<typeof taskSql>;
 
 export class PgTaskStore implements TaskStore {
-  constructor(private readonly db: Queryable) {}
+  constructor(
+    private readonly db: Queryable,
+    private readonly sql: TaskSql,
+  ) {}
 
   async insert(t: NewTask): Promise<TaskRecord> {
     const { rows } = await this.db.query<TaskRow>(
-      `insert into tasks (id, user_id, api_key_id, model_id, modality, status, request, callback_url, quoted_micro, quoted_cost_micro, admitted)
-       values ($1, $2, $3, $4, $5, 'waiting', $6, $7, $8, $9, $10) returning *`,
+      this.sql.insert,
       [t.id, t.userId, t.apiKeyId, t.modelId, t.modality, JSON.stringify(t.request), t.callbackUrl, t.quotedMicro, t.quotedCostMicro, t.admitted],
     );
     return toTask(rows[0] as TaskRow);
   }
 
   async findById(id: string): Promise<TaskRecord | null> {
-    const { rows } = await this.db.query<TaskRow>('select * from tasks where id = $1', [id]);
+    const { rows } = await this.db.query<TaskRow>(this.sql.byId, [id]);
     return rows[0] ? toTask(rows[0]) : null;
   }
 
   async listForUser(userId: string, filter: TaskListFilter, page: number, perPage: number): Promise<Page<TaskRecord>> {
     const orNull = (list: readonly string[] | undefined) => (list && list.length > 0 ? [...list] : null);
-    const where = `user_id = $1 and ($2::text[] is null or status = any($2)) and ($3::text[] is null or model_id = any($3))
-      and ($4::text[] is null or modality = any($4))`;
     const args = [userId, orNull(filter.statuses), orNull(filter.modelIds), orNull(filter.modalities)];
-    const { rows } = await this.db.query<TaskRow>(`select * from tasks where ${where} order by created_at desc, id desc limit $5 offset $6`, [
+    const { rows } = await this.db.query<TaskRow>(this.sql.listForUser, [
       ...args,
       perPage,
       (page - 1) * perPage,
     ]);
-    const count = await this.db.query<{ n: number }>(`select count(*)::int as n from tasks where ${where}`, args);
+    const count = await this.db.query<{ n: number }>(this.sql.countForUser, args);
     return { items: rows.map(toTask), total: count.rows[0]?.n ?? 0 };
   }
 
   async findForUser(id: string, userId: string): Promise<TaskRecord | null> {
-    const { rows } = await this.db.query<TaskRow>('select * from tasks where id = $1 and user_id = $2', [id, userId]);
+    const { rows } = await this.db.query<TaskRow>(this.sql.forUser, [id, userId]);
     return rows[0] ? toTask(rows[0]) : null;
   }
 
   async markGenerating(id: string, at: Date): Promise<TaskRecord | null> {
     const { rows } = await this.db.query<TaskRow>(
-      `update tasks set status = 'generating', attempts = attempts + 1, started_at = coalesce(started_at, $2)
-       where id = $1 and ${UNFINISHED} returning *`,
+      this.sql.markGenerating,
       [id, at],
     );
     return rows[0] ? toTask(rows[0]) : null;
   }
 
   async saveUpstreamHandle(id: string, handle: JsonValue | null): Promise<void> {
-    await this.db.query('update tasks set upstream_handle = $2 where id = $1', [id, handle === null ? null : JSON.stringify(handle)]);
+    await this.db.query(this.sql.saveUpstreamHandle, [id, handle === null ? null : JSON.stringify(handle)]);
   }
 
   async setNextCheck(id: string, checkNumber: number, progress: number | null): Promise<boolean> {
     const { rowCount } = await this.db.query(
-      `update tasks set poll_seq = $2, progress = coalesce($3, progress) where id = $1 and status = 'generating'`,
+      this.sql.setNextCheck,
       [id, checkNumber, progress],
     );
     return (rowCount ?? 0) > 0;
   }
 
   async saveWebhookPayload(id: string, payload: JsonValue): Promise<boolean> {
-    const { rowCount } = await this.db.query(`update tasks set webhook_payload = $2 where id = $1 and status = 'generating'`, [id, JSON.stringify(payload)]);
+    const { rowCount } = await this.db.query(this.sql.saveWebhookPayload, [id, JSON.stringify(payload)]);
     return (rowCount ?? 0) > 0;
   }
 
   async markSuccess(id: string, r: TaskSuccess): Promise<boolean> {
     const { rowCount } = await this.db.query(
-      `${LOCK_ACCOUNT_FIRST}
-       update tasks set status = 'success', outputs = $2, warnings = $3, charged_micro = $4, cost_micro = $5, reported_cost_micro = $6,
-         usage = $7, upstream_metadata = $8, progress = null, finished_at = $9
-       where id = $1 and status = 'generating' and ${ACCOUNT_LOCKED}`,
+      this.sql.markSuccess,
       [id, JSON.stringify(r.outputs), JSON.stringify(r.warnings), r.chargedMicro, r.costMicro, r.reportedCostMicro, JSON.stringify(r.usage), JSON.stringify(r.metadata), r.at],
     );
     return (rowCount ?? 0) > 0;
@@ -149,10 +189,7 @@ export class PgTaskStore implements TaskStore {
 
   async markFail(id: string, message: string, at: Date, metadata?: UpstreamMetadata): Promise<boolean> {
     const { rowCount } = await this.db.query(
-      `${LOCK_ACCOUNT_FIRST}
-       update tasks set status = 'fail', error_message = $2, finished_at = $3, progress = null,
-         upstream_metadata = coalesce($4::jsonb, upstream_metadata)
-       where id = $1 and ${UNFINISHED} and ${ACCOUNT_LOCKED}`,
+      this.sql.markFail,
       [id, message, at, metadata === undefined ? null : JSON.stringify(metadata)],
     );
     return (rowCount ?? 0) > 0;
@@ -160,24 +197,21 @@ export class PgTaskStore implements TaskStore {
 
   async failWaitingForKey(apiKeyId: string, message: string, at: Date): Promise<readonly { id: string; userId: string; modality: Modality }[]> {
     const { rows } = await this.db.query<{ id: string; user_id: string; modality: Modality }>(
-      `update tasks set status = 'fail', error_message = $2, finished_at = $3 where api_key_id = $1 and status = 'waiting'
-       returning id, user_id, modality`,
+      this.sql.failWaitingForKey,
       [apiKeyId, message, at],
     );
     return rows.map((r) => ({ id: r.id, userId: r.user_id, modality: r.modality }));
   }
 
   async listUnfinished(limit: number): Promise<readonly TaskRecord[]> {
-    const { rows } = await this.db.query<TaskRow>(`select * from tasks where ${UNFINISHED} order by created_at limit $1`, [limit]);
+    const { rows } = await this.db.query<TaskRow>(this.sql.listUnfinished, [limit]);
     return rows.map(toTask);
   }
 
   /** Read from the counts a trigger keeps on the account row (migration 012). */
   async activeCounts(userId: string, modality: Modality): Promise<ActiveTaskCounts> {
     const { rows } = await this.db.query<{ admitted: number; queued: number }>(
-      `select case $2 when 'chat' then running_chat when 'image' then running_image else running_video end as admitted,
-              case $2 when 'chat' then queued_chat when 'image' then queued_image else queued_video end as queued
-       from accounts where user_id = $1`,
+      this.sql.activeCounts,
       [userId, modality],
     );
     return rows[0] ?? { admitted: 0, queued: 0 };
@@ -185,11 +219,7 @@ export class PgTaskStore implements TaskStore {
 
   async listOverdue(now: Date, deadlinesMs: Readonly<Record<Modality, number>>, marginMs: number, admittedGraceMs: number, limit: number): Promise<readonly TaskRecord[]> {
     const { rows } = await this.db.query<TaskRow>(
-      `with d (modality, ms) as (values ('chat', $2::bigint), ('image', $3::bigint), ('video', $4::bigint))
-       select t.* from tasks t join d on d.modality = t.modality
-       where (t.status = 'generating' and coalesce(t.started_at, t.created_at) < $1::timestamptz - make_interval(secs => (d.ms + $5) / 1000.0))
-          or (t.status = 'waiting' and t.admitted and t.created_at < $1::timestamptz - make_interval(secs => (d.ms + $5 + $6) / 1000.0))
-       order by t.created_at limit $7`,
+      this.sql.listOverdue,
       [now, deadlinesMs.chat, deadlinesMs.image, deadlinesMs.video, marginMs, admittedGraceMs, limit],
     );
     return rows.map(toTask);
@@ -197,7 +227,7 @@ export class PgTaskStore implements TaskStore {
 
   async listQueuedUsers(limit: number): Promise<readonly { userId: string; modality: Modality }[]> {
     const { rows } = await this.db.query<{ user_id: string; modality: Modality }>(
-      `select distinct user_id, modality from tasks where status = 'waiting' and not admitted limit $1`,
+      this.sql.listQueuedUsers,
       [limit],
     );
     return rows.map((r) => ({ userId: r.user_id, modality: r.modality }));
@@ -206,12 +236,7 @@ export class PgTaskStore implements TaskStore {
   async admitQueued(userId: string, modality: Modality, slots: number): Promise<readonly string[]> {
     if (slots <= 0) return [];
     const { rows } = await this.db.query<{ id: string }>(
-      `with admitted as (
-         update tasks set admitted = true where id in (
-           select id from tasks where user_id = $1 and modality = $2 and status = 'waiting' and not admitted
-           order by created_at, id limit $3 for update skip locked)
-         returning id, created_at)
-       select id from admitted order by created_at, id`,
+      this.sql.admitQueued,
       [userId, modality, slots],
     );
     return rows.map((r) => r.id);

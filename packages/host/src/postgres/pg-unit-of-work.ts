@@ -1,40 +1,94 @@
-import { UnitOfWorkTaskCompletion, type TaskCompletion, type TaskIntake, type TransactionScope, type UnitOfWork } from '@gengate/core';
+import {
+  UnitOfWorkTaskCompletion,
+  UnitOfWorkTaskIntake,
+  type AlertStore,
+  type BillingLedger,
+  type IdempotencyStore,
+  type KeyStore,
+  type TaskCompletion,
+  type TaskIntake,
+  type TaskStore,
+  type TransactionScope,
+  type UnitOfWork,
+  type UserStore,
+} from '@gengate/core';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { JobWakeups } from '../jobs/job-wakeups.js';
 import { PgJobQueue } from '../jobs/pg-job-queue.js';
-import { PgAlertStore } from './pg-alert-store.js';
-import { PgBillingLedger } from './pg-billing-ledger.js';
-import { PgIdempotencyStore } from './pg-idempotency-store.js';
-import { PgKeyStore } from './pg-key-store.js';
+import { PgAlertStore, alertSql } from './pg-alert-store.js';
+import { PgBillingLedger, ledgerSql } from './pg-billing-ledger.js';
+import { PgIdempotencyStore, idempotencySql } from './pg-idempotency-store.js';
+import { PgKeyStore, keySql } from './pg-key-store.js';
 import { PgTaskCompletion } from './pg-task-completion.js';
 import { PgTaskIntake } from './pg-task-intake.js';
-import { PgTaskStore } from './pg-task-store.js';
-import { PgUserStore } from './pg-user-store.js';
+import { PgTaskStore, taskSql } from './pg-task-store.js';
+import { PgUserStore, userSql } from './pg-user-store.js';
 import type { Queryable } from './queryable.js';
+import { checkSchemaName } from './schema.js';
 
-function scopeOver(db: Queryable, boss: PgBoss | null, readyNow: (queue: string) => void): TransactionScope {
-  return {
-    users: new PgUserStore(db),
-    keys: new PgKeyStore(db),
-    tasks: new PgTaskStore(db),
-    ledger: new PgBillingLedger(db),
-    alerts: new PgAlertStore(db),
-    jobs: new PgJobQueue(boss, db, readyNow),
-    idempotency: new PgIdempotencyStore(db),
-  };
+/**
+ * A store that replaces gengate's own. A factory is called with the connection of each scope: the pool
+ * for `stores`, and inside `unitOfWork.run` the transaction's client, so a store whose statements use it
+ * commits and rolls back with gengate's writes. An instance is used as it is in every scope: its writes
+ * are its own, outside gengate's transactions (right for a store on another system, e.g. keys kept by an
+ * identity service).
+ */
+export type StoreReplacement<T> = T | ((db: Queryable) => T);
+
+/** The stores that can be replaced (the job queue is pg-boss's, through the transaction's connection). */
+export interface StoreReplacements {
+  readonly users?: StoreReplacement<UserStore>;
+  readonly keys?: StoreReplacement<KeyStore>;
+  readonly tasks?: StoreReplacement<TaskStore>;
+  readonly ledger?: StoreReplacement<BillingLedger>;
+  readonly alerts?: StoreReplacement<AlertStore>;
+  readonly idempotency?: StoreReplacement<IdempotencyStore>;
+}
+
+export interface PgStoresOptions {
+  /** gengate's schema: the name runMigrations used. */
+  readonly schema: string;
+  /** Stores to use instead of gengate's own (see StoreReplacement and docs/architecture.md, "SQL and the schema"). */
+  readonly replace?: StoreReplacements;
+}
+
+/** gengate's statements for one schema, built once by createPgStores and shared by every scope. */
+function statementsFor(schema: string) {
+  return { users: userSql(schema), keys: keySql(schema), tasks: taskSql(schema), ledger: ledgerSql(schema), alerts: alertSql(schema), idempotency: idempotencySql(schema) };
+}
+
+function pick<T>(replacement: StoreReplacement<T> | undefined, db: Queryable, own: () => T): T {
+  if (replacement === undefined) return own();
+  return typeof replacement === 'function' ? (replacement as (db: Queryable) => T)(db) : replacement;
 }
 
 /**
- * The stores on PostgreSQL: `stores` autocommits each statement; `unitOfWork.run` gives a scope bound to
- * one transaction (jobs included, through pg-boss's `db` option). `boss` may be null for processes that
- * never enqueue (the admin CLI). `taskIntake` and `taskCompletion` write a submission and a success in one round trip (pass them to
- * createGengate).
+ * The stores on PostgreSQL, in gengate's schema: `stores` autocommits each statement; `unitOfWork.run`
+ * gives a scope bound to one transaction (jobs included, through pg-boss's `db` option). `boss` may be
+ * null for processes that never enqueue (the admin CLI). `taskIntake` and `taskCompletion` write a
+ * submission and a success in one round trip (pass them to createGengate) with the SQL functions of
+ * migration 012, which read and write gengate's own tables: when a store they stand in for is replaced
+ * (intake: keys, tasks, ledger, idempotency; completion: tasks, ledger, alerts), the general versions
+ * over the unit of work are returned instead, so the replacement is what runs.
  */
 export function createPgStores(
   pool: pg.Pool,
   boss: PgBoss | null,
+  options: PgStoresOptions,
 ): { stores: TransactionScope; unitOfWork: UnitOfWork; taskIntake: TaskIntake; taskCompletion: TaskCompletion } {
+  const schema = checkSchemaName(options.schema);
+  const r = options.replace ?? {};
+  const sql = statementsFor(schema);
+  const scopeOver = (db: Queryable, readyNow: (queue: string) => void): TransactionScope => ({
+    users: pick(r.users, db, () => new PgUserStore(db, sql.users)),
+    keys: pick(r.keys, db, () => new PgKeyStore(db, sql.keys)),
+    tasks: pick(r.tasks, db, () => new PgTaskStore(db, sql.tasks)),
+    ledger: pick(r.ledger, db, () => new PgBillingLedger(db, sql.ledger)),
+    alerts: pick(r.alerts, db, () => new PgAlertStore(db, sql.alerts)),
+    jobs: new PgJobQueue(boss, db, readyNow),
+    idempotency: pick(r.idempotency, db, () => new PgIdempotencyStore(db, sql.idempotency)),
+  });
   const wakeups = new JobWakeups(pool);
   const unitOfWork: UnitOfWork = {
     async run(fn) {
@@ -42,7 +96,7 @@ export function createPgStores(
       try {
         await client.query('begin');
         const ready = new Set<string>();
-        const result = await fn(scopeOver(client, boss, (queue) => ready.add(queue)));
+        const result = await fn(scopeOver(client, (queue) => ready.add(queue)));
         await client.query('commit');
         for (const queue of ready) wakeups.wake(queue);
         return result;
@@ -55,10 +109,13 @@ export function createPgStores(
     },
   };
   const wake = (queue: string) => wakeups.wake(queue);
+  const general = new UnitOfWorkTaskCompletion(unitOfWork);
+  const intakeReplaced = r.keys !== undefined || r.tasks !== undefined || r.ledger !== undefined || r.idempotency !== undefined;
+  const completionReplaced = r.tasks !== undefined || r.ledger !== undefined || r.alerts !== undefined;
   return {
-    stores: scopeOver(pool, boss, wake),
+    stores: scopeOver(pool, wake),
     unitOfWork,
-    taskIntake: new PgTaskIntake(pool, boss, wake),
-    taskCompletion: new PgTaskCompletion(pool, boss, new UnitOfWorkTaskCompletion(unitOfWork), wake),
+    taskIntake: intakeReplaced ? new UnitOfWorkTaskIntake(unitOfWork) : new PgTaskIntake(pool, schema, boss, wake),
+    taskCompletion: completionReplaced ? general : new PgTaskCompletion(pool, schema, boss, general, wake),
   };
 }

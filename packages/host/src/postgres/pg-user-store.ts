@@ -7,23 +7,34 @@ interface Row {
   created_at: Date;
 }
 
+/** The statements, built once per schema (createPgStores). */
+export const userSql = (schema: string) => ({
+  insert: `insert into ${schema}.users (id, email) values ($1, $2) returning *`,
+  byId: `select * from ${schema}.users where id = $1`,
+  byEmail: `select * from ${schema}.users where lower(email) = lower($1)`,
+});
+export type UserSql = ReturnType<typeof userSql>;
+
 const toUser = (r: Row): UserRecord => ({ id: r.id, email: r.email, createdAt: r.created_at });
 
 export class PgUserStore implements UserStore {
-  constructor(private readonly db: Queryable) {}
+  constructor(
+    private readonly db: Queryable,
+    private readonly sql: UserSql,
+  ) {}
 
   async insert(u: { id: string; email: string }): Promise<UserRecord> {
-    const { rows } = await this.db.query<Row>('insert into users (id, email) values ($1, $2) returning *', [u.id, u.email]);
+    const { rows } = await this.db.query<Row>(this.sql.insert, [u.id, u.email]);
     return toUser(rows[0] as Row);
   }
 
   async findById(id: string): Promise<UserRecord | null> {
-    const { rows } = await this.db.query<Row>('select * from users where id = $1', [id]);
+    const { rows } = await this.db.query<Row>(this.sql.byId, [id]);
     return rows[0] ? toUser(rows[0]) : null;
   }
 
   async findByEmail(email: string): Promise<UserRecord | null> {
-    const { rows } = await this.db.query<Row>('select * from users where lower(email) = lower($1)', [email]);
+    const { rows } = await this.db.query<Row>(this.sql.byEmail, [email]);
     return rows[0] ? toUser(rows[0]) : null;
   }
 }

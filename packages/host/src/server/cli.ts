@@ -33,7 +33,7 @@ async function withAdmin<T>(fn: (admin: AdminService) => Promise<T>): Promise<vo
   const logger = createLogger({ level: 'warn', destination: process.stderr, secrets: secretValues() });
   const db = await openDatabase(cfg, logger);
   try {
-    const { unitOfWork } = createPgStores(db.pool, null);
+    const { unitOfWork } = createPgStores(db.pool, null, { schema: db.schema });
     const result = await fn(new AdminService(unitOfWork, { uuid: () => randomUUID() }));
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
@@ -112,7 +112,7 @@ users
     const logger = createLogger({ level: 'warn', destination: process.stderr });
     const db = await openDatabase(cfg, logger);
     try {
-      process.stdout.write(`${JSON.stringify(await setUserRole(db.pool, opts.email, opts.operator ? 'operator' : 'user'))}\n`);
+      process.stdout.write(`${JSON.stringify(await setUserRole(db.pool, db.schema, opts.email, opts.operator ? 'operator' : 'user'))}\n`);
     } finally {
       await db.close();
     }

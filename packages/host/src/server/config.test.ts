@@ -13,6 +13,7 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       publicUrl: null,
       databaseUrl: null,
+      databaseSchema: 'gengate',
       dataDir: '/srv/app/.gengate',
       logLevel: 'info',
       trustProxy: [],
@@ -47,6 +48,13 @@ describe('loadConfig', () => {
     expect(lines.some((l) => l.startsWith('DATABASE_URL:'))).toBe(true);
     expect(lines.some((l) => l.startsWith('TRUST_PROXY:'))).toBe(true);
     expect(lines.some((l) => l.startsWith('RUN_WORKER:'))).toBe(true);
+  });
+
+  it('takes DATABASE_SCHEMA as a plain lowercase identifier only', () => {
+    expect(loadConfig({ DATABASE_SCHEMA: 'gg_tenant_7' }).databaseSchema).toBe('gg_tenant_7');
+    for (const bad of ['Gengate', '7gengate', 'gen-gate', 'gen.gate', 'x'.repeat(64), 'a"; drop schema public; --']) {
+      expect(() => loadConfig({ DATABASE_SCHEMA: bad }), bad).toThrow(/DATABASE_SCHEMA: must be a lowercase PostgreSQL identifier/);
+    }
   });
 
   it('reads a JSON file and lets the environment win', () => {

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { MARKUP_ONE, parseIpEntry, parseMarkupFactor, type MarkupPolicy, type Modality, type ProviderLimits } from '@gengate/core';
 import { z } from 'zod';
 import type { OpsSettings } from '../ops/start-ops.js';
+import { DEFAULT_SCHEMA, SCHEMA_NAME } from '../postgres/schema.js';
 import { DASHBOARD_ENV, dashboardSettings, type DashboardSettings } from './dashboard-config.js';
 
 export class ConfigError extends Error {
@@ -46,6 +47,10 @@ const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     .optional(),
+  DATABASE_SCHEMA: z
+    .string()
+    .regex(SCHEMA_NAME, 'must be a lowercase PostgreSQL identifier (a-z, 0-9, _; not starting with a digit; at most 63 characters)')
+    .default(DEFAULT_SCHEMA),
   GENGATE_DATA_DIR: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: z
@@ -121,6 +126,8 @@ export interface GengateConfig {
   /** Base URL clients reach the server at (result URLs are built from it); null = derived after listening. */
   readonly publicUrl: string | null;
   readonly databaseUrl: string | null;
+  /** The PostgreSQL schema of gengate's tables (DATABASE_SCHEMA, default `gengate`); pg-boss keeps its own. */
+  readonly databaseSchema: string;
   readonly dataDir: string;
   readonly logLevel: string;
   readonly trustProxy: readonly string[];
@@ -266,6 +273,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     host: c.HOST,
     publicUrl: c.PUBLIC_URL ? c.PUBLIC_URL.replace(/\/+$/, '') : null,
     databaseUrl: c.DATABASE_URL ?? null,
+    databaseSchema: c.DATABASE_SCHEMA,
     dataDir: resolve(cwd, c.GENGATE_DATA_DIR ?? '.gengate'),
     logLevel: c.LOG_LEVEL,
     trustProxy: c.TRUST_PROXY,

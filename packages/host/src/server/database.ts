@@ -11,6 +11,8 @@ export interface OpenDatabase {
   /** Host, port and database name: what start-up logs say about the database. */
   readonly where: { readonly host: string; readonly port: number; readonly name: string; readonly embedded: boolean };
   readonly pool: pg.Pool;
+  /** gengate's schema in it (DATABASE_SCHEMA), migrated. */
+  readonly schema: string;
   readonly embedded: boolean;
   close(): Promise<void>;
 }
@@ -29,8 +31,9 @@ export async function openDatabase(config: GengateConfig, logger: Logger): Promi
   const pool = new pg.Pool({ connectionString: url, max: 20, pipeline: true });
   pool.on('error', (err) => logger.error({ err }, 'idle PostgreSQL client error'));
   try {
-    const { applied } = await runMigrations(pool);
-    if (applied.length > 0) logger.info({ applied }, 'database migrated');
+    const { applied, adopted } = await runMigrations(pool, config.databaseSchema);
+    if (adopted) logger.warn({ schema: config.databaseSchema }, "gengate's tables moved from schema public into their own schema");
+    if (applied.length > 0) logger.info({ applied, schema: config.databaseSchema }, 'database migrated');
   } catch (err) {
     await pool.end();
     await embedded?.stop();
@@ -40,6 +43,7 @@ export async function openDatabase(config: GengateConfig, logger: Logger): Promi
     url,
     where: describeDatabase(url, embedded !== null),
     pool,
+    schema: config.databaseSchema,
     embedded: embedded !== null,
     async close() {
       await pool.end();

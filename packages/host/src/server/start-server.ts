@@ -64,6 +64,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   const dashboardEnabled = serveApi && config.dashboard.enabled;
   const host = await createGengateHost({
     database: { pool: db.pool },
+    schema: db.schema,
     adapters: options.adapters ?? [...defaultAdapters(config), ...(options.extraAdapters ?? [])],
     logger,
     filesDir: join(config.dataDir, 'files'),
@@ -99,6 +100,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
       settings: config.dashboard,
       gengate,
       pool: db.pool,
+      schema: db.schema,
       boss: host.boss,
       mailer: host.mailer,
       logger,

@@ -16,6 +16,7 @@ import { PgAccountDirectory } from '../../src/postgres/pg-account-directory.js';
 import { PgSessionStore } from '../../src/postgres/pg-session-store.js';
 import { createPgStores } from '../../src/postgres/pg-unit-of-work.js';
 import { openPool } from './open-pool.js';
+import { DEFAULT_SCHEMA } from '../../src/postgres/schema.js';
 
 export const ORIGIN = 'http://gengate.test';
 
@@ -44,9 +45,9 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
   const logger = pino({ level: 'silent' });
   const db = await createTestDatabase();
   const { pool, close } = openPool(db.url, 10);
-  await runMigrations(pool);
+  await runMigrations(pool, DEFAULT_SCHEMA);
   const boss = await createBoss({ connectionString: db.url, logger });
-  const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(pool, boss);
+  const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
   const blobStore = new MemoryBlobStore();
   const gengate = createGengate({
     adapters: [new SandboxAdapter({ latencyMs: { chat: 5, image: 5, video: 30 }, statusPollIntervalMs: 10 })],
@@ -62,8 +63,8 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
   let offsetMs = 0;
   const services = createDashboardServices({
     gengate,
-    sessions: new PgSessionStore(pool),
-    directory: new PgAccountDirectory(pool),
+    sessions: new PgSessionStore(pool, DEFAULT_SCHEMA),
+    directory: new PgAccountDirectory(pool, DEFAULT_SCHEMA),
     mailer: { send: async (m) => void mails.push(m) },
     queues: bossQueueInspector(boss),
     clock: { now: () => new Date(Date.now() + offsetMs) },
@@ -75,7 +76,7 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
   });
   const dashboard = createDashboard({ services, logger, publicUrl: () => ORIGIN, paymentProcessor: 'manual' });
   const app = express();
-  app.use('/api/v1', createGengateRouter({ gengate, blobStore, logger, callbacks: new CallbackRepository(pool), authenticate: dashboard.authenticate }));
+  app.use('/api/v1', createGengateRouter({ gengate, blobStore, logger, callbacks: new CallbackRepository(pool, DEFAULT_SCHEMA), authenticate: dashboard.authenticate }));
   app.use('/dashboard', dashboard.router);
   return {
     app,

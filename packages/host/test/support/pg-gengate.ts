@@ -8,6 +8,7 @@ import { createBoss } from '../../src/jobs/queues.js';
 import { ManualPaymentProcessor } from '../../src/payments/manual-processor.js';
 import { runMigrations } from '../../src/postgres/migrate.js';
 import { createPgStores } from '../../src/postgres/pg-unit-of-work.js';
+import { DEFAULT_SCHEMA } from '../../src/postgres/schema.js';
 
 export interface PgGengate {
   readonly db: TestDatabase;
@@ -26,9 +27,9 @@ export interface PgGengate {
 export async function openPgGengate(options: { pipeline?: boolean; scheduling?: GengateCoreConfig['scheduling'] } = {}): Promise<PgGengate> {
   const db = await createTestDatabase();
   const pool = new pg.Pool({ connectionString: db.url, max: 20, pipeline: options.pipeline ?? false });
-  await runMigrations(pool);
+  await runMigrations(pool, DEFAULT_SCHEMA);
   const boss = await createBoss({ connectionString: db.url, logger: pino({ level: 'silent' }) });
-  const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(pool, boss);
+  const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
   const gengate = createGengate({
     adapters: [new SandboxAdapter({ latencyMs: { chat: 5, image: 5, video: 30 }, statusPollIntervalMs: 10 })],
     stores,

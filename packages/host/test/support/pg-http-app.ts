@@ -14,6 +14,7 @@ import { ManualPaymentProcessor } from '../../src/payments/manual-processor.js';
 import { runMigrations } from '../../src/postgres/migrate.js';
 import { createPgStores } from '../../src/postgres/pg-unit-of-work.js';
 import { openPool } from './open-pool.js';
+import { DEFAULT_SCHEMA } from '../../src/postgres/schema.js';
 
 export interface PgHttpApp {
   readonly db: TestDatabase;
@@ -37,9 +38,9 @@ export async function openPgHttpApp(
 ): Promise<PgHttpApp> {
   const db = await createTestDatabase();
   const { pool, close } = openPool(db.url, 40);
-  await runMigrations(pool);
+  await runMigrations(pool, DEFAULT_SCHEMA);
   const boss: PgBoss | null = opts.withQueue ? await createBoss({ connectionString: db.url, logger: pino({ level: 'silent' }) }) : null;
-  const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(pool, boss);
+  const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
   const gengate = createGengate({
     adapters: [new SandboxAdapter({ latencyMs: { chat: 5, image: 5, video: 30 } })],
     stores,
@@ -56,7 +57,7 @@ export async function openPgHttpApp(
       gengate,
       blobStore: new MemoryBlobStore(),
       logger: opts.logger ?? pino({ level: 'silent' }),
-      callbacks: new CallbackRepository(pool),
+      callbacks: new CallbackRepository(pool, DEFAULT_SCHEMA),
       ...(opts.stripeWebhook ? { stripeWebhook: opts.stripeWebhook } : {}),
     }),
   );

@@ -14,6 +14,12 @@ export interface SpawnedServer {
   readonly url: string;
   readonly process: ChildProcess;
   readonly output: () => string;
+  /**
+   * Its output once every line logged so far has been written: the server logs to standard output in
+   * batches (at most 100 ms late), so this sends a request with a marker id and waits for its log line
+   * (lines leave in order). Needs LOG_LEVEL info or lower.
+   */
+  loggedOutput(): Promise<string>;
   /** Sends the signal and waits for the process to exit; resolves with its exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -70,6 +76,11 @@ export async function spawnServer(env: NodeJS.ProcessEnv): Promise<SpawnedServer
     url: proxy.url,
     process: child,
     output: () => out,
+    async loggedOutput() {
+      const marker = `log-flush-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+      await fetch(`${proxy.url}/api/v1/models`, { headers: { 'x-request-id': marker } }).then((r) => r.arrayBuffer());
+      return waitFor(async () => (out.includes(marker) ? out : null), { timeoutMs: 5_000, what: 'the log line of a marker request' });
+    },
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       try {
         if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;

@@ -33,6 +33,7 @@ import { startWorkerNotifications } from '../../src/jobs/worker-notifications.js
 import { runMigrations } from '../../src/postgres/migrate.js';
 import { createPgStores } from '../../src/postgres/pg-unit-of-work.js';
 import { openPool } from './open-pool.js';
+import { DEFAULT_SCHEMA } from '../../src/postgres/schema.js';
 
 export const logger = pino({ level: 'silent' });
 
@@ -266,7 +267,7 @@ export interface WorkerHarness {
 export async function openWorkerHarness(adapters: () => readonly ProviderAdapter[]): Promise<WorkerHarness> {
   const db = await createTestDatabase();
   const { pool, close: closePool } = openPool(db.url, 20);
-  await runMigrations(pool);
+  await runMigrations(pool, DEFAULT_SCHEMA);
   const blobs = new MemoryBlobStore();
   const processes = new Set<HostProcess>();
   return {
@@ -275,7 +276,7 @@ export async function openWorkerHarness(adapters: () => readonly ProviderAdapter
     blobs,
     async startProcess(opts = {}) {
       const boss = await createBoss({ connectionString: db.url, logger });
-      const pgStores = createPgStores(pool, boss);
+      const pgStores = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
       const gengate = createGengate({
         adapters: adapters(),
         stores: pgStores.stores,

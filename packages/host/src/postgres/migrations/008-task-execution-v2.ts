@@ -1,10 +1,18 @@
 import type { Migration } from './migration.js';
 
+/** gengate_notify_task_ended(), created in the schema with its tables named in it (run again by adoptLegacyTables). */
+export const notifyTaskEndedSql = (schema: string): string => `
+create or replace function ${schema}.gengate_notify_task_ended() returns trigger language plpgsql as $$
+begin
+  perform pg_notify('gengate_task_ended', new.id::text);
+  return null;
+end $$;`;
+
 export const taskExecutionV2: Migration = {
   version: 8,
   name: 'task costs, usage and upstream metadata; per-user admission; status-check chains; task-ended notifications',
-  up: `
-alter table tasks
+  up: (schema) => `
+alter table ${schema}.tasks
   add column quoted_cost_micro bigint,
   add column cost_micro bigint,
   add column reported_cost_micro bigint,
@@ -13,19 +21,15 @@ alter table tasks
   add column progress real check (progress >= 0 and progress <= 1),
   add column admitted boolean not null default true,
   add column poll_seq integer not null default 0;
-update tasks set quoted_cost_micro = quoted_micro;
-alter table tasks alter column quoted_cost_micro set not null;
+update ${schema}.tasks set quoted_cost_micro = quoted_micro;
+alter table ${schema}.tasks alter column quoted_cost_micro set not null;
 
 -- A user's unfinished tasks per modality: admission counts them at every submission and task end.
-create index tasks_user_active on tasks (user_id, modality, created_at) where status in ('waiting', 'generating');
+create index tasks_user_active on ${schema}.tasks (user_id, modality, created_at) where status in ('waiting', 'generating');
 
 -- Workers abort an in-flight upstream call when its task is ended elsewhere (cancel, revoke, sweep).
-create function gengate_notify_task_ended() returns trigger language plpgsql as $$
-begin
-  perform pg_notify('gengate_task_ended', new.id::text);
-  return null;
-end $$;
-create trigger tasks_notify_fail after update of status on tasks
-  for each row when (new.status = 'fail' and old.status <> 'fail') execute function gengate_notify_task_ended();
+${notifyTaskEndedSql(schema)}
+create trigger tasks_notify_fail after update of status on ${schema}.tasks
+  for each row when (new.status = 'fail' and old.status <> 'fail') execute function ${schema}.gengate_notify_task_ended();
 `,
 };

@@ -3,5 +3,5 @@ import type { Migration } from './migration.js';
 export const webhookPayloads: Migration = {
   version: 10,
   name: 'verified upstream completion webhooks kept on the task until its next status check reads them',
-  up: `alter table tasks add column webhook_payload jsonb;`,
+  up: (schema) => `alter table ${schema}.tasks add column webhook_payload jsonb;`,
 };

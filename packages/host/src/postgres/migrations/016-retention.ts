@@ -11,9 +11,9 @@ import type { Migration } from './migration.js';
 export const retention: Migration = {
   version: 16,
   name: 'retention: the ledger outlives purged tasks; indexes for ended tasks and outstanding holds',
-  up: `
-alter table transactions drop constraint if exists transactions_task_id_fkey;
-create index if not exists tasks_ended on tasks (finished_at) where status in ('success', 'fail');
-create index if not exists holds_outstanding on holds (task_id) where state = 'held';
+  up: (schema) => `
+alter table ${schema}.transactions drop constraint if exists transactions_task_id_fkey;
+create index if not exists tasks_ended on ${schema}.tasks (finished_at) where status in ('success', 'fail');
+create index if not exists holds_outstanding on ${schema}.holds (task_id) where state = 'held';
 `,
 };

@@ -9,6 +9,7 @@ import { providerCallLeases } from './009-provider-call-leases.js';
 import { webhookPayloads } from './010-webhook-payloads.js';
 import { dashboard } from './011-dashboard.js';
 import { submitTaskFunction } from './012-submit-task-function.js';
+import { replaceableKeyStore } from './014-replaceable-key-store.js';
 import { retention } from './016-retention.js';
 import type { Migration } from './migration.js';
 
@@ -25,6 +26,7 @@ export const MIGRATIONS: readonly Migration[] = [
   webhookPayloads,
   dashboard,
   submitTaskFunction,
+  replaceableKeyStore,
   retention,
 ];
 export type { Migration };

@@ -1,5 +1,6 @@
 export interface Migration {
   readonly version: number;
   readonly name: string;
-  readonly up: string;
+  /** The migration's SQL for gengate's schema (a plain identifier, see schema.ts): every name in it qualified. */
+  readonly up: (schema: string) => string;
 }

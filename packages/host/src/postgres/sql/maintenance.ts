@@ -11,21 +11,21 @@ async function deleteInBatches(db: Queryable, sql: string, values: unknown[], ba
 }
 
 /** Idempotency records past their 24-hour validity. */
-export function purgeIdempotencyKeys(db: Queryable, retentionSeconds: number): Promise<number> {
+export function purgeIdempotencyKeys(db: Queryable, schema: string, retentionSeconds: number): Promise<number> {
   return deleteInBatches(
     db,
-    `delete from idempotency_keys where (user_id, key) in (
-       select user_id, key from idempotency_keys where created_at < now() - make_interval(secs => $1) limit $2)`,
+    `delete from ${schema}.idempotency_keys where (user_id, key) in (
+       select user_id, key from ${schema}.idempotency_keys where created_at < now() - make_interval(secs => $1) limit $2)`,
     [retentionSeconds],
   );
 }
 
 /** Callback delivery attempts past their retention. */
-export function purgeCallbackAttempts(db: Queryable, retentionSeconds: number): Promise<number> {
+export function purgeCallbackAttempts(db: Queryable, schema: string, retentionSeconds: number): Promise<number> {
   return deleteInBatches(
     db,
-    `delete from callback_attempts where id in (
-       select id from callback_attempts where created_at < now() - make_interval(secs => $1) limit $2)`,
+    `delete from ${schema}.callback_attempts where id in (
+       select id from ${schema}.callback_attempts where created_at < now() - make_interval(secs => $1) limit $2)`,
     [retentionSeconds],
   );
 }
@@ -37,18 +37,19 @@ export function purgeCallbackAttempts(db: Queryable, retentionSeconds: number): 
  */
 export async function deleteFilesOfFailedTasks(
   db: Queryable,
+  schema: string,
   lateWriteSeconds: number,
   deleteFiles: (taskId: string) => Promise<void>,
   limit = 500,
 ): Promise<number> {
   const { rows } = await db.query<{ id: string }>(
-    `select id from tasks where status = 'fail' and files_swept_at is null order by finished_at limit $1`,
+    `select id from ${schema}.tasks where status = 'fail' and files_swept_at is null order by finished_at limit $1`,
     [limit],
   );
   for (const { id } of rows) await deleteFiles(id);
   if (rows.length > 0) {
     await db.query(
-      `update tasks set files_swept_at = now()
+      `update ${schema}.tasks set files_swept_at = now()
        where id = any($1::uuid[]) and finished_at < now() - make_interval(secs => $2)`,
       [rows.map((r) => r.id), lateWriteSeconds],
     );
@@ -60,12 +61,12 @@ export async function deleteFilesOfFailedTasks(
  * Marks failed the pending top-ups that can no longer be paid: older than their payment method's TTL
  * (Stripe: the Checkout Session's expiry plus a margin; manual: the operator's window).
  */
-export async function expirePendingTopups(db: Queryable, ttlSeconds: Readonly<Partial<Record<'stripe' | 'manual', number>>>): Promise<number> {
+export async function expirePendingTopups(db: Queryable, schema: string, ttlSeconds: Readonly<Partial<Record<'stripe' | 'manual', number>>>): Promise<number> {
   let total = 0;
   for (const [method, ttl] of Object.entries(ttlSeconds)) {
     if (ttl === undefined) continue;
     const { rowCount } = await db.query(
-      `update transactions set status = 'failed'
+      `update ${schema}.transactions set status = 'failed'
        where status = 'pending' and payment_method = $1 and created_at < now() - make_interval(secs => $2)`,
       [method, ttl],
     );
@@ -75,7 +76,7 @@ export async function expirePendingTopups(db: Queryable, ttlSeconds: Readonly<Pa
 }
 
 /** Corrects the unfinished-task counts of accounts that disagree with their tasks (should be none); returns how many. */
-export async function recountActiveTasks(db: Queryable): Promise<number> {
-  const { rowCount } = await db.query('select * from gengate_recount_active_tasks()');
+export async function recountActiveTasks(db: Queryable, schema: string): Promise<number> {
+  const { rowCount } = await db.query(`select * from ${schema}.gengate_recount_active_tasks()`);
   return rowCount ?? 0;
 }
