@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { MARKUP_ONE, parseIpEntry, parseMarkupFactor, type MarkupPolicy, type Modality, type ProviderLimits } from '@gengate/core';
 import { z } from 'zod';
 import { DASHBOARD_ENV, dashboardSettings, type DashboardSettings } from './dashboard-config.js';
+import { fileDelivery, STORAGE_ENV, storageIssues, storageSettings, type FileDelivery, type StorageSettings } from '../storage/storage-settings.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -96,7 +97,9 @@ const envSchema = z.object({
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('gengate <no-reply@localhost>'),
   ...DASHBOARD_ENV,
+  ...STORAGE_ENV,
 }).superRefine((c, ctx) => {
+  for (const i of storageIssues(c)) ctx.addIssue({ code: 'custom', path: [i.path], message: i.message });
   if (c.PAYMENT_PROCESSOR !== 'stripe') return;
   for (const key of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const) {
     if (!c[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'is required when PAYMENT_PROCESSOR=stripe' });
@@ -161,6 +164,9 @@ export interface GengateConfig {
   readonly mailFrom: string;
   /** The web dashboard (sign-in by e-mail link, open sign-up). */
   readonly dashboard: DashboardSettings;
+  /** Where result files are kept (BLOB_STORE) and how they are served (FILES_DELIVERY). */
+  readonly storage: StorageSettings;
+  readonly fileDelivery: FileDelivery;
 }
 
 /** The values of a GENGATE_CONFIG_FILE (a JSON object of strings, numbers and booleans), as strings. */
@@ -179,7 +185,7 @@ export function fileValues(path: string): Record<string, string> {
 }
 
 /**
- * Values that must never appear in any output: Stripe keys and the passwords inside DATABASE_URL and
+ * Values that must never appear in any output: Stripe keys, the S3 secret key and the passwords inside DATABASE_URL and
  * SMTP_URL, whether or not they passed validation. The logger and the CLI's error output mask them.
  */
 export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
@@ -191,7 +197,7 @@ export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
   }
   const values: Record<string, string | undefined> = { ...fromFile, ...env };
   const found: string[] = [];
-  for (const key of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET']) {
+  for (const key of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'S3_SECRET_ACCESS_KEY']) {
     const v = values[key];
     if (v) found.push(v);
   }
@@ -292,5 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     smtpUrl: c.SMTP_URL ?? null,
     mailFrom: c.MAIL_FROM,
     dashboard: dashboardSettings(c),
+    storage: storageSettings(c),
+    fileDelivery: fileDelivery(c),
   };
 }
