@@ -41,19 +41,25 @@ function totalFromContentRange(contentRange: string | undefined): number | null 
   return m?.[1] ? Number(m[1]) : null;
 }
 
-function counted(body: BlobBody, onChunk: (n: number) => void): Readable {
-  if (body instanceof Uint8Array) {
-    onChunk(body.byteLength);
-    return Readable.from([body]);
-  }
-  return Readable.from(
+/** The body as a Readable that counts its bytes and remembers why its source failed. */
+function counted(body: BlobBody): { stream: Readable; bytes: () => number; sourceError: () => unknown } {
+  let bytes = 0;
+  let failure: unknown = null;
+  if (body instanceof Uint8Array) return { stream: Readable.from([body]), bytes: () => body.byteLength, sourceError: () => null };
+  const stream = Readable.from(
     (async function* () {
-      for await (const chunk of body) {
-        onChunk(chunk.byteLength);
-        yield chunk;
+      try {
+        for await (const chunk of body) {
+          bytes += chunk.byteLength;
+          yield chunk;
+        }
+      } catch (err) {
+        failure = err;
+        throw err;
       }
     })(),
   );
+  return { stream, bytes: () => bytes, sourceError: () => failure };
 }
 
 /**
@@ -85,17 +91,22 @@ export class S3BlobStore implements BlobStore {
 
   async put(key: string, body: BlobBody, mediaType: string): Promise<{ bytes: number }> {
     const Key = this.objectKey(key);
-    let bytes = 0;
+    const source = counted(body);
     const upload = new Upload({
       client: this.client,
-      params: { Bucket: this.settings.bucket, Key, Body: counted(body, (n) => (bytes += n)), ContentType: mediaType },
+      params: { Bucket: this.settings.bucket, Key, Body: source.stream, ContentType: mediaType },
       partSize: Math.max(MIN_PART, this.settings.partSizeBytes ?? MIN_PART),
       queueSize: 4,
       // A failed upload aborts its multipart upload: no part is left behind and no object appears.
       leavePartsOnError: false,
     });
-    await upload.done();
-    return { bytes };
+    try {
+      await upload.done();
+    } catch (err) {
+      // The source's own error says what went wrong (Upload may report the abort's failure instead).
+      throw source.sourceError() ?? err;
+    }
+    return { bytes: source.bytes() };
   }
 
   async get(key: string): Promise<StoredBlob | null> {
