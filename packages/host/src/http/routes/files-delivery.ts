@@ -45,8 +45,7 @@ export async function redirectToStore(
   // A presigned URL never outlives the result URL it was reached through.
   const left = expiresAt === null ? delivery.presignTtlSeconds : Math.max(1, expiresAt - Math.floor(Date.now() / 1000));
   const url = await blobs.presignedUrl(key, Math.min(delivery.presignTtlSeconds, left));
-  res.setHeader('Cache-Control', 'no-store');
-  res.redirect(302, url);
+  res.status(302).setHeader('Cache-Control', 'no-store').setHeader('Location', url).end();
   return true;
 }
 
