@@ -22,7 +22,7 @@ import { scratchDatabase } from './support/scratch-database.js';
 import { checkList, checkTaskOutcomes, waitUntilSettled } from './support/task-outcome-checks.js';
 
 const TASKS = 300;
-const SUBMIT_OVER_MS = 6_000;
+const SUBMIT_OVER_MS = 10_000;
 const S3_PREFIX = 'cluster/results';
 const checks = checkList();
 const { check } = checks;
@@ -69,18 +69,26 @@ async function main(): Promise<void> {
     SANDBOX_LATENCY_JITTER_MS: '2500',
     CALLBACK_ALLOW_PRIVATE: 'true',
     CALLBACK_RETRY_DELAY_SECONDS: '1',
+    // A callback job of a killed worker expires this long plus a minute after it started (then it is retried).
+    CALLBACK_TIMEOUT_MS: '2000',
     LOG_LEVEL: 'warn',
     ...s3.env(S3_PREFIX),
   };
-  const keys: string[] = [];
-  for (let i = 0; i < 4; i++) {
-    keys.push((JSON.parse(await runCli(['users', 'create', '--email', `cluster${i}@example.com`, '--credits', '10000'], env)) as { api_key: string }).api_key);
-  }
+  // The first CLI run applies the migrations; the other users are created at once.
+  const createUser = async (i: number) =>
+    (JSON.parse(await runCli(['users', 'create', '--email', `cluster${i}@example.com`, '--credits', '10000'], env)) as { api_key: string }).api_key;
+  const keys: string[] = [await createUser(0), ...(await Promise.all([1, 2, 3].map(createUser)))];
   // ROLE=api|worker (the roles of issue 13); RUN_WORKER=false also keeps an API process off the queue.
   const apiEnv = (i: 0 | 1) => ({ ...env, PORT: String(apiPorts[i]), ROLE: 'api', RUN_WORKER: 'false' });
   const workerEnv = { ...env, PORT: '0', ROLE: 'worker' };
-  const api: ClusterProcess[] = await Promise.all([startGengate('api-0', apiEnv(0)), startGengate('api-1', apiEnv(1))]);
-  const workers: ClusterProcess[] = await Promise.all([startGengate('worker-0', workerEnv), startGengate('worker-1', workerEnv)]);
+  const [api0, api1, worker0, worker1] = await Promise.all([
+    startGengate('api-0', apiEnv(0)),
+    startGengate('api-1', apiEnv(1)),
+    startGengate('worker-0', workerEnv),
+    startGengate('worker-1', workerEnv),
+  ]);
+  const api: ClusterProcess[] = [api0, api1];
+  const workers: ClusterProcess[] = [worker0, worker1];
   const workerOnly = (await fetch(`${workers[0]?.url}/api/v1/models`).catch(() => null))?.status === 404;
   console.log(`cluster up in ${Math.round((Date.now() - started) / 1000)} s: 2 API + 2 worker processes (${workerOnly ? 'workers serve no API' : 'workers also serve the API: ROLE=worker not known to this build'})`);
 
@@ -117,28 +125,35 @@ async function main(): Promise<void> {
     return 0;
   });
   const kills: string[] = [];
-  const killer = (async () => {
-    // Alternately the first worker and the second API process, each SIGKILLed mid-load and started again.
-    for (const [index, which] of [[0, 'worker'], [1, 'api'], [0, 'worker'], [1, 'api'], [0, 'worker']] as const) {
-      await pause(400 + Math.random() * 1_200);
-      if (which === 'worker') {
-        await workers[index]?.stop('SIGKILL');
-        kills.push(`worker-${index}`);
-        workers[index] = await startGengate(`worker-${index}`, workerEnv);
-      } else {
-        await api[index]?.stop('SIGKILL');
-        kills.push(`api-${index}`);
-        api[index] = await startGengate(`api-${index}`, apiEnv(index));
+  // The first worker and the second API process, each SIGKILLed twice while submissions arrive and started again.
+  const killer = Promise.all([
+    (async () => {
+      for (let k = 0; k < 2; k++) {
+        await pause(500 + Math.random() * 1_500);
+        await workers[0]?.stop('SIGKILL');
+        kills.push(`worker-0 at ${Math.round((Date.now() - started) / 1000)} s`);
+        workers[0] = await startGengate('worker-0', workerEnv);
       }
-    }
-  })();
+    })(),
+    (async () => {
+      for (let k = 0; k < 2; k++) {
+        await pause(1_000 + Math.random() * 2_000);
+        await api[1]?.stop('SIGKILL');
+        kills.push(`api-1 at ${Math.round((Date.now() - started) / 1000)} s`);
+        api[1] = await startGengate('api-1', apiEnv(1));
+      }
+    })(),
+  ]);
   const statuses = await Promise.all(submissions);
+  console.log(`submissions done at ${Math.round((Date.now() - started) / 1000)} s`);
   await killer;
+  console.log(`kills done at ${Math.round((Date.now() - started) / 1000)} s`);
   check(`all ${TASKS} submissions accepted`, statuses.every((s) => s === 200), `${statuses.filter((s) => s === 200).length} accepted, ${retriedSubmissions} resent after a crash`);
 
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
   await waitUntilSettled(client, 150_000);
+  console.log(`settled at ${Math.round((Date.now() - started) / 1000)} s`);
   await checkTaskOutcomes(client, db.url, TASKS, new Set(received.keys()), check);
   const { rows: attempts } = await client.query<{ retried: number; dup_callbacks: number }>(
     `select (select count(*)::int from tasks where attempts > 1) as retried,
@@ -170,6 +185,7 @@ async function main(): Promise<void> {
       if (part.status !== 206 || first.length !== 1 || first[0] !== bodies[0]?.[0]) problems.push(`${pathname}: Range bytes=0-0 gave ${part.status}`);
     }
   });
+  console.log(`downloads done at ${Math.round((Date.now() - started) / 1000)} s`);
   check('every result file downloads through either API process (whole and by Range)', problems.length === 0 && files >= succeeded.length, `${files} files of ${succeeded.length} tasks; ${problems.slice(0, 3).join('; ')}`);
 
   const s3Client = new S3Client({ region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });

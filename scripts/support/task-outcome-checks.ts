@@ -21,6 +21,7 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Waits (polling the database) until no task is waiting or generating and every callback is delivered, or the time is up. */
 export async function waitUntilSettled(client: pg.Client, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
+  let reported = Date.now();
   for (;;) {
     const { rows } = await client.query<{ open: number; pending: number }>(
       `select (select count(*)::int from tasks where status in ('waiting', 'generating')) as open,
@@ -29,6 +30,13 @@ export async function waitUntilSettled(client: pg.Client, timeoutMs: number): Pr
     );
     if ((rows[0]?.open ?? 0) === 0 && (rows[0]?.pending ?? 0) === 0) return;
     if (Date.now() > until) return;
+    if (Date.now() - reported > 10_000) {
+      reported = Date.now();
+      const { rows: open } = await client.query<{ status: string; n: number; attempts: number }>(
+        `select status, count(*)::int as n, max(attempts)::int as attempts from tasks where status in ('waiting', 'generating') group by status`,
+      );
+      console.log(`waiting for: ${open.map((r) => `${r.n} ${r.status} (attempts up to ${r.attempts})`).join(', ') || 'no task'}; ${rows[0]?.pending} callbacks`);
+    }
     await pause(500);
   }
 }
