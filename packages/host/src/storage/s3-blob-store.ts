@@ -35,10 +35,28 @@ function isNotFound(err: unknown): boolean {
   return err.$metadata.httpStatusCode === 404 || err.name === 'NoSuchKey' || err.name === 'NotFound';
 }
 
-/** The total size from `Content-Range: bytes a-b/total`. */
-function totalFromContentRange(contentRange: string | undefined): number | null {
-  const m = /\/(\d+)$/.exec(contentRange ?? '');
-  return m?.[1] ? Number(m[1]) : null;
+/** `Content-Range: bytes a-b/total`, or null. */
+function parseContentRange(contentRange: string | undefined): { start: number; end: number; total: number } | null {
+  const m = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(contentRange ?? '');
+  return m ? { start: Number(m[1]), end: Number(m[2]), total: Number(m[3]) } : null;
+}
+
+/** Bytes [start, end] of a whole-object stream; the source is destroyed once they are read. */
+function slice(source: Readable, start: number, end: number): AsyncIterable<Uint8Array> {
+  return (async function* () {
+    let at = 0;
+    try {
+      for await (const chunk of source as AsyncIterable<Buffer>) {
+        const from = Math.max(0, start - at);
+        const to = Math.min(chunk.byteLength, end - at + 1);
+        at += chunk.byteLength;
+        if (to > from) yield chunk.subarray(from, to);
+        if (at > end) return;
+      }
+    } finally {
+      source.destroy();
+    }
+  })();
 }
 
 /** The body as a Readable that counts its bytes and remembers why its source failed. */
@@ -146,12 +164,14 @@ export class S3BlobStore implements BlobStore {
     // In Node the body is the HTTP response itself (a Readable): nothing is buffered here.
     const body = out.Body;
     if (!(body instanceof Readable)) throw new Error('S3 GetObject returned no stream body');
-    const size = range ? totalFromContentRange(out.ContentRange) : (out.ContentLength ?? null);
-    if (size === null) {
-      body.destroy();
-      throw new Error('S3 GetObject answered a ranged read without Content-Range');
-    }
-    return { body, size, mediaType: out.ContentType ?? mediaTypeForExtension(blobKeyExtension(key)), range: range ?? null };
+    const mediaType = out.ContentType ?? mediaTypeForExtension(blobKeyExtension(key));
+    if (!range) return { body, size: out.ContentLength ?? 0, mediaType, range: null };
+    const served = parseContentRange(out.ContentRange);
+    if (served && served.start === range.start && served.end === range.end) return { body, size: served.total, mediaType, range };
+    // Some S3-compatible servers answer a Range with the whole object (s3rver does for `bytes=0-n`): cut it here.
+    if (!served && out.ContentLength !== undefined) return { body: slice(body, range.start, range.end), size: out.ContentLength, mediaType, range };
+    body.destroy();
+    throw new Error(`S3 GetObject answered bytes=${range.start}-${range.end} with Content-Range ${out.ContentRange ?? 'missing'}`);
   }
 
   async presignedUrl(key: string, ttlSeconds: number): Promise<string> {
