@@ -168,7 +168,11 @@ export class S3BlobStore implements BlobStore {
     if (!range) return { body, size: out.ContentLength ?? 0, mediaType, range: null };
     const served = parseContentRange(out.ContentRange);
     if (served && served.start === range.start && served.end === range.end) return { body, size: served.total, mediaType, range };
-    // Some S3-compatible servers answer a Range with the whole object (s3rver does for `bytes=0-n`): cut it here.
+    // Some S3-compatible servers answer with more than asked (s3rver reads `bytes=0-0` as `bytes=0-`), or the
+    // whole object: cut the stream to the range here.
+    if (served && served.start <= range.start && served.end >= range.end) {
+      return { body: slice(body, range.start - served.start, range.end - served.start), size: served.total, mediaType, range };
+    }
     if (!served && out.ContentLength !== undefined) return { body: slice(body, range.start, range.end), size: out.ContentLength, mediaType, range };
     body.destroy();
     throw new Error(`S3 GetObject answered bytes=${range.start}-${range.end} with Content-Range ${out.ContentRange ?? 'missing'}`);
