@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { SandboxAdapter } from '@gengate/adapters';
 import { createGengate, createMemoryStores, type BlobStore } from '@gengate/core';
@@ -115,6 +116,25 @@ describe.each(stores)('GET /files with Range, streamed from the %s store', (_nam
     for (const headers of [{ Range: 'bytes=0-1,10-11' }, { Range: 'bytes=oops' }, { Range: 'items=0-1' }, { Range: 'bytes=0-1', 'If-Range': '"x"' }]) {
       const whole = await request(s.app).get(s.path).set(headers).buffer(true).parse(binary).expect(200);
       expect((whole.body as Buffer).length, JSON.stringify(headers)).toBe(SIZE);
+    }
+  });
+
+  it('answers HEAD with the headers only (size, ranges), reading nothing', async () => {
+    const s = await serve(make());
+    const server = s.app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const head = await fetch(`${base}${s.path}`, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-length')).toBe(String(SIZE));
+      expect(head.headers.get('accept-ranges')).toBe('bytes');
+      const ranged = await fetch(`${base}${s.path}`, { method: 'HEAD', headers: { Range: 'bytes=5-9' } });
+      expect(ranged.status).toBe(206);
+      expect(ranged.headers.get('content-range')).toBe(`bytes 5-9/${SIZE}`);
+      expect((await ranged.arrayBuffer()).byteLength).toBe(0);
+    } finally {
+      server.close();
     }
   });
 
