@@ -107,7 +107,7 @@ async function main(): Promise<void> {
   const warm = (await (await fetch(`${base}/api/v1/run/${MODELS.urlVideo}`, { method: 'POST', headers: auth, body: JSON.stringify({ prompt: 'warm-up' }) })).json()) as { task_id: string };
   await gengate.executeTask.runGeneration(warm.task_id, new AbortController().signal);
   const warmUrl = ((await (await fetch(`${base}/api/v1/run/tasks/${warm.task_id}`, { headers: auth })).json()) as { result_urls: string[] }).result_urls[0] ?? '';
-  for (const headers of [{}, { Range: 'bytes=100-4194403' }]) await (await fetch(warmUrl, { headers })).arrayBuffer();
+  for (const headers of [{}, { Range: 'bytes=100-4194403' }] as Record<string, string>[]) await (await fetch(warmUrl, { headers })).arrayBuffer();
   adapter.resultUrl = upstreamUrl;
 
   globalThis.gc?.();

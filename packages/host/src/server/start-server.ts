@@ -95,7 +95,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   const callbacks = new CallbackRepository(db.pool);
   const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(db.pool, boss);
   let baseUrl = config.publicUrl ?? '';
-  const blobStore = createBlobStore(config);
+  const blobStore = await createBlobStore(config);
   // Expiring result URLs are signed with a secret kept in the database, so every process agrees.
   const signing = config.resultUrlTtlSeconds === null ? null : { secret: await loadServerSecret(db.pool, 'result-urls'), ttlSeconds: config.resultUrlTtlSeconds };
   const resultUrls = createResultUrlResolver(() => baseUrl, signing);
