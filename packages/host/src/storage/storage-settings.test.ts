@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, maskSecrets, secretValues } from '../server/config.js';
+import { createBlobStore } from './create-blob-store.js';
+import { LocalBlobStore } from './local-blob-store.js';
+import { S3BlobStore } from './s3-blob-store.js';
 
 const configError = (env: NodeJS.ProcessEnv): string => {
   try {
@@ -62,5 +65,12 @@ describe('result storage settings', () => {
     const secrets = secretValues({ S3_SECRET_ACCESS_KEY: secret });
     expect(secrets).toContain(secret);
     expect(maskSecrets(`signing with ${secret}`, secrets)).toBe('signing with [redacted]');
+  });
+
+  it('creates the store the configuration names', async () => {
+    expect(await createBlobStore(loadConfig({}, '/srv/app'))).toBeInstanceOf(LocalBlobStore);
+    const s3 = await createBlobStore(loadConfig({ BLOB_STORE: 's3', S3_BUCKET: 'gengate-results', S3_ENDPOINT: 'http://127.0.0.1:9' }));
+    expect(s3).toBeInstanceOf(S3BlobStore);
+    (s3 as S3BlobStore).close();
   });
 });
