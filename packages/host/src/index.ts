@@ -6,6 +6,9 @@ export type { Queryable } from './postgres/queryable.js';
 export { createBoss, QUEUES } from './jobs/queues.js';
 export { startGenerationWorker, type GenerationWorker } from './jobs/generation-worker.js';
 export { LocalBlobStore } from './storage/local-blob-store.js';
+export { S3BlobStore, type S3BlobStoreSettings } from './storage/s3-blob-store.js';
+export { createBlobStore } from './storage/create-blob-store.js';
+export type { FileDeliveryOptions } from './http/routes/files-delivery.js';
 export {
   createResultUrlResolver,
   createResultUrlVerifier,

@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { createSandboxAdapter } from '@gengate/adapters';
 import { createGengate, fetchInput, SendAlertMail, type Gengate, type PaymentProcessor, type ProviderAdapter } from '@gengate/core';
 import express from 'express';
@@ -21,7 +20,7 @@ import { createMailer } from '../mail/create-mailer.js';
 import { ManualPaymentProcessor } from '../payments/manual-processor.js';
 import { createStripeClient, StripePaymentProcessor } from '../payments/stripe-processor.js';
 import { createPgStores } from '../postgres/pg-unit-of-work.js';
-import { LocalBlobStore } from '../storage/local-blob-store.js';
+import { createBlobStore } from '../storage/create-blob-store.js';
 import { createResultUrlResolver, createResultUrlVerifier, type ResultUrlVerifier } from '../storage/result-urls.js';
 import { defaultMaintenanceSteps, retentionStep, startMaintenanceWorker, taskSweepStep } from '../jobs/maintenance-worker.js';
 import { loadServerSecret } from '../postgres/server-secrets.js';
@@ -99,7 +98,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   const callbacks = new CallbackRepository(db.pool, db.schema);
   const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(db.pool, boss, { schema: db.schema });
   let baseUrl = config.publicUrl ?? '';
-  const blobStore = new LocalBlobStore(join(config.dataDir, 'files'));
+  const blobStore = await createBlobStore(config);
   // Expiring result URLs are signed with a secret kept in the database, so every process agrees.
   const signing = config.resultUrlTtlSeconds === null ? null : { secret: await loadServerSecret(db.pool, db.schema, 'result-urls'), ttlSeconds: config.resultUrlTtlSeconds };
   const resultUrls = createResultUrlResolver(() => baseUrl, signing);
@@ -156,6 +155,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     createGengateRouter({
       gengate,
       blobStore,
+      fileDelivery: config.fileDelivery,
       logger,
       trustProxy: [...config.trustProxy],
       rateLimiter,
