@@ -76,9 +76,10 @@ const CASES: readonly { model: string; jobs: () => FakeJobBook; body: object }[]
 ];
 
 describe('video providers through the standalone host (spawned gengate serve, fakes)', () => {
-  it('starts with the four video providers active and prints none of their keys', () => {
-    for (const provider of ['fal', 'replicate', 'runway', 'google']) expect(server.output()).toContain(`provider ${provider} is active`);
-    for (const secret of [...Object.values(VIDEO_KEYS), FAKE_KEYS.GOOGLE_GENERATIVE_AI_API_KEY, video.replicate?.webhookSecret ?? '']) expect(server.output()).not.toContain(secret);
+  it('starts with the four video providers active and prints none of their keys', async () => {
+    const logged = await server.loggedOutput();
+    for (const provider of ['fal', 'replicate', 'runway', 'google']) expect(logged).toContain(`provider ${provider} is active`);
+    for (const secret of [...Object.values(VIDEO_KEYS), FAKE_KEYS.GOOGLE_GENERATIVE_AI_API_KEY, video.replicate?.webhookSecret ?? '']) expect(logged).not.toContain(secret);
   });
 
   // One fake per case, so the cases run at once (Veo's first status check comes after 10 s, Runway's after 5 s).
