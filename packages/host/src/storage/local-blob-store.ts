@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { dirname, join } from 'node:path';
@@ -23,15 +23,22 @@ export class LocalBlobStore implements BlobStore {
   async put(key: string, body: BlobBody, _mediaType: string): Promise<{ bytes: number }> {
     const { file } = this.path(key);
     await mkdir(dirname(file), { recursive: true });
+    if (body instanceof Uint8Array) {
+      // Whole bodies (chat text, most images) in one write, no stream and no rename: a file is served
+      // only once its task's success has committed, which follows this put, and a retried put rewrites it.
+      try {
+        await writeFile(file, body);
+      } catch (err) {
+        await rm(file, { force: true });
+        throw err;
+      }
+      return { bytes: body.byteLength };
+    }
     const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
     let bytes = 0;
+    const chunks = body;
     const counted = async function* (): AsyncIterable<Uint8Array> {
-      if (body instanceof Uint8Array) {
-        bytes = body.byteLength;
-        yield body;
-        return;
-      }
-      for await (const chunk of body) {
+      for await (const chunk of chunks) {
         bytes += chunk.byteLength;
         yield chunk;
       }
