@@ -10,17 +10,14 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { ledgerViolations } from '../packages/host/test/support/ledger-invariant.js';
 import { runCli, spawnServer, tempDataDir, type SpawnedServer } from '../packages/host/test/support/spawn-server.js';
 import { scratchDatabase } from './support/scratch-database.js';
+import { checkList, checkTaskOutcomes, waitUntilSettled } from './support/task-outcome-checks.js';
 
 const TASKS = 200;
 const KILLS = 6;
-const checks: { name: string; ok: boolean; detail: string }[] = [];
-const check = (name: string, ok: boolean, detail = '') => {
-  checks.push({ name, ok, detail });
-  console.log(`${ok ? 'PASS' : 'FAIL'} ${name}${detail ? ` (${detail})` : ''}`);
-};
+const checks = checkList();
+const { check } = checks;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main(): Promise<void> {
@@ -84,33 +81,8 @@ async function main(): Promise<void> {
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
   const q = async <T extends object>(sql: string) => (await client.query<T>(sql)).rows;
-  const until = Date.now() + 240_000;
-  for (;;) {
-    const [open] = await q<{ n: number }>(`select count(*)::int as n from gengate.tasks where status in ('waiting', 'generating')`);
-    const [pending] = await q<{ n: number }>(
-      `select count(*)::int as n from gengate.tasks t where t.callback_url is not null and not exists (select 1 from gengate.callback_attempts a where a.task_id = t.id and a.delivered)`,
-    );
-    if ((open?.n ?? 0) === 0 && (pending?.n ?? 0) === 0) break;
-    if (Date.now() > until) break;
-    await pause(500);
-  }
-  const [ended] = await q<{ n: number }>(`select count(*)::int as n from gengate.tasks where status in ('success', 'fail')`);
-  check('every task ended in success or fail', ended?.n === TASKS, `${ended?.n}/${TASKS}`);
-  const [twice] = await q<{ n: number }>(`select count(*)::int as n from (select task_id from gengate.transactions where payment_method = 'usage' group by task_id having count(*) > 1) x`);
-  check('no task charged twice', twice?.n === 0, `${twice?.n} tasks`);
-  const [wrong] = await q<{ n: number }>(
-    `select count(*)::int as n from gengate.tasks t where (t.status = 'success') <> exists (select 1 from gengate.transactions x where x.task_id = t.id and x.payment_method = 'usage')`,
-  );
-  check('success charged once, fail never', wrong?.n === 0, `${wrong?.n} mismatches`);
-  const [held] = await q<{ n: number }>(`select count(*)::int as n from gengate.holds where state = 'held'`);
-  check('no credits left held', held?.n === 0, `${held?.n} holds`);
-  const violations = await ledgerViolations(db.url);
-  check('ledger invariant holds', violations.length === 0, JSON.stringify(violations));
-  const [missing] = await q<{ n: number }>(
-    `select count(*)::int as n from gengate.tasks t where t.callback_url is not null and not exists (select 1 from gengate.callback_attempts a where a.task_id = t.id and a.delivered)`,
-  );
-  const withCallback = await q<{ id: string }>(`select id from gengate.tasks where callback_url is not null`);
-  check('every callback delivered', missing?.n === 0 && withCallback.every((t) => delivered.has(t.id)), `${missing?.n} undelivered of ${withCallback.length}`);
+  await waitUntilSettled(client, 240_000);
+  await checkTaskOutcomes(client, db.url, TASKS, delivered, check);
   const [retried] = await q<{ n: number }>(`select count(*)::int as n from gengate.tasks where attempts > 1`);
   console.log(`chaos: ${KILLS} SIGKILLs, ${retried?.n} tasks needed more than one attempt, ${Math.round((Date.now() - started) / 1000)} s`);
 
@@ -125,8 +97,8 @@ const out = process.argv[2];
 main()
   .catch((err: unknown) => check('chaos run completed', false, err instanceof Error ? err.message : String(err)))
   .finally(() => {
-    const failed = checks.filter((c) => !c.ok).length;
-    if (out) writeFileSync(out, JSON.stringify({ numPassedTests: checks.length - failed, numFailedTests: failed, testResults: [] }));
-    console.log(`${checks.length - failed} passed, ${failed} failed`);
-    process.exit(failed > 0 ? 1 : 0);
+    const summary = checks.summary();
+    if (out) writeFileSync(out, JSON.stringify(summary));
+    console.log(`${summary.numPassedTests} passed, ${summary.numFailedTests} failed`);
+    process.exit(summary.numFailedTests > 0 ? 1 : 0);
   });

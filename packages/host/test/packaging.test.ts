@@ -17,11 +17,12 @@ describe('packaging', () => {
     expect(tsconfig).toContain('"outDir": "dist"');
   });
 
-  it('@gengate/host has separate entries for the standalone server and for Stripe', () => {
+  it('@gengate/host has separate entries for the standalone server, for Stripe and for S3', () => {
     expect(read('packages/host/package.json')['exports']).toEqual({
       '.': { '@gengate/source': './src/index.ts', types: './dist/index.d.ts', default: './dist/index.js' },
       './server': { '@gengate/source': './src/server/index.ts', types: './dist/server/index.d.ts', default: './dist/server/index.js' },
       './stripe': { '@gengate/source': './src/payments/stripe-entry.ts', types: './dist/payments/stripe-entry.d.ts', default: './dist/payments/stripe-entry.js' },
+      './s3': { '@gengate/source': './src/storage/s3-entry.ts', types: './dist/storage/s3-entry.d.ts', default: './dist/storage/s3-entry.js' },
     });
   });
 

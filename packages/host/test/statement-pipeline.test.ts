@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUES } from '../src/jobs/queues.js';
 import { pipelinedTransaction } from '../src/postgres/statement-pipeline.js';
@@ -58,6 +59,22 @@ describe('pipelinedTransaction on a pipelined pool', () => {
     expect(writes).toBe(1);
     const jobs = await h.pool.query(`select 1 from pgboss.job where name = $1 and data->>'taskId' = '00000000-0000-4000-8000-000000000001'`, [QUEUES.callback]);
     expect(jobs.rowCount).toBe(1);
+  });
+
+  it('sends a statement after COMMIT in the same write, outside the transaction (a NOTIFY heard once committed)', async () => {
+    const listener = new pg.Client({ connectionString: h.db.url });
+    await listener.connect();
+    try {
+      await listener.query('listen gengate_pipeline_test');
+      const heard = new Promise<string | undefined>((resolve) => listener.once('notification', (m) => resolve(m.payload)));
+      const { writes } = await countWrites(() =>
+        pipelinedTransaction(h.pool, async (p) => ({ result: p.query('select 1') }), { text: 'select pg_notify($1, $2)', values: ['gengate_pipeline_test', 'after commit'] }),
+      );
+      expect(writes).toBe(1);
+      expect(await heard).toBe('after commit');
+    } finally {
+      await listener.end();
+    }
   });
 
   it('rolls the job back with the transaction when a statement fails', async () => {

@@ -485,6 +485,13 @@ export interface paths {
          *     its task is `success`. With `RESULT_URL_TTL_SECONDS` set they carry `expires` and `signature` and
          *     stop working after the expiry (403 without a valid signature, 410 once expired); otherwise they
          *     are stable and immutable.
+         *
+         *     Files are streamed, never loaded whole. One byte range may be asked for with `Range: bytes=a-b`
+         *     (also `a-` and the suffix form `-n`): 206 with `Content-Range`, or 416 when no byte of it exists.
+         *     Several ranges, a malformed header, another unit or any `If-Range` are answered with the whole file
+         *     (200). `HEAD` answers the same headers without the body. With `FILES_DELIVERY=redirect` (S3 result
+         *     storage) the answer is instead a 302 to a short-lived presigned URL of the bucket, given only after
+         *     every check above; the bucket then serves the file and its ranges.
          */
         get: operations["getResultFile"];
         put?: never;
@@ -921,7 +928,7 @@ export interface components {
          * @description The stable error type (docs/errors.md); branch on it, not on the message.
          * @enum {string}
          */
-        ErrorType: "invalid_request" | "invalid_json" | "sign_in_link_invalid" | "invalid_body" | "unsupported_parameter" | "authentication_failed" | "session_required" | "insufficient_credits" | "ip_not_allowed" | "csrf_failed" | "operator_only" | "sign_up_closed" | "result_url_invalid" | "model_not_found" | "model_inactive" | "task_not_found" | "api_key_not_found" | "alert_not_found" | "not_found" | "method_not_allowed" | "conflict" | "result_url_expired" | "payload_too_large" | "unsupported_media_type" | "limit_exceeded" | "provider_not_configured" | "rate_limited" | "too_many_tasks" | "internal_error" | "upstream_error" | "overloaded" | "service_unavailable";
+        ErrorType: "invalid_request" | "invalid_json" | "sign_in_link_invalid" | "invalid_body" | "unsupported_parameter" | "authentication_failed" | "session_required" | "insufficient_credits" | "ip_not_allowed" | "csrf_failed" | "operator_only" | "sign_up_closed" | "result_url_invalid" | "model_not_found" | "model_inactive" | "task_not_found" | "api_key_not_found" | "alert_not_found" | "not_found" | "method_not_allowed" | "conflict" | "result_url_expired" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "limit_exceeded" | "provider_not_configured" | "rate_limited" | "too_many_tasks" | "internal_error" | "upstream_error" | "overloaded" | "service_unavailable";
         /** @description The body of every refused request; `code` repeats the HTTP status. */
         Error: {
             code: number;
@@ -1556,6 +1563,10 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description Result files can be fetched in byte ranges (`Range`). */
+        "Accept-Ranges": "bytes";
+        /** @description Result files never change; expiring URLs are cached privately until they expire. */
+        "Result-Cache-Control": string;
         /** @description The request id (yours if you sent a sane one); a 500's message quotes it. */
         "X-Request-Id": string;
         /** @description Requests allowed in the key's most constraining window (only for keys with limits). */
@@ -2874,6 +2885,11 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description One byte range of the file, e.g. `bytes=0-1048575`, `bytes=1048576-` or `bytes=-500`.
+                 * @example bytes=0-1048575
+                 */
+                Range?: string;
+                /**
                  * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
@@ -2895,15 +2911,43 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Result files never change; expiring URLs are cached privately until they expire. */
-                    "Cache-Control": string;
+                    "Cache-Control": components["headers"]["Result-Cache-Control"];
                     "Content-Length": number;
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
                     "X-Content-Type-Options": "nosniff";
                     [name: string]: unknown;
                 };
                 content: {
                     "*/*": string;
                 };
+            };
+            /** @description The one byte range asked for with `Range`. */
+            206: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Result-Cache-Control"];
+                    /** @description `bytes <first>-<last>/<size of the whole file>`. */
+                    "Content-Range": string;
+                    /** @description The length of the range. */
+                    "Content-Length": number;
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "X-Content-Type-Options": "nosniff";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description `FILES_DELIVERY=redirect`: the file is downloaded from the bucket at `Location`, a presigned URL valid for `FILES_PRESIGN_TTL_SECONDS` at most (and never past the result URL's own expiry). The bucket honours `Range` itself. */
+            302: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: string;
+                    /** @description The presigned URL expires soon, so the redirect is not cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             /** @description `result_url_invalid`: expiring result URLs are on and this one lacks a valid signature. */
@@ -2938,6 +2982,26 @@ export interface operations {
                         error?: {
                             /** @constant */
                             type?: "result_url_expired";
+                            param?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `range_not_satisfiable`: the `Range` starts past the end of the file; `Content-Range` gives its size. */
+            416: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `bytes *\/<size of the file>`. */
+                    "Content-Range": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: 416;
+                        error?: {
+                            /** @constant */
+                            type?: "range_not_satisfiable";
                             param?: unknown;
                         };
                     };

@@ -27,6 +27,7 @@ export const ERROR_CATALOGUE = {
   result_url_expired: { status: 410, description: 'The result URL has expired; poll the task for a fresh one.' },
   payload_too_large: { status: 413, description: 'The body is larger than the limit.' },
   unsupported_media_type: { status: 415, description: 'The body must be application/json in UTF-8, uncompressed or gzip, deflate or br.' },
+  range_not_satisfiable: { status: 416, description: 'The Range header asks for bytes past the end of the file; Content-Range gives its size.' },
   limit_exceeded: { status: 422, description: 'A per-user cap (keys, alerts, pending top-ups) is reached.' },
   provider_not_configured: { status: 422, description: "The model's provider is not configured on this gateway (the message names the setting); nothing was held." },
   rate_limited: { status: 429, description: "The key's rate limit is exhausted; retry after Retry-After seconds." },

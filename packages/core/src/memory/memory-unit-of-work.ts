@@ -1,4 +1,4 @@
-import { blobBytes, type BlobBody, type BlobStore, type StoredBlob } from '../ports/blob-store.js';
+import { blobBytes, type BlobBody, type BlobInfo, type BlobStore, type ByteRange, type OpenedBlob, type StoredBlob } from '../ports/blob-store.js';
 import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
 import { MemoryDatabase } from './memory-database.js';
 import {
@@ -43,6 +43,19 @@ export class MemoryBlobStore implements BlobStore {
   }
   async get(key: string) {
     return this.blobs.get(key) ?? null;
+  }
+  async stat(key: string): Promise<BlobInfo | null> {
+    const blob = this.blobs.get(key);
+    return blob ? { size: blob.data.byteLength, mediaType: blob.mediaType } : null;
+  }
+  async open(key: string, range?: ByteRange): Promise<OpenedBlob | null> {
+    const blob = this.blobs.get(key);
+    if (!blob) return null;
+    const part = range ? blob.data.subarray(range.start, range.end + 1) : blob.data;
+    const body = (async function* () {
+      yield part;
+    })();
+    return { body, size: blob.data.byteLength, mediaType: blob.mediaType, range: range ?? null };
   }
   async deleteTask(taskId: string) {
     for (const key of [...this.blobs.keys()]) if (key.startsWith(`${taskId}/`)) this.blobs.delete(key);

@@ -6,11 +6,45 @@ export interface StoredBlob {
   readonly mediaType: string;
 }
 
+/** A byte range of a file, both ends inclusive (as in HTTP `Range: bytes=start-end`), already checked against its size. */
+export interface ByteRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** What `stat` tells about a stored file without reading it. */
+export interface BlobInfo {
+  /** The whole file's size in bytes. */
+  readonly size: number;
+  readonly mediaType: string;
+}
+
+/**
+ * A stored file opened for reading: its bytes as a stream (the whole file, or `range` of it). Iterating
+ * to the end, or stopping early (break / `return()`, as `stream.pipeline` does on a client that went
+ * away), releases what the store holds (a file descriptor, an HTTP connection).
+ */
+export interface OpenedBlob extends BlobInfo {
+  readonly body: AsyncIterable<Uint8Array>;
+  /** The part of the file `body` holds; null = all of it. */
+  readonly range: ByteRange | null;
+}
+
 /** The gateway's own storage for result files. Keys are `<task_id>/<file name>`. */
 export interface BlobStore {
   /** Stores a file, streaming it when given chunks; resolves with its size. A failing stream stores nothing. */
   put(key: string, body: BlobBody, mediaType: string): Promise<{ bytes: number }>;
+  /** Reads a whole file into memory: for small files and tests; serving uses `open`. */
   get(key: string): Promise<StoredBlob | null>;
+  /** Size and media type of a file; null when there is no such file. */
+  stat(key: string): Promise<BlobInfo | null>;
+  /** Opens a file (or one range of it, which the caller has checked against `stat`) as a stream; null when there is no such file. */
+  open(key: string, range?: ByteRange): Promise<OpenedBlob | null>;
+  /**
+   * A URL the file can be downloaded from directly, valid for `ttlSeconds` (stores that have one, e.g. S3:
+   * a presigned GET, which honours `Range` itself). Not checked for existence.
+   */
+  presignedUrl?(key: string, ttlSeconds: number): Promise<string>;
   /** Deletes every file of a task (keys `<taskId>/...`); nothing to delete is not an error. */
   deleteTask(taskId: string): Promise<void>;
 }

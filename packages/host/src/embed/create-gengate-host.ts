@@ -203,6 +203,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     ...(stripe ? { stripeWebhook: stripe.webhook } : {}),
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    ...(options.fileDelivery ? { fileDelivery: options.fileDelivery } : {}),
   });
   const router = Router();
   router.use(async (_req, res, next) => {

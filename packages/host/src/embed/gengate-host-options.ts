@@ -2,6 +2,7 @@ import type { AuthContext, BlobStore, CreateGengateOptions, KeyRateLimiter, Mail
 import type { Request } from 'express';
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import type { FileDeliveryOptions } from '../http/routes/files-delivery.js';
 import type { StoreReplacements } from '../postgres/pg-unit-of-work.js';
 import type { GengateHostSettingsInput } from './host-settings.js';
 
@@ -31,8 +32,10 @@ export interface GengateHostOptions {
   readonly adapters: readonly ProviderAdapter[];
   /** A pino logger; default: silent. */
   readonly logger?: Logger;
-  /** Where result files are kept; default a LocalBlobStore under `filesDir`. */
+  /** Where result files are kept; default a LocalBlobStore under `filesDir` (an S3BlobStore from `@gengate/host/s3` for several machines). */
   readonly blobStore?: BlobStore;
+  /** How result files are served: streamed (default) or a 302 to the blob store's presigned URL. */
+  readonly fileDelivery?: FileDeliveryOptions;
   /** The directory of the default LocalBlobStore; default `.gengate/files` under the working directory. */
   readonly filesDir?: string;
   /** How credits are bought; default ManualPaymentProcessor (an operator completes top-ups). */

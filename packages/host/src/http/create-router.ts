@@ -11,6 +11,7 @@ import { requestContext } from './middleware/request-context.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { billingRoutes } from './routes/billing.js';
 import { fileRoutes } from './routes/files.js';
+import type { FileDeliveryOptions } from './routes/files-delivery.js';
 import { openApiDocumentRoutes } from './routes/openapi-document.js';
 import { modelRoutes } from './routes/models.js';
 import { runRoutes } from './routes/run.js';
@@ -48,6 +49,8 @@ export interface GengateRouterOptions {
    * (createResultUrlResolver with signing). Default: result URLs do not expire.
    */
   readonly resultUrlVerifier?: ResultUrlVerifier;
+  /** How result files are served: streamed (default) or a 302 to the blob store's presigned URL. */
+  readonly fileDelivery?: FileDeliveryOptions;
 }
 
 /**
@@ -59,7 +62,14 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
   const router = Router();
   router.use(requestContext(options.logger));
   router.use(openApiDocumentRoutes());
-  router.use(fileRoutes({ blobs: options.blobStore, tasks: gengate.container.get(TOKENS.Stores).tasks, verifier: options.resultUrlVerifier ?? null }));
+  router.use(
+    fileRoutes({
+      blobs: options.blobStore,
+      tasks: gengate.container.get(TOKENS.Stores).tasks,
+      verifier: options.resultUrlVerifier ?? null,
+      ...(options.fileDelivery ? { delivery: options.fileDelivery } : {}),
+    }),
+  );
   if (options.stripeWebhook) router.use(stripeWebhookRoutes(gengate, options.stripeWebhook));
   router.use(providerWebhookRoutes(gengate));
   router.use(authenticate(gengate, createClientIpResolver(options.trustProxy ?? []), options.authenticate));

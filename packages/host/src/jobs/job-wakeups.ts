@@ -39,6 +39,16 @@ export class JobWakeups {
   }
 }
 
+/**
+ * The statement that announces one job of `queue`, to send right after the COMMIT of the transaction
+ * that added it (pipelinedTransaction's `after`), when `condition` (SQL over $3) holds.
+ */
+export function jobReadyStatement(queue: string, condition?: { readonly sql: string; readonly value: unknown }): { text: string; values: unknown[] } {
+  return condition
+    ? { text: `select pg_notify($1, $2) where ${condition.sql}`, values: [JOBS_READY_CHANNEL, `${queue} 1`, condition.value] }
+    : { text: 'select pg_notify($1, $2)', values: [JOBS_READY_CHANNEL, `${queue} 1`] };
+}
+
 /** What wakeWorkers needs of pg-boss. */
 export type WorkerWaker = Pick<PgBoss, 'getWipData' | 'notifyWorker'>;
 

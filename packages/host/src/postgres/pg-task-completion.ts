@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { microCreditsToMicroUsd, type TaskCompletion, type TaskSuccessCompletion } from '@gengate/core';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
+import { jobReadyStatement } from '../jobs/job-wakeups.js';
 import { QUEUES } from '../jobs/queues.js';
 import { checkSchemaName } from './schema.js';
 import { isRefusal, pipelinedTransaction } from './statement-pipeline.js';
@@ -22,8 +23,6 @@ export class PgTaskCompletion implements TaskCompletion {
     schema: string,
     private readonly boss: PgBoss | null,
     private readonly general: TaskCompletion,
-    /** Wakes the callback workers once the callback job has committed. */
-    private readonly readyNow: (queue: string) => void = () => undefined,
   ) {
     this.finish = finishSql(checkSchemaName(schema));
   }
@@ -51,13 +50,14 @@ export class PgTaskCompletion implements TaskCompletion {
             randomUUID(),
           ]),
         };
-      });
+      },
+      // Wakes a callback worker, in the same write after COMMIT (a refused success wakes one for nothing).
+      task.callbackUrl ? jobReadyStatement(QUEUES.callback) : undefined);
     } catch (err) {
       if (isRefusal(err) && err.code === 'GGEND') return false;
       if (isRefusal(err) && err.code === 'GGSLW') return this.general.succeed(c);
       throw err;
     }
-    if (task.callbackUrl) this.readyNow(QUEUES.callback);
     return true;
   }
 }

@@ -3,6 +3,7 @@ import type { JsonObject, TaskIntake, TaskIntakeRequest, TaskIntakeResult } from
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { generationJobOptions } from '../jobs/pg-job-queue.js';
+import { jobReadyStatement } from '../jobs/job-wakeups.js';
 import { BOSS_SCHEMA, QUEUES } from '../jobs/queues.js';
 import { checkSchemaName } from './schema.js';
 import { isRefusal, pipelinedTransaction } from './statement-pipeline.js';
@@ -24,23 +25,29 @@ export class PgTaskIntake implements TaskIntake {
     /** gengate's schema (the name runMigrations used). */
     schema: string,
     private readonly boss: PgBoss | null,
-    /** Wakes the generation workers once an admitted task's job has committed. */
-    private readonly readyNow: (queue: string) => void = () => undefined,
     private readonly bossSchema: string = BOSS_SCHEMA,
   ) {
-    this.submit = submitSql(checkSchemaName(schema));
+    const s = checkSchemaName(schema);
+    this.submit = submitSql(s);
+    this.wakeIfAdmitted = (taskId) => jobReadyStatement(QUEUES.generate, { sql: `exists (select 1 from ${s}.tasks where id = $3 and admitted)`, value: taskId });
   }
+
+  /** Sent in the same write after COMMIT: wakes a generation worker when the task was admitted (a queued task has no job yet). */
+  private readonly wakeIfAdmitted: (taskId: string) => { text: string; values: unknown[] };
 
   async accept(r: TaskIntakeRequest): Promise<TaskIntakeResult> {
     const boss = this.boss;
     if (!boss) throw new Error('this process was started without a job queue');
     const jobId = randomUUID();
     try {
-      const admitted = await pipelinedTransaction(this.pool, async (p) => {
-        await p.sendJob(boss, QUEUES.generate, { taskId: r.task.id }, { ...generationJobOptions(r.providerId), id: jobId });
-        return { result: p.query<{ admitted: boolean }>(this.submit, this.parameters(r, jobId)).then((res) => res.rows[0]?.admitted === true) };
-      });
-      if (admitted) this.readyNow(QUEUES.generate);
+      const admitted = await pipelinedTransaction(
+        this.pool,
+        async (p) => {
+          await p.sendJob(boss, QUEUES.generate, { taskId: r.task.id }, { ...generationJobOptions(r.providerId), id: jobId });
+          return { result: p.query<{ admitted: boolean }>(this.submit, this.parameters(r, jobId)).then((res) => res.rows[0]?.admitted === true) };
+        },
+        this.wakeIfAdmitted(r.task.id),
+      );
       return { outcome: 'accepted', admitted };
     } catch (err) {
       const refusal = isRefusal(err) ? refusalOf(err) : null;

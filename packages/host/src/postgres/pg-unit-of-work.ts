@@ -115,7 +115,7 @@ export function createPgStores(
   return {
     stores: scopeOver(pool, wake),
     unitOfWork,
-    taskIntake: intakeReplaced ? new UnitOfWorkTaskIntake(unitOfWork) : new PgTaskIntake(pool, schema, boss, wake),
-    taskCompletion: completionReplaced ? general : new PgTaskCompletion(pool, schema, boss, general, wake),
+    taskIntake: intakeReplaced ? new UnitOfWorkTaskIntake(unitOfWork) : new PgTaskIntake(pool, schema, boss),
+    taskCompletion: completionReplaced ? general : new PgTaskCompletion(pool, schema, boss, general),
   };
 }

@@ -34,6 +34,15 @@ export class StatementPipeline {
     this.pipelined = 'pipeline' in client && client.pipeline === true;
   }
 
+  /** Issues a statement after the others, whose failure is nobody's concern (it settles either way). */
+  unobserved(text: string, values: readonly unknown[]): Promise<void> {
+    const run = () => this.client.query(text, [...values]);
+    const result = this.pipelined ? run() : this.last.then(run, run);
+    const settled = result.then(() => undefined, () => undefined);
+    this.last = settled;
+    return settled;
+  }
+
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>> {
     const run = () => this.client.query<R>(text, values === undefined ? undefined : [...values]);
     const result = this.pipelined ? run() : this.last.then(run, run);
@@ -88,22 +97,32 @@ export class StatementPipeline {
  * statements (it may wait for pg-boss to issue a job, never for an answer) and returns `{ result }`, the
  * promise of its answer; a refusal raised by a statement rejects it and rolls the transaction back.
  */
-export async function pipelinedTransaction<T>(pool: pg.Pool, body: (p: StatementPipeline) => Promise<{ readonly result: Promise<T> }>): Promise<T> {
+export async function pipelinedTransaction<T>(
+  pool: pg.Pool,
+  body: (p: StatementPipeline) => Promise<{ readonly result: Promise<T> }>,
+  /**
+   * A statement sent in the same write right after COMMIT, outside the transaction (for example a
+   * NOTIFY that must not hold the commit lock); its outcome is ignored.
+   */
+  after?: { readonly text: string; readonly values: readonly unknown[] },
+): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
     const p = new StatementPipeline(client);
     p.hold();
-    let issuing: { begin: Promise<pg.QueryResult>; result: Promise<T>; commit: Promise<pg.QueryResult> };
+    let issuing: { begin: Promise<pg.QueryResult>; result: Promise<T>; commit: Promise<pg.QueryResult>; afterwards: Promise<unknown> };
     try {
       const begin = p.query('begin');
       const { result } = await body(p);
-      issuing = { begin, result, commit: p.query('commit') };
+      const commit = p.query('commit');
+      const afterwards = after ? p.unobserved(after.text, after.values) : Promise.resolve();
+      issuing = { begin, result, commit, afterwards };
     } finally {
       p.flush();
     }
-    const { begin, result, commit } = issuing;
-    await Promise.allSettled([begin, result, commit, ...p.issued]);
+    const { begin, result, commit, afterwards } = issuing;
+    await Promise.allSettled([begin, result, commit, afterwards, ...p.issued]);
     const failure = p.firstFailure;
     // A refusal raised by the body's own statement is its answer; any earlier failure is the cause.
     if (failure !== undefined && !isRefusal(failure)) throw failure;

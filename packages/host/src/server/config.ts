@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { OpsSettings } from '../ops/start-ops.js';
 import { DEFAULT_SCHEMA, SCHEMA_NAME } from '../postgres/schema.js';
 import { DASHBOARD_ENV, dashboardSettings, type DashboardSettings } from './dashboard-config.js';
+import { fileDelivery, STORAGE_ENV, storageIssues, storageSettings, type FileDelivery, type StorageSettings } from '../storage/storage-settings.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -108,10 +109,12 @@ const envSchema = z.object({
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('gengate <no-reply@localhost>'),
   ...DASHBOARD_ENV,
+  ...STORAGE_ENV,
 }).superRefine((c, ctx) => {
   if (c.METRICS_PORT !== undefined && c.METRICS_PORT !== 0 && c.METRICS_PORT === c.PORT) {
     ctx.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: 'must differ from PORT (unset it to serve /metrics on PORT)' });
   }
+  for (const i of storageIssues(c)) ctx.addIssue({ code: 'custom', path: [i.path], message: i.message });
   if (c.PAYMENT_PROCESSOR !== 'stripe') return;
   for (const key of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const) {
     if (!c[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'is required when PAYMENT_PROCESSOR=stripe' });
@@ -190,6 +193,9 @@ export interface GengateConfig {
   readonly ops: OpsSettings;
   /** Ended tasks (with files, holds, callback attempts, job rows) older than this are purged; null = kept forever. */
   readonly retentionDays: number | null;
+  /** Where result files are kept (BLOB_STORE) and how they are served (FILES_DELIVERY). */
+  readonly storage: StorageSettings;
+  readonly fileDelivery: FileDelivery;
 }
 
 /** The values of a GENGATE_CONFIG_FILE (a JSON object of strings, numbers and booleans), as strings. */
@@ -208,7 +214,7 @@ export function fileValues(path: string): Record<string, string> {
 }
 
 /**
- * Values that must never appear in any output: Stripe keys and the passwords inside DATABASE_URL and
+ * Values that must never appear in any output: Stripe keys, the S3 secret key and the passwords inside DATABASE_URL and
  * SMTP_URL, whether or not they passed validation. The logger and the CLI's error output mask them.
  */
 export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
@@ -220,7 +226,7 @@ export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
   }
   const values: Record<string, string | undefined> = { ...fromFile, ...env };
   const found: string[] = [];
-  for (const key of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET']) {
+  for (const key of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'S3_SECRET_ACCESS_KEY']) {
     const v = values[key];
     if (v) found.push(v);
   }
@@ -328,5 +334,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     dashboard: dashboardSettings(c),
     ops: { metricsPort: c.METRICS_PORT ?? null, maxQueuedJobs: c.MAX_QUEUED_JOBS, queueSampleIntervalMs: c.QUEUE_SAMPLE_INTERVAL_MS },
     retentionDays: c.RETENTION_DAYS ?? null,
+    storage: storageSettings(c),
+    fileDelivery: fileDelivery(c),
   };
 }

@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { createSandboxAdapter } from '@gengate/adapters';
 import type { Gengate, ProviderAdapter } from '@gengate/core';
 import express from 'express';
@@ -10,6 +9,7 @@ import { createGengateHost } from '../embed/create-gengate-host.js';
 import { graceDeadline } from '../embed/grace-deadline.js';
 import type { GengateConfig, ServerRole } from './config.js';
 import { openDatabase } from './database.js';
+import { createBlobStore } from '../storage/create-blob-store.js';
 import { createStandaloneDashboard } from '../dashboard/standalone-dashboard.js';
 
 export interface RunningServer {
@@ -67,7 +67,8 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     schema: db.schema,
     adapters: options.adapters ?? [...defaultAdapters(config), ...(options.extraAdapters ?? [])],
     logger,
-    filesDir: join(config.dataDir, 'files'),
+    blobStore: await createBlobStore(config),
+    fileDelivery: config.fileDelivery,
     publicUrl: () => baseUrl,
     mountPath: '/api/v1',
     settings: config,

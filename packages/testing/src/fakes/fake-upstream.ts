@@ -80,6 +80,8 @@ export class FakeUpstream {
   private readonly sockets = new Set<Socket>();
   private readonly hung = new Set<ServerResponse>();
   private readonly waiters: (() => void)[] = [];
+  /** While holding: the calls being held open, each with what lets it go on. */
+  private gate: { readonly call: RecordedCall; readonly open: () => void }[] | null = null;
 
   private constructor(
     private readonly server: Server,
@@ -134,6 +136,47 @@ export class FakeUpstream {
     }
   }
 
+  /**
+   * From now on every call is held open (counted in flight, not answered) until release(): a test can then
+   * see who is calling at once and decide when calls end, without timing.
+   */
+  hold(): void {
+    this.gate ??= [];
+  }
+
+  /** The calls held open right now, oldest first. */
+  get held(): readonly RecordedCall[] {
+    return (this.gate ?? []).map((g) => g.call);
+  }
+
+  /** Answers every held call and stops holding new ones. */
+  release(): void {
+    const gate = this.gate ?? [];
+    this.gate = null;
+    for (const g of gate) g.open();
+  }
+
+  /**
+   * Resolves with the condition's value once it is not null, re-checked whenever a call arrives, is held or
+   * ends (rejects after timeoutMs): waiting on the fake's own events, not on time.
+   */
+  async waitUntil<T>(condition: () => T | null | undefined | false, timeoutMs = 10_000, what = 'a condition'): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = condition();
+      if (value !== null && value !== undefined && value !== false) return value;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`fake upstream: timed out after ${timeoutMs} ms waiting for ${what}`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+  }
+
   /** Forgets calls and faults (keeps routes). */
   reset(): void {
     this.calls.length = 0;
@@ -143,9 +186,14 @@ export class FakeUpstream {
   }
 
   async close(): Promise<void> {
+    this.release();
     for (const res of this.hung) res.destroy();
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private wake(): void {
+    for (const w of this.waiters.splice(0)) w();
   }
 
   private takeFault(call: RecordedCall): FakeFault | null {
@@ -181,14 +229,23 @@ export class FakeUpstream {
       at: Date.now(),
     };
     this.calls.push(call);
-    for (const w of this.waiters.splice(0)) w();
     this.inFlight += 1;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     res.on('close', () => {
       this.inFlight -= 1;
       this.hung.delete(res);
+      if (this.gate) this.gate = this.gate.filter((g) => g.call !== call);
+      this.wake();
     });
     try {
+      if (this.gate) {
+        const gate = this.gate;
+        const held = new Promise<void>((open) => gate.push({ call, open }));
+        this.wake();
+        await held;
+      } else {
+        this.wake();
+      }
       const fault = this.takeFault(call);
       if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
       if (fault?.kind === 'hang') {

@@ -2,6 +2,7 @@ import { GatewayError, isUuid, type BlobStore, type TaskStore } from '@gengate/c
 import { Router } from 'express';
 import type { ResultUrlVerifier } from '../../storage/result-urls.js';
 import { deleteTaskFiles } from '../../storage/delete-task-files.js';
+import { redirectToStore, STREAM_DELIVERY, streamFile, type FileDeliveryOptions } from './files-delivery.js';
 
 const NAME = /^output-\d+\.[a-z0-9]+$/;
 
@@ -10,6 +11,8 @@ export interface FileRoutesOptions {
   readonly tasks: TaskStore;
   /** Set when result URLs expire (RESULT_URL_TTL_SECONDS): every request must then carry a valid signature. */
   readonly verifier?: ResultUrlVerifier | null;
+  /** Stream through the gateway (default) or redirect to a presigned URL (FILES_DELIVERY=redirect, S3 only). */
+  readonly delivery?: FileDeliveryOptions;
 }
 
 const notFound = () => new GatewayError('not_found', 'No such result file.');
@@ -19,10 +22,12 @@ const notFound = () => new GatewayError('not_found', 'No such result file.');
  * key so they can be handed to browsers, players and callback receivers. A file is served only while its
  * task is `success` and lists it; the files of a task that ended in `fail` (a worker may store them after
  * a cancel) are deleted when found. With expiring URLs, `expires` and `signature` are checked first:
- * 403 result_url_invalid, 410 result_url_expired.
+ * 403 result_url_invalid, 410 result_url_expired. Every check passes before a byte is streamed or a
+ * presigned URL is handed out. `Range: bytes=a-b` is honoured (206, 416), see files-delivery.ts.
  */
 export function fileRoutes(opts: FileRoutesOptions): Router {
   const router = Router();
+  const delivery = opts.delivery ?? STREAM_DELIVERY;
   router.get('/files/:task_id/:name', async (req, res) => {
     const { task_id: taskId, name } = req.params;
     if (!isUuid(taskId) || taskId !== taskId.toLowerCase() || !NAME.test(name)) throw notFound();
@@ -41,18 +46,10 @@ export function fileRoutes(opts: FileRoutesOptions): Router {
       throw notFound();
     }
     if (!task.outputs.some((o) => o.key === key)) throw notFound();
-    const blob = await opts.blobs.get(key);
-    if (!blob) throw notFound();
-    // Text results are UTF-8; nosniff because these public URLs serve user-influenced content on the API's origin.
-    const text = blob.mediaType.startsWith('text/') && !/;\s*charset=/i.test(blob.mediaType);
-    res.setHeader('Content-Type', text ? `${blob.mediaType}; charset=utf-8` : blob.mediaType);
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Content-Length', String(blob.data.byteLength));
-    res.setHeader(
-      'Cache-Control',
-      expiresAt === null ? 'public, max-age=31536000, immutable' : `private, max-age=${Math.max(0, expiresAt - Math.floor(Date.now() / 1000))}`,
-    );
-    res.end(Buffer.from(blob.data.buffer, blob.data.byteOffset, blob.data.byteLength));
+    if (await redirectToStore(res, opts.blobs, key, delivery, expiresAt)) return;
+    const cacheControl =
+      expiresAt === null ? 'public, max-age=31536000, immutable' : `private, max-age=${Math.max(0, expiresAt - Math.floor(Date.now() / 1000))}`;
+    await streamFile(req, res, opts.blobs, key, cacheControl);
   });
   return router;
 }

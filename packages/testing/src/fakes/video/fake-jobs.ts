@@ -53,6 +53,11 @@ export class FakeJobBook {
   private submissionCount = 0;
   private readonly failures: FakeJobFailure[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
+  private holding = false;
+  /** Jobs kept running by hold() until release(). */
+  private readonly held = new Set<FakeJob>();
+  /** Held jobs whose webhook fell due while held: sent on release(). */
+  private readonly webhooksDue = new Set<FakeJob>();
 
   constructor(
     private readonly deliver: (job: FakeJob) => Promise<Omit<FakeWebhookDelivery, 'status' | 'error'> | null>,
@@ -72,6 +77,28 @@ export class FakeJobBook {
     for (let i = 0; i < times; i++) this.failures.push(failure);
   }
 
+  /**
+   * From now on, submitted jobs do not end on their own: they stay queued then running (as their age says)
+   * until release(), so a test can see a task in `generating` for as long as it needs, without timing.
+   */
+  hold(): void {
+    this.holding = true;
+  }
+
+  /** Jobs held right now (submitted since hold() and not yet released). */
+  get heldJobs(): number {
+    return this.held.size;
+  }
+
+  /** Lets every held job end as its age says (at once when its duration has passed) and stops holding new ones. */
+  release(): void {
+    this.holding = false;
+    this.held.clear();
+    const due = [...this.webhooksDue];
+    this.webhooksDue.clear();
+    for (const job of due) void this.sendWebhook(job);
+  }
+
   submit(input: { id?: string; model: string; input: unknown; webhookUrl: string | null; durationMs?: number; meta?: Record<string, string> }): FakeJob {
     this.submissionCount += 1;
     const job: FakeJob = {
@@ -86,10 +113,12 @@ export class FakeJobBook {
       cancelledAt: null,
     };
     this.jobs.set(job.id, job);
+    if (this.holding) this.held.add(job);
     if (job.webhookUrl) {
       const t = setTimeout(() => {
         this.timers.delete(t);
-        void this.sendWebhook(job);
+        if (this.held.has(job)) this.webhooksDue.add(job);
+        else void this.sendWebhook(job);
       }, job.durationMs);
       t.unref();
       this.timers.add(t);
@@ -100,6 +129,7 @@ export class FakeJobBook {
   phase(job: FakeJob, now = Date.now()): FakeJobPhase {
     if (job.cancelledAt !== null) return 'cancelled';
     const age = now - job.createdAt;
+    if (this.held.has(job)) return age < job.durationMs * this.queuedFraction ? 'queued' : 'running';
     if (age >= job.durationMs) return job.failure ? 'failed' : 'succeeded';
     return age < job.durationMs * this.queuedFraction ? 'queued' : 'running';
   }
@@ -108,7 +138,7 @@ export class FakeJobBook {
   progress(job: FakeJob, now = Date.now()): number {
     const start = job.createdAt + job.durationMs * this.queuedFraction;
     const span = Math.max(1, job.durationMs * (1 - this.queuedFraction));
-    return Math.min(1, Math.max(0, (now - start) / span));
+    return Math.min(this.held.has(job) ? 0.99 : 1, Math.max(0, (now - start) / span));
   }
 
   /** Cancels a job that has not ended; false when it already had. */
@@ -135,6 +165,8 @@ export class FakeJobBook {
   }
 
   close(): void {
+    this.held.clear();
+    this.webhooksDue.clear();
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
   }
