@@ -96,6 +96,8 @@ describe('loadConfig', () => {
       trustProxy: c.trustProxy,
       markup: c.markup,
       limits: c.providerLimits('openai'),
+      ops: c.ops,
+      retentionDays: c.retentionDays,
     }).toEqual({
       deadlineSeconds: d.deadlineSeconds,
       scheduling: d.scheduling,
@@ -110,6 +112,8 @@ describe('loadConfig', () => {
       trustProxy: d.trustProxy,
       markup: d.markup,
       limits: d.providerLimits('openai'),
+      ops: d.ops,
+      retentionDays: d.retentionDays,
     });
   });
 
