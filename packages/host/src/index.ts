@@ -1,13 +1,27 @@
+/**
+ * @gengate/host: gengate in your own Express app. This entry loads nothing only the standalone server
+ * needs (no CLI, no configuration loading, no embedded PostgreSQL) and no optional integration: Stripe
+ * is `@gengate/host/stripe` (or `createGengateHost({ stripe })`, which imports it when given), the S3
+ * result store (AWS SDK) is `@gengate/host/s3`, and nodemailer is imported on the first mail sent over SMTP. The standalone server is `@gengate/host/server`.
+ */
+
+// Embedding in one call.
+export { createGengateHost, type GengateHost } from './embed/create-gengate-host.js';
+export type { GengateHostOptions, HostWorkerSelection, StripeHostOptions } from './embed/gengate-host-options.js';
+export { DEFAULT_HOST_SETTINGS, resolveHostSettings, type GengateHostSettings, type GengateHostSettingsInput } from './embed/host-settings.js';
+export type { EnsureUserInput } from './embed/ensure-user.js';
+
+// The parts the facade is built from, for hosts that wire them by hand.
 export { createGengateRouter, type GengateRouterOptions } from './http/create-router.js';
+export type { RequestAuthenticator } from './http/middleware/authenticate.js';
 export { createPgStores, type PgStoresOptions, type StoreReplacement, type StoreReplacements } from './postgres/pg-unit-of-work.js';
 export { runMigrations } from './postgres/migrate.js';
 export { DEFAULT_SCHEMA, SCHEMA_NAME, checkSchemaName } from './postgres/schema.js';
 export type { Queryable } from './postgres/queryable.js';
+export { connectionSettingsOf, type ConnectionSettings } from './postgres/connection-settings.js';
 export { createBoss, QUEUES } from './jobs/queues.js';
 export { startGenerationWorker, type GenerationWorker } from './jobs/generation-worker.js';
 export { LocalBlobStore } from './storage/local-blob-store.js';
-export { S3BlobStore, type S3BlobStoreSettings } from './storage/s3-blob-store.js';
-export { createBlobStore } from './storage/create-blob-store.js';
 export type { FileDeliveryOptions } from './http/routes/files-delivery.js';
 export {
   createResultUrlResolver,
@@ -30,27 +44,23 @@ export {
   type MaintenanceWorker,
 } from './jobs/maintenance-worker.js';
 export { ManualPaymentProcessor } from './payments/manual-processor.js';
-export { startServer, type RunningServer, type StartServerOptions } from './server/start-server.js';
-export { loadConfig, ConfigError, type GengateConfig } from './server/config.js';
-export { createLogger } from './server/logger.js';
-export { startEmbeddedPostgres } from './server/embedded-postgres.js';
 export { createRequestScopedLogger } from './http/request-log-scope.js';
 export { createPgKeyRateLimiter, createMemoryKeyRateLimiter } from './limits/create-rate-limiters.js';
-export { StripePaymentProcessor, createStripeClient } from './payments/stripe-processor.js';
 export { createMailer } from './mail/create-mailer.js';
 export { startAlertMailWorker } from './jobs/alert-mail-worker.js';
 export { CallbackRepository } from './callbacks/callback-repository.js';
 export { startCallbackWorker, type CallbackWorker } from './jobs/callback-worker.js';
 export { postCallback, ForbiddenTargetError, AttemptAbortedError, MAX_RESPONSE_BYTES } from './callbacks/post-callback.js';
 export { isForbiddenAddress } from './callbacks/address-guard.js';
-export { loadProviders, logProviderStatus, providerEnvironment, PROVIDER_SETTINGS, type LoadedProviders, type ProviderStatus } from './server/providers.js';
 export { createApiReferenceRouter, type ApiReferenceOptions } from './http/api-reference.js';
 export { openApiDocument } from './http/routes/openapi-document.js';
+
+// The web dashboard, an optional mount on the router's authentication seam.
 export { createDashboard, type Dashboard, type DashboardOptions, bossQueueInspector, startSessionPurge, CSRF_HEADER, createSessionAuthenticator, sessionCookie } from './dashboard/index.js';
-export { createStandaloneDashboard } from './dashboard/standalone-dashboard.js';
 export { PgSessionStore } from './postgres/pg-session-store.js';
 export { PgAccountDirectory } from './postgres/pg-account-directory.js';
-export type { RequestAuthenticator } from './http/middleware/authenticate.js';
+
+// Metrics, health and back-pressure (createGengateHost builds them; exported for hosts that wire by hand).
 export { createOps, type Ops, type OpsSettings } from './ops/start-ops.js';
 export { GengateMetrics, type WorkerMetrics, type CallbackResult } from './ops/gengate-metrics.js';
 export { QueueDepthGate } from './ops/queue-gate.js';

@@ -10,11 +10,20 @@ const PACKAGES = ['core', 'client', 'adapters', 'testing', 'host'];
 describe('packaging', () => {
   it.each(PACKAGES)('@gengate/%s exports its compiled dist/ with declarations, and keeps sources for the workspace', (name) => {
     const pkg = read(`packages/${name}/package.json`);
-    expect(pkg['exports']).toEqual({ '.': { '@gengate/source': './src/index.ts', types: './dist/index.d.ts', default: './dist/index.js' } });
+    expect((pkg['exports'] as Record<string, unknown>)['.']).toEqual({ '@gengate/source': './src/index.ts', types: './dist/index.d.ts', default: './dist/index.js' });
     expect(pkg['files']).toContain('dist');
     expect(pkg['type']).toBe('module');
     const tsconfig = readFileSync(join(REPO, `packages/${name}/tsconfig.json`), 'utf8');
     expect(tsconfig).toContain('"outDir": "dist"');
+  });
+
+  it('@gengate/host has separate entries for the standalone server, for Stripe and for S3', () => {
+    expect(read('packages/host/package.json')['exports']).toEqual({
+      '.': { '@gengate/source': './src/index.ts', types: './dist/index.d.ts', default: './dist/index.js' },
+      './server': { '@gengate/source': './src/server/index.ts', types: './dist/server/index.d.ts', default: './dist/server/index.js' },
+      './stripe': { '@gengate/source': './src/payments/stripe-entry.ts', types: './dist/payments/stripe-entry.d.ts', default: './dist/payments/stripe-entry.js' },
+      './s3': { '@gengate/source': './src/storage/s3-entry.ts', types: './dist/storage/s3-entry.d.ts', default: './dist/storage/s3-entry.js' },
+    });
   });
 
   it('npm start and the gengate binary run compiled JavaScript, built by the install step and before each start', () => {

@@ -3,6 +3,7 @@ import { PgBoss, type Queue } from 'pg-boss';
 /** A queue's settings that createQueue and updateQueue both take. */
 type QueueSettings = Omit<Queue, 'name' | 'partition' | 'policy'>;
 import type { Logger } from 'pino';
+import { asClientConfig, type ConnectionSettings } from '../postgres/connection-settings.js';
 
 export const QUEUES = {
   generate: 'gengate-generate',
@@ -17,7 +18,8 @@ export const QUEUES = {
 export const BOSS_SCHEMA = 'pgboss';
 
 export interface BossOptions {
-  readonly connectionString: string;
+  /** A URL, or the settings of the pool an embedder gave (connectionSettingsOf). */
+  readonly connectionString: ConnectionSettings;
   readonly logger: Logger;
   /** Longest time one generation step may hold its job before it is expired and retried. */
   readonly generateExpireSeconds?: number;
@@ -38,8 +40,17 @@ export interface BossOptions {
  * dead-lettered so their tasks end in `fail`.
  */
 export async function createBoss(opts: BossOptions): Promise<PgBoss> {
+  const boss = newBoss(opts);
+  await startBoss(boss, opts);
+  return boss;
+}
+
+/** A pg-boss instance with gengate's settings, not yet started (stores can hold it before the queue starts). */
+export function newBoss(opts: Pick<BossOptions, 'connectionString' | 'logger'>): PgBoss {
+  const { ssl, ...connection } = asClientConfig(opts.connectionString);
   const boss = new PgBoss({
-    connectionString: opts.connectionString,
+    ...connection,
+    ...(ssl !== undefined ? { ssl } : {}),
     schema: BOSS_SCHEMA,
     useListenNotify: true,
     max: 10,
@@ -49,6 +60,11 @@ export async function createBoss(opts: BossOptions): Promise<PgBoss> {
     queueCacheIntervalSeconds: 2,
   });
   boss.on('error', (err: unknown) => opts.logger.error({ err }, 'pg-boss error'));
+  return boss;
+}
+
+/** Starts pg-boss (it creates or migrates its own schema) and creates or updates gengate's queues. */
+export async function startBoss(boss: PgBoss, opts: BossOptions): Promise<void> {
   await boss.start();
   await boss.createQueue(QUEUES.generateDead, { retryLimit: 3, retryDelay: 5, retryBackoff: true });
   const queues: [string, QueueSettings][] = [
@@ -99,5 +115,4 @@ export async function createBoss(opts: BossOptions): Promise<PgBoss> {
     // createQueue keeps an existing queue's settings: bring them up to date.
     await boss.updateQueue(name, options);
   }
-  return boss;
 }

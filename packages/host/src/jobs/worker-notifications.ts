@@ -1,6 +1,7 @@
 import type { Gengate } from '@gengate/core';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { asClientConfig, type ConnectionSettings } from '../postgres/connection-settings.js';
 import { JOBS_READY_CHANNEL, parseJobsReady, wakeWorkers, type WorkerWaker } from './job-wakeups.js';
 
 const TASK_ENDED_CHANNEL = 'gengate_task_ended';
@@ -13,14 +14,14 @@ const TASK_ENDED_CHANNEL = 'gengate_task_ended';
  *   its workers of that queue as there are new jobs. After a reconnect, one worker per queue fetches once,
  *   for what was announced while the connection was down (polling would find it too, later).
  */
-export async function startWorkerNotifications(connectionString: string, deps: { gengate: Gengate; boss: WorkerWaker }, logger: Logger): Promise<{ stop(): Promise<void> }> {
+export async function startWorkerNotifications(connectionString: ConnectionSettings, deps: { gengate: Gengate; boss: WorkerWaker }, logger: Logger): Promise<{ stop(): Promise<void> }> {
   const log = logger.child({ component: 'worker-notifications' });
   let client: pg.Client | null = null;
   let stopped = false;
   let retry: NodeJS.Timeout | null = null;
 
   const connect = async (reconnecting: boolean): Promise<void> => {
-    const c = new pg.Client({ connectionString });
+    const c = new pg.Client(asClientConfig(connectionString));
     c.on('notification', (msg) => {
       if (msg.channel === JOBS_READY_CHANNEL) {
         const ready = parseJobsReady(msg.payload);

@@ -1,10 +1,10 @@
 import type { Mailer } from '@gengate/core';
-import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 
 /**
  * SMTP through nodemailer when smtpUrl is set (smtp:// or smtps://, credentials in the URL);
- * otherwise mails are written to the log, and start-up says so.
+ * otherwise mails are written to the log, and start-up says so. nodemailer is imported on the first
+ * mail sent, so a host without SMTP never loads it.
  */
 export function createMailer(opts: { smtpUrl: string | null; from: string; logger: Logger }): Mailer {
   if (!opts.smtpUrl) {
@@ -15,10 +15,12 @@ export function createMailer(opts: { smtpUrl: string | null; from: string; logge
       },
     };
   }
-  const transport = nodemailer.createTransport(opts.smtpUrl);
+  const smtpUrl = opts.smtpUrl;
+  let transport: Promise<{ sendMail(mail: { from: string; to: string; subject: string; text: string }): Promise<unknown> }> | null = null;
   return {
     async send(message) {
-      await transport.sendMail({ from: opts.from, to: message.to, subject: message.subject, text: message.text });
+      transport ??= import('nodemailer').then((m) => m.default.createTransport(smtpUrl));
+      await (await transport).sendMail({ from: opts.from, to: message.to, subject: message.subject, text: message.text });
     },
   };
 }

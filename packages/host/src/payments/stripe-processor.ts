@@ -1,5 +1,6 @@
 import type { PaymentProcessor } from '@gengate/core';
 import Stripe from 'stripe';
+import { STRIPE_CHECKOUT_TTL_SECONDS } from './stripe-checkout-ttl.js';
 
 export interface StripeOptions {
   readonly secretKey: string;
@@ -10,11 +11,7 @@ export interface StripeOptions {
   readonly apiUrl?: string | null;
 }
 
-/**
- * How long a Checkout Session can be paid: set explicitly (Stripe's default and maximum is 24 hours).
- * A pending top-up is expired by the maintenance sweep once its session can no longer be paid.
- */
-export const STRIPE_CHECKOUT_TTL_SECONDS = 23 * 3_600 + 30 * 60;
+export { STRIPE_CHECKOUT_TTL_SECONDS };
 
 /** A Stripe SDK client, pointed at a fake API when apiUrl is given. */
 export function createStripeClient(opts: Pick<StripeOptions, 'secretKey' | 'apiUrl'>): Stripe {

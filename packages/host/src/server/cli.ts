@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { AdminService, isGatewayError } from '@gengate/core';
 import { randomUUID } from 'node:crypto';
 import { createPgStores } from '../postgres/pg-unit-of-work.js';
 import { setUserRole } from './cli-user-role.js';
-import { ConfigError, loadConfig, maskSecrets, secretValues, type GengateConfig } from './config.js';
+import { ConfigError, loadConfig, maskSecrets, secretValues, type GengateConfig, type ServerRole } from './config.js';
 import { openDatabase } from './database.js';
 import { createLogger } from './logger.js';
 import { loadProviders, logProviderStatus, providerEnvironment } from './providers.js';
@@ -48,13 +48,17 @@ const program = new Command()
 program
   .command('serve')
   .description('start the HTTP API and the generation worker (embedded PostgreSQL unless DATABASE_URL is set)')
-  .action(async () => {
+  .addOption(
+    new Option('--role <role>', 'api: HTTP only; worker: the workers, serving only /healthz; all: both (default: ROLE, else all)').choices(['api', 'worker', 'all']),
+  )
+  .action(async (opts: { role?: ServerRole }) => {
     const cfg = config();
     const providers = loadProviders(providerEnvironment(process.env));
     const logger = createLogger({ level: cfg.logLevel, secrets: [...secretValues(), ...providers.secrets] });
     logProviderStatus(logger, providers.status);
-    const server = await startServer(cfg, { logger, extraAdapters: providers.adapters, secrets: providers.secrets });
-    process.stdout.write(`gengate is serving ${server.url}/api/v1 (port ${server.port})\n`);
+    const server = await startServer(cfg, { logger, extraAdapters: providers.adapters, secrets: providers.secrets, ...(opts.role ? { role: opts.role } : {}) });
+    if (server.role === 'worker') process.stdout.write(`gengate worker is running; health at ${server.url}/healthz (port ${server.port})\n`);
+    else process.stdout.write(`gengate is serving ${server.url}/api/v1 (port ${server.port})\n`);
     if (server.dashboardUrl) process.stdout.write(`gengate dashboard: ${server.dashboardUrl}\n`);
     const shutdown = (signal: string) => {
       logger.info({ signal, graceMs: cfg.shutdownGraceMs }, 'shutting down');

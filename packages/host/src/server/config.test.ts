@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_HOST_SETTINGS } from '../embed/host-settings.js';
 import { ConfigError, loadConfig } from './config.js';
 
 describe('loadConfig', () => {
@@ -63,6 +64,57 @@ describe('loadConfig', () => {
     expect(c.port).toBe(4000);
     expect(c.logLevel).toBe('warn');
     expect(c.runWorker).toBe(false);
+    expect(c.role).toBe('api');
+  });
+
+  it('reads ROLE (env) or role (JSON file); RUN_WORKER=false still means api; ROLE wins', () => {
+    expect(loadConfig({}).role).toBe('all');
+    expect(loadConfig({ ROLE: 'worker' })).toMatchObject({ role: 'worker', runWorker: true });
+    expect(loadConfig({ ROLE: 'api' })).toMatchObject({ role: 'api', runWorker: false });
+    expect(loadConfig({ RUN_WORKER: 'false' }).role).toBe('api');
+    expect(loadConfig({ RUN_WORKER: 'false', ROLE: 'all' }).role).toBe('all');
+    const file = join(mkdtempSync(join(tmpdir(), 'gg-config-')), 'config.json');
+    writeFileSync(file, JSON.stringify({ role: 'worker' }));
+    expect(loadConfig({ GENGATE_CONFIG_FILE: file }).role).toBe('worker');
+    expect(() => loadConfig({ ROLE: 'everything' })).toThrow(/^ROLE: /);
+  });
+
+  it('has the facade defaults (DEFAULT_HOST_SETTINGS) as its own defaults', () => {
+    const c = loadConfig({});
+    const d = DEFAULT_HOST_SETTINGS;
+    expect({
+      deadlineSeconds: c.deadlineSeconds,
+      scheduling: c.scheduling,
+      workerConcurrency: c.workerConcurrency,
+      checkConcurrency: c.checkConcurrency,
+      callbacks: c.callbacks,
+      fetching: c.fetching,
+      resultUrlTtlSeconds: c.resultUrlTtlSeconds,
+      maintenanceCron: c.maintenanceCron,
+      manualTopupExpiryHours: c.manualTopupExpiryHours,
+      shutdownGraceMs: c.shutdownGraceMs,
+      trustProxy: c.trustProxy,
+      markup: c.markup,
+      limits: c.providerLimits('openai'),
+      ops: c.ops,
+      retentionDays: c.retentionDays,
+    }).toEqual({
+      deadlineSeconds: d.deadlineSeconds,
+      scheduling: d.scheduling,
+      workerConcurrency: d.workerConcurrency,
+      checkConcurrency: d.checkConcurrency,
+      callbacks: d.callbacks,
+      fetching: d.fetching,
+      resultUrlTtlSeconds: d.resultUrlTtlSeconds,
+      maintenanceCron: d.maintenanceCron,
+      manualTopupExpiryHours: d.manualTopupExpiryHours,
+      shutdownGraceMs: d.shutdownGraceMs,
+      trustProxy: d.trustProxy,
+      markup: d.markup,
+      limits: d.providerLimits('openai'),
+      ops: d.ops,
+      retentionDays: d.retentionDays,
+    });
   });
 
   it('strips a trailing slash from PUBLIC_URL and parses TRUST_PROXY', () => {

@@ -70,6 +70,8 @@ const envSchema = z.object({
   TASK_MAX_ATTEMPTS: int(1, 20).default(4),
   PROVIDER_MAX_CONCURRENCY: keyValueList(positiveInt, 'positive integer'),
   PROVIDER_MAX_PER_MINUTE: keyValueList(positiveInt, 'positive integer'),
+  ROLE: z.enum(['api', 'worker', 'all']).optional(),
+  /** Older name: RUN_WORKER=false is ROLE=api (ROLE wins when both are set). */
   RUN_WORKER: bool.default(true),
   SHUTDOWN_GRACE_MS: int(0, 600_000).default(10_000),
   DEADLINE_CHAT_SECONDS: int(1, 86_400).default(120),
@@ -119,6 +121,8 @@ const envSchema = z.object({
   }
 });
 
+export type ServerRole = 'api' | 'worker' | 'all';
+
 export interface GengateConfig {
   readonly port: number;
   readonly host: string;
@@ -137,6 +141,12 @@ export interface GengateConfig {
   readonly scheduling: { readonly maxRunningPerUser: Readonly<Record<Modality, number>>; readonly maxQueuedPerUser: number; readonly maxAttempts: number };
   /** Per-provider call limits (concurrent calls, calls per minute). */
   providerLimits(providerId: string): ProviderLimits;
+  /**
+   * What this process does: `api` serves HTTP only; `worker` runs generation, callbacks, mail and the
+   * periodic jobs and serves only health; `all` (the default) both.
+   */
+  readonly role: ServerRole;
+  /** Whether this process runs the workers (role `worker` or `all`). */
   readonly runWorker: boolean;
   readonly shutdownGraceMs: number;
   readonly deadlineSeconds: { readonly chat: number; readonly image: number; readonly video: number };
@@ -250,6 +260,8 @@ export function maskSecrets(text: string, secrets: readonly string[]): string {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): GengateConfig {
   const fromFile = env['GENGATE_CONFIG_FILE'] ? fileValues(env['GENGATE_CONFIG_FILE']) : {};
   const merged: Record<string, string> = { ...fromFile };
+  // A JSON config file may say "role" as well as "ROLE".
+  if (fromFile['role'] !== undefined && fromFile['ROLE'] === undefined) merged['ROLE'] = fromFile['role'];
   for (const key of Object.keys(envSchema.shape)) {
     const v = env[key];
     if (v !== undefined && v !== '') merged[key] = v;
@@ -261,6 +273,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     throw new ConfigError(lines.join('\n'));
   }
   const c = parsed.data;
+  const role: ServerRole = c.ROLE ?? (c.RUN_WORKER ? 'all' : 'api');
   return {
     port: c.PORT,
     host: c.HOST,
@@ -283,7 +296,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       maxAttempts: c.TASK_MAX_ATTEMPTS,
     },
     providerLimits: (id) => ({ maxConcurrent: c.PROVIDER_MAX_CONCURRENCY.get(id) ?? null, maxPerMinute: c.PROVIDER_MAX_PER_MINUTE.get(id) ?? null }),
-    runWorker: c.RUN_WORKER,
+    role,
+    runWorker: role !== 'api',
     shutdownGraceMs: c.SHUTDOWN_GRACE_MS,
     deadlineSeconds: { chat: c.DEADLINE_CHAT_SECONDS, image: c.DEADLINE_IMAGE_SECONDS, video: c.DEADLINE_VIDEO_SECONDS },
     sandboxLatencyMs: c.SANDBOX_LATENCY_MS ?? null,

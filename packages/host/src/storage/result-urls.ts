@@ -23,16 +23,17 @@ function signature(secret: Buffer, key: string, expires: number): string {
 }
 
 /**
- * Result files are served by the router at `<base>/api/v1/files/<key>`; the base may only be known after
- * listening. With `signing`, each URL carries `?expires=<unix seconds>&signature=<HMAC>`.
+ * Result files are served by the router at `<base><mountPath>/files/<key>`; the base (the public URL)
+ * may only be known after listening, and `mountPath` is where the router is mounted under it (default
+ * `/api/v1`). With `signing`, each URL carries `?expires=<unix seconds>&signature=<HMAC>`.
  */
-export function createResultUrlResolver(getBaseUrl: () => string, signing: ResultUrlSigning | null = null): ResultUrlResolver {
-  if (!signing) return { urlFor: (key) => `${getBaseUrl()}/api/v1/files/${key}` };
+export function createResultUrlResolver(getBaseUrl: () => string, signing: ResultUrlSigning | null = null, mountPath = '/api/v1'): ResultUrlResolver {
+  if (!signing) return { urlFor: (key) => `${getBaseUrl()}${mountPath}/files/${key}` };
   const now = signing.now ?? Date.now;
   return {
     urlFor(key) {
       const expires = Math.floor(now() / 1000) + signing.ttlSeconds;
-      return `${getBaseUrl()}/api/v1/files/${key}?expires=${expires}&signature=${signature(signing.secret, key, expires)}`;
+      return `${getBaseUrl()}${mountPath}/files/${key}?expires=${expires}&signature=${signature(signing.secret, key, expires)}`;
     },
   };
 }

@@ -1,0 +1,90 @@
+import type { AuthContext, BlobStore, CreateGengateOptions, KeyRateLimiter, Mailer, PaymentProcessor, ProviderAdapter } from '@gengate/core';
+import type { Request } from 'express';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { FileDeliveryOptions } from '../http/routes/files-delivery.js';
+import type { StoreReplacements } from '../postgres/pg-unit-of-work.js';
+import type { GengateHostSettingsInput } from './host-settings.js';
+
+/** Stripe Checkout for top-ups: the Stripe SDK is imported only when this is given. */
+export interface StripeHostOptions {
+  readonly secretKey: string;
+  readonly webhookSecret: string;
+  /** Base URL of the Stripe API; only for tests against a fake. */
+  readonly apiUrl?: string | null;
+  /** Where Stripe sends the payer after paying; default `<apiUrl>/billing/balance?checkout=success`. */
+  readonly successUrl?: string | (() => string) | null;
+  /** Where Stripe sends the payer after cancelling; default `<apiUrl>/billing/balance?checkout=cancelled`. */
+  readonly cancelUrl?: string | (() => string) | null;
+}
+
+export interface GengateHostOptions {
+  /**
+   * The PostgreSQL database: a URL (gengate opens and closes its own pool), or your own pool (gengate
+   * never ends it; its job queue and LISTEN connection use the pool's connection settings).
+   */
+  readonly database: { readonly url: string; readonly poolMax?: number } | { readonly pool: pg.Pool };
+  /** The PostgreSQL schema of gengate's tables (created by migrate()); default `gengate`. */
+  readonly schema?: string;
+  /** Stores to use instead of gengate's own, in every scope (see createPgStores and docs/architecture.md, "SQL and the schema"). */
+  readonly replaceStores?: StoreReplacements;
+  /** The provider adapters to serve (e.g. createSandboxAdapter() from @gengate/adapters). */
+  readonly adapters: readonly ProviderAdapter[];
+  /** A pino logger; default: silent. */
+  readonly logger?: Logger;
+  /** Where result files are kept; default a LocalBlobStore under `filesDir` (an S3BlobStore from `@gengate/host/s3` for several machines). */
+  readonly blobStore?: BlobStore;
+  /** How result files are served: streamed (default) or a 302 to the blob store's presigned URL. */
+  readonly fileDelivery?: FileDeliveryOptions;
+  /** The directory of the default LocalBlobStore; default `.gengate/files` under the working directory. */
+  readonly filesDir?: string;
+  /** How credits are bought; default ManualPaymentProcessor (an operator completes top-ups). */
+  readonly paymentProcessor?: PaymentProcessor;
+  /** Stripe Checkout instead (overrides paymentProcessor; mounts the signed webhook on the router). */
+  readonly stripe?: StripeHostOptions;
+  /** How balance-alert mails are sent; default SMTP when `smtp` is given, else written to the log. */
+  readonly mailer?: Mailer;
+  /** SMTP for the default mailer (nodemailer is imported only when a mail is sent). */
+  readonly smtp?: { readonly url: string; readonly from: string };
+  /**
+   * Your own sign-in: asked before the API-key check. Return `{ userId, apiKeyId: null }` to act as that
+   * gengate user, or null to fall through to `Authorization: Bearer <key>`. Accept only requests a
+   * browser cannot be tricked into sending (a session cookie together with a CSRF header or SameSite=Strict).
+   */
+  readonly authenticate?: (req: Request) => Promise<AuthContext | null>;
+  /**
+   * The origin (and any path prefix) clients reach your app at, e.g. `https://app.example.com`; result
+   * URLs, provider webhook URLs and Stripe return URLs are built from it plus `mountPath`. A function
+   * is read each time (for a port known only after listening). Default '' (relative result URLs).
+   */
+  readonly publicUrl?: string | (() => string);
+  /** Where you mount `router` under the public URL; default `/api/v1`. */
+  readonly mountPath?: string;
+  /** Counts per-key rate limits; default in PostgreSQL, shared by every process. */
+  readonly rateLimiter?: KeyRateLimiter;
+  /** Largest accepted JSON body; default 1 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Secret values (provider keys) kept out of task messages and logs. */
+  readonly secrets?: readonly string[];
+  /** Deadlines, scheduling, concurrency, callbacks, downloads, back-pressure, retention, shutdown grace: see DEFAULT_HOST_SETTINGS. */
+  readonly settings?: GengateHostSettingsInput;
+  /**
+   * Rebind any port or use case before anything is resolved (`container.rebind(TOKENS.Clock)...`): that
+   * binding is what runs, for the use cases that depend on it too.
+   */
+  readonly configure?: CreateGengateOptions['configure'];
+  /** The address settings.ops.metricsPort listens on; default 127.0.0.1. */
+  readonly metricsHost?: string;
+}
+
+/** Which workers startWorkers() runs; each defaults to true. */
+export interface HostWorkerSelection {
+  /** Generation and status-check jobs, with the listener that aborts upstream calls of tasks ended elsewhere. */
+  readonly generation?: boolean;
+  /** Callback deliveries. */
+  readonly callbacks?: boolean;
+  /** Balance-alert mails. */
+  readonly mail?: boolean;
+  /** The periodic maintenance sweep. */
+  readonly maintenance?: boolean;
+}

@@ -1,0 +1,100 @@
+import { MARKUP_ONE, type MarkupPolicy, type Modality, type ProviderLimits } from '@gengate/core';
+import type { OpsSettings } from '../ops/start-ops.js';
+
+/**
+ * What a gengate host is tuned by: deadlines, scheduling, worker concurrency, callbacks, downloads,
+ * result URL expiry, maintenance, shutdown grace. The standalone server passes its GengateConfig (which
+ * has these fields under the same names); an embedder gives only what differs from DEFAULT_HOST_SETTINGS.
+ */
+export interface GengateHostSettings {
+  /** How long a task may run before it fails, per modality. */
+  readonly deadlineSeconds: Readonly<Record<Modality, number>>;
+  readonly scheduling: { readonly maxRunningPerUser: Readonly<Record<Modality, number>>; readonly maxQueuedPerUser: number; readonly maxAttempts: number };
+  /** The operator's markup over upstream costs. */
+  readonly markup: MarkupPolicy;
+  /** Per-provider call limits (concurrent calls, calls per minute) shared by every worker process. */
+  providerLimits(providerId: string): ProviderLimits;
+  /** Upstream calls one worker process runs at once. */
+  readonly workerConcurrency: number;
+  /** Status checks of long-running upstream jobs one worker process runs at once. */
+  readonly checkConcurrency: number;
+  readonly callbacks: {
+    /** Development only: deliver callbacks to loopback and private addresses. */
+    readonly allowPrivate: boolean;
+    readonly timeoutMs: number;
+    readonly retryDelaySeconds: number;
+    readonly concurrency: number;
+    readonly perUserConcurrency: number;
+    readonly attemptRetentionDays: number;
+  };
+  /** Downloads of results and reference inputs. */
+  readonly fetching: { readonly allowPrivate: boolean; readonly maxResultBytes: Readonly<Record<Modality, number>>; readonly maxInputBytes: number };
+  /** Result URLs expire (signed) this long after they are handed out; null = never. */
+  readonly resultUrlTtlSeconds: number | null;
+  /** When the maintenance sweep runs (five-field cron, UTC). */
+  readonly maintenanceCron: string;
+  /** A pending manual top-up not completed within this time is marked failed. */
+  readonly manualTopupExpiryHours: number;
+  /** close() stops everything within this time in total. */
+  readonly shutdownGraceMs: number;
+  /** Addresses or CIDR ranges of proxies whose X-Forwarded-For is believed. */
+  readonly trustProxy: readonly string[];
+  /**
+   * Metrics and back-pressure: submissions are refused (503 overloaded) past `maxQueuedJobs` waiting
+   * generation jobs, sampled every `queueSampleIntervalMs`; `metricsPort` serves /metrics, /healthz and
+   * /readyz on a port of their own (null: on `host.opsRouter` only, which you mount where you like).
+   */
+  readonly ops: OpsSettings;
+  /** Ended tasks (and their files) older than this are purged by the maintenance sweep; null = kept. */
+  readonly retentionDays: number | null;
+}
+
+/** The defaults: the same as the standalone server's configuration defaults (docs/configuration.md). */
+export const DEFAULT_HOST_SETTINGS: GengateHostSettings = {
+  deadlineSeconds: { chat: 120, image: 300, video: 900 },
+  scheduling: { maxRunningPerUser: { chat: 8, image: 4, video: 50 }, maxQueuedPerUser: 1_000, maxAttempts: 4 },
+  markup: { defaultBp: MARKUP_ONE, providers: new Map(), models: new Map() },
+  providerLimits: () => ({ maxConcurrent: null, maxPerMinute: null }),
+  workerConcurrency: 8,
+  checkConcurrency: 16,
+  callbacks: { allowPrivate: false, timeoutMs: 10_000, retryDelaySeconds: 10, concurrency: 32, perUserConcurrency: 4, attemptRetentionDays: 30 },
+  fetching: {
+    allowPrivate: false,
+    maxResultBytes: { chat: 16 * 1024 * 1024, image: 64 * 1024 * 1024, video: 1024 * 1024 * 1024 },
+    maxInputBytes: 50 * 1024 * 1024,
+  },
+  resultUrlTtlSeconds: null,
+  maintenanceCron: '*/10 * * * *',
+  manualTopupExpiryHours: 168,
+  shutdownGraceMs: 10_000,
+  trustProxy: [],
+  ops: { metricsPort: null, maxQueuedJobs: 50_000, queueSampleIntervalMs: 1_000 },
+  retentionDays: null,
+};
+
+/** Partial settings over the defaults (nested records merged one level deep). */
+export type GengateHostSettingsInput = Partial<Omit<GengateHostSettings, 'scheduling' | 'callbacks' | 'fetching' | 'deadlineSeconds' | 'ops'>> & {
+  readonly ops?: Partial<OpsSettings>;
+  readonly deadlineSeconds?: Partial<Readonly<Record<Modality, number>>>;
+  readonly scheduling?: Partial<GengateHostSettings['scheduling']>;
+  readonly callbacks?: Partial<GengateHostSettings['callbacks']>;
+  readonly fetching?: Partial<GengateHostSettings['fetching']>;
+};
+
+export function resolveHostSettings(input: GengateHostSettingsInput = {}): GengateHostSettings {
+  const d = DEFAULT_HOST_SETTINGS;
+  return {
+    ...d,
+    ...input,
+    providerLimits: input.providerLimits ?? d.providerLimits,
+    deadlineSeconds: { ...d.deadlineSeconds, ...input.deadlineSeconds },
+    scheduling: {
+      ...d.scheduling,
+      ...input.scheduling,
+      maxRunningPerUser: { ...d.scheduling.maxRunningPerUser, ...input.scheduling?.maxRunningPerUser },
+    },
+    callbacks: { ...d.callbacks, ...input.callbacks },
+    ops: { ...d.ops, ...input.ops },
+    fetching: { ...d.fetching, ...input.fetching, maxResultBytes: { ...d.fetching.maxResultBytes, ...input.fetching?.maxResultBytes } },
+  };
+}
