@@ -112,6 +112,8 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
 
   const app = express();
   app.disable('x-powered-by');
+  // API answers are `Cache-Control: no-store`: an ETag (a SHA-1 of every body) would never be used.
+  app.set('etag', false);
   // Every role: request metrics, /healthz, /readyz, and /metrics unless METRICS_PORT serves it apart.
   app.use(host.ops.httpMetrics);
   app.use(host.ops.router);
