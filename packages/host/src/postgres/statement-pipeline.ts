@@ -34,18 +34,21 @@ export class StatementPipeline {
     this.pipelined = 'pipeline' in client && client.pipeline === true;
   }
 
+  /** Sends a statement now (pipelined) or once the one before has answered, in issue order either way. */
+  private issue<R extends pg.QueryResultRow>(text: string, values: readonly unknown[] | undefined): Promise<pg.QueryResult<R>> {
+    const run = () => this.client.query<R>(text, values === undefined ? undefined : [...values]);
+    return this.pipelined ? run() : this.last.then(run, run);
+  }
+
   /** Issues a statement after the others, whose failure is nobody's concern (it settles either way). */
   unobserved(text: string, values: readonly unknown[]): Promise<void> {
-    const run = () => this.client.query(text, [...values]);
-    const result = this.pipelined ? run() : this.last.then(run, run);
-    const settled = result.then(() => undefined, () => undefined);
+    const settled = this.issue(text, values).then(() => undefined, () => undefined);
     this.last = settled;
     return settled;
   }
 
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>> {
-    const run = () => this.client.query<R>(text, values === undefined ? undefined : [...values]);
-    const result = this.pipelined ? run() : this.last.then(run, run);
+    const result = this.issue<R>(text, values);
     this.last = this.observe(result);
     return result;
   }
