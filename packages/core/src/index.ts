@@ -17,7 +17,7 @@ export type {
   VideoCapabilities,
 } from './model/capabilities.js';
 export { CREDITS_PER_USD, MARKUP_ONE, MICRO_PER_CREDIT } from './model/pricing.js';
-export type { ModelPricing, PriceSource, PriceVariant } from './model/pricing.js';
+export type { ImageTokenPrices, LongContextPrices, ModelPricing, PriceSource, PriceVariant } from './model/pricing.js';
 export { toModelView } from './model/model.js';
 export type { ModelDescriptor, ModelView, ProviderParamsSchema } from './model/model.js';
 export { isEndState, TASK_STATUSES } from './model/task.js';

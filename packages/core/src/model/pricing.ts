@@ -12,6 +12,39 @@ export interface PriceVariant {
 }
 
 /**
+ * A long-prompt tier of a token-priced model (Claude Haiku 5.5: prompts above 100,000 tokens cost more):
+ * when a request's input tokens exceed `aboveInputTokens`, the whole request is billed at these prices.
+ */
+export interface LongContextPrices {
+  readonly aboveInputTokens: number;
+  /** Micro-USD per one million input tokens above the threshold. */
+  readonly inputPerMillionTokens: number;
+  /** Micro-USD per one million output tokens when the input is above the threshold. */
+  readonly outputPerMillionTokens: number;
+}
+
+/**
+ * The tokens an image model bills besides its images (GPT Image, Gemini image): the prompt's text, any
+ * reference images, and, where the upstream reports them, the output image tokens. Micro-USD per 1M tokens.
+ */
+export interface ImageTokenPrices {
+  /** The prompt's text tokens. */
+  readonly textInputPerMillionTokens: number;
+  /** Reference images' tokens (image input), where the model takes reference images. */
+  readonly imageInputPerMillionTokens?: number;
+  /**
+   * Output image tokens: when set and the upstream reports its output tokens, the images are charged by
+   * those tokens (exact for every size) instead of the per-image price, which is still what is held.
+   */
+  readonly imageOutputPerMillionTokens?: number;
+  /**
+   * How often the prompt is billed: once per request (one upstream call makes every image, GPT Image),
+   * or once per image (one upstream call per image, Gemini through the AI SDK).
+   */
+  readonly promptBilled: 'per_request' | 'per_image';
+}
+
+/**
  * Prices are data: the UPSTREAM cost in integer micro-USD (1 USD = 1,000,000), as the provider's public
  * price page lists it. What a user pays is that cost times the operator's markup, in credits
  * (100 credits = 1 USD; see docs/billing.md for the units and the rounding).
@@ -23,6 +56,7 @@ export type ModelPricing =
       readonly inputPerMillionTokens: number;
       /** Micro-USD per one million output tokens. */
       readonly outputPerMillionTokens: number;
+      readonly longContext?: LongContextPrices;
     }
   | {
       readonly kind: 'per_image';
@@ -33,6 +67,8 @@ export type ModelPricing =
       /** When set, an image costs this per started megapixel instead (fal's FLUX pricing). */
       readonly perMegapixel?: number;
       readonly variants?: readonly PriceVariant[];
+      /** Tokens billed besides the images (held at their largest, charged as reported). */
+      readonly tokens?: ImageTokenPrices;
     }
   | {
       readonly kind: 'per_second';

@@ -1,5 +1,5 @@
 import type { Modality } from './modality.js';
-import type { ProducedUsage } from '../pricing/quote.js';
+import type { ProducedUsage } from '../pricing/produced-usage.js';
 import type { UpstreamMetadata } from '../ports/provider-adapter.js';
 import type { RunRequest } from '../run/run-request.schema.js';
 import type { JsonValue } from '../util/json.js';

@@ -1,7 +1,7 @@
 import type { UpstreamError } from '../errors/upstream-error.js';
 import type { ModelDescriptor } from '../model/model.js';
 import type { TaskWarning } from '../model/task.js';
-import type { ProducedUsage } from '../pricing/quote.js';
+import type { ProducedUsage } from '../pricing/produced-usage.js';
 import type { NormalizedRequest } from '../run/normalized-request.js';
 import type { JsonValue } from '../util/json.js';
 

@@ -30,9 +30,12 @@ export function priceValues(p: ModelPricing): number[] {
   const variants = 'variants' in p ? (p.variants ?? []).map((v) => v.price) : [];
   switch (p.kind) {
     case 'per_token':
-      return [p.inputPerMillionTokens, p.outputPerMillionTokens];
-    case 'per_image':
-      return [p.perImage, p.perLargeImage ?? 0, p.perMegapixel ?? 0, ...variants];
+      return [p.inputPerMillionTokens, p.outputPerMillionTokens, p.longContext?.inputPerMillionTokens ?? 0, p.longContext?.outputPerMillionTokens ?? 0];
+    case 'per_image': {
+      const t = p.tokens;
+      const tokens = t ? [t.textInputPerMillionTokens, t.imageInputPerMillionTokens ?? 0, t.imageOutputPerMillionTokens ?? 0] : [];
+      return [p.perImage, p.perLargeImage ?? 0, p.perMegapixel ?? 0, ...variants, ...tokens];
+    }
     case 'per_second':
       return [...Object.values(p.perSecond), ...variants];
     case 'per_video':

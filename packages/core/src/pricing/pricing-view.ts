@@ -2,7 +2,11 @@ import type { ModelDescriptor } from '../model/model.js';
 import { CREDITS_PER_USD, MARKUP_ONE, type PriceVariant } from '../model/pricing.js';
 
 export interface PriceLine {
-  /** What one unit is: `1M_input_tokens`, `1M_output_tokens`, `image`, `image_above_1mp`, `megapixel`, `second`, `video`. */
+  /**
+   * What one unit is: `1M_input_tokens`, `1M_output_tokens` (chat), `image`, `image_above_1mp`, `megapixel`,
+   * `1M_text_input_tokens`, `1M_image_input_tokens`, `1M_image_output_tokens` (token-billed image models),
+   * `second`, `video`.
+   */
   unit: string;
   /** Resolution the line applies to (video), else null. */
   resolution: string | null;
@@ -41,6 +45,10 @@ export function toPricingView(model: ModelDescriptor, markupBp: number = MARKUP_
   switch (p.kind) {
     case 'per_token':
       prices = [line('1M_input_tokens', p.inputPerMillionTokens, markupBp), line('1M_output_tokens', p.outputPerMillionTokens, markupBp)];
+      if (p.longContext) {
+        const above = { input_tokens_above: p.longContext.aboveInputTokens };
+        prices.push(line('1M_input_tokens', p.longContext.inputPerMillionTokens, markupBp, null, above), line('1M_output_tokens', p.longContext.outputPerMillionTokens, markupBp, null, above));
+      }
       break;
     case 'per_image':
       prices =
@@ -48,6 +56,12 @@ export function toPricingView(model: ModelDescriptor, markupBp: number = MARKUP_
           ? [line('megapixel', p.perMegapixel, markupBp)]
           : [line('image', p.perImage, markupBp), line('image_above_1mp', p.perLargeImage ?? p.perImage, markupBp)];
       prices.push(...variantLines('image', p.variants, markupBp));
+      if (p.tokens) {
+        const t = p.tokens;
+        prices.push(line('1M_text_input_tokens', t.textInputPerMillionTokens, markupBp));
+        if (t.imageInputPerMillionTokens !== undefined) prices.push(line('1M_image_input_tokens', t.imageInputPerMillionTokens, markupBp));
+        if (t.imageOutputPerMillionTokens !== undefined) prices.push(line('1M_image_output_tokens', t.imageOutputPerMillionTokens, markupBp));
+      }
       break;
     case 'per_second':
       prices = [...Object.entries(p.perSecond).map(([res, micro]) => line('second', micro, markupBp, res)), ...variantLines('second', p.variants, markupBp)];

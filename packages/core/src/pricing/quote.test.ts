@@ -77,6 +77,55 @@ describe('quotes and charges', () => {
     expect(quoteRun(flux, imageReq({ width: 1536, height: 1024 })).chargeMicro).toBe(5_000_000);
   });
 
+  it('holds the prompt of a token-billed image model at one token per byte and charges the usage the upstream reports', () => {
+    const gptImage: ModelDescriptor = {
+      ...base,
+      id: 'p.gpt-image',
+      modality: 'image',
+      capabilities: {
+        modality: 'image', promptRequired: true, aspectRatios: ['1:1'], sizes: { kind: 'range', minSide: 256, maxSide: 2048, defaultLongSide: 1024 },
+        supportsNegativePrompt: false, supportsSeed: false, maxReferenceImages: 0, maxImages: 10,
+      },
+      // $0.006 per image held; text input $5, image input $8, image output $30 per 1M tokens; one call for every image
+      pricing: {
+        kind: 'per_image',
+        perImage: 6_000,
+        tokens: { textInputPerMillionTokens: 5_000_000, imageInputPerMillionTokens: 8_000_000, imageOutputPerMillionTokens: 30_000_000, promptBilled: 'per_request' },
+      },
+    };
+    const prompt = 'x'.repeat(32_000);
+    const req = imageReq({ prompt, n: 2 });
+    // held: 2 x $0.006 + 32,000 bytes x $5/M = 12,000 + 160,000 = 172,000 micro-USD = 17,200,000 micro-credits
+    const q = quoteRun(gptImage, req);
+    expect(q.costMicro).toBe(17_200_000);
+    // OpenAI's usage: 8,000 text tokens, 0 image tokens, 2 x 166 output tokens -> 40,000 + 9,960 = 49,960 micro-USD
+    expect(chargeForUsage(gptImage, req, q, { images: 2, inputTokens: 8_000, inputTextTokens: 8_000, inputImageTokens: 0, outputTokens: 332 }).costMicro).toBe(4_996_000);
+    // an unsplit input total is priced at the higher input rate: 1,000 x $8/M + 332 x $30/M = 8,000 + 9,960
+    expect(chargeForUsage(gptImage, req, q, { images: 2, inputTokens: 1_000, outputTokens: 332 }).costMicro).toBe(1_796_000);
+    // no usage reported: the images produced and the held input
+    expect(chargeForUsage(gptImage, req, q, { images: 1 }).costMicro).toBe(16_600_000);
+    // never above the hold
+    expect(chargeForUsage(gptImage, req, q, { images: 2, inputTextTokens: 100_000, outputTokens: 100_000 })).toEqual(q);
+    // one call per image: the prompt is billed n times
+    const perImage: ModelDescriptor = { ...gptImage, pricing: { kind: 'per_image', perImage: 6_000, tokens: { textInputPerMillionTokens: 5_000_000, promptBilled: 'per_image' } } };
+    expect(quoteRun(perImage, req).costMicro).toBe(2 * 600_000 + 2 * 16_000_000);
+  });
+
+  it('bills a prompt above the long-context threshold whole at the long-context prices', () => {
+    const tiered: ModelDescriptor = {
+      ...chat,
+      pricing: { kind: 'per_token', inputPerMillionTokens: 100_000, outputPerMillionTokens: 500_000, longContext: { aboveInputTokens: 10, inputPerMillionTokens: 500_000, outputPerMillionTokens: 2_500_000 } },
+    };
+    // 6 bytes <= 10: base prices, 6 x 0.1 + 100 x 0.5 = 50.6 micro-USD
+    expect(quoteRun(tiered, chatReq).costMicro).toBe(5_060);
+    // 12 bytes > 10: 12 x 0.5 + 100 x 2.5 = 256 micro-USD
+    const long = { ...chatReq, prompt: 'abcdefghijkl' };
+    const q = quoteRun(tiered, long);
+    expect(q.costMicro).toBe(25_600);
+    expect(chargeForUsage(tiered, long, q, { inputTokens: 11, outputTokens: 4 }).costMicro).toBe(1_550);
+    expect(chargeForUsage(tiered, long, q, { inputTokens: 10, outputTokens: 4 }).costMicro).toBe(300);
+  });
+
   it('prices video per second and resolution (produced seconds when reported) or per video', () => {
     const video: ModelDescriptor = {
       ...base,

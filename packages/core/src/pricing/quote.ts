@@ -1,7 +1,13 @@
 import type { ModelDescriptor } from '../model/model.js';
 import { MARKUP_ONE } from '../model/pricing.js';
 import type { NormalizedRequest } from '../run/normalized-request.js';
+import { heldImageInputPico, reportedImageInputPico, reportedImageOutputPico } from './image-tokens.js';
 import { matchVariant, priceDimensions } from './price-dimensions.js';
+import type { ProducedUsage } from './produced-usage.js';
+import { maxInputTokens } from './token-bound.js';
+
+export type { ProducedUsage } from './produced-usage.js';
+export { maxInputTokens } from './token-bound.js';
 
 /*
  * Units: prices are integer micro-USD; costs are computed exactly in pico-USD (BigInt), then converted
@@ -21,14 +27,6 @@ export interface PriceQuote {
   readonly chargeMicro: number;
 }
 
-/** What a generation produced, as the adapter reports it. */
-export interface ProducedUsage {
-  readonly inputTokens?: number;
-  readonly outputTokens?: number;
-  readonly images?: number;
-  readonly videoSeconds?: number;
-}
-
 const ceilDiv = (n: bigint, d: bigint): bigint => (n + d - 1n) / d;
 
 function toQuote(pico: bigint, markupBp: number): PriceQuote {
@@ -38,15 +36,12 @@ function toQuote(pico: bigint, markupBp: number): PriceQuote {
   };
 }
 
-/** Upper bound of input tokens for a text: a token is never shorter than one UTF-8 byte. */
-export function maxInputTokens(text: string): number {
-  return new TextEncoder().encode(text).length;
-}
-
+/** Chat tokens priced; a request whose input is above the long-prompt threshold is billed whole at those prices. */
 function tokensPico(model: ModelDescriptor, inputTokens: number, outputTokens: number): bigint {
   const p = model.pricing;
   if (p.kind !== 'per_token') throw new Error(`model ${model.id} is not priced per token`);
-  return BigInt(inputTokens) * BigInt(p.inputPerMillionTokens) + BigInt(outputTokens) * BigInt(p.outputPerMillionTokens);
+  const rates = p.longContext !== undefined && inputTokens > p.longContext.aboveInputTokens ? p.longContext : p;
+  return BigInt(inputTokens) * BigInt(rates.inputPerMillionTokens) + BigInt(outputTokens) * BigInt(rates.outputPerMillionTokens);
 }
 
 /** Micro-USD per unit (image, second or video) for this request; throws when the data has no price for it. */
@@ -78,21 +73,31 @@ function requestedUnits(model: ModelDescriptor, req: NormalizedRequest): number 
   return 0;
 }
 
+/** The token prices an image model bills besides its images, if any. */
+function imageTokens(model: ModelDescriptor) {
+  return model.pricing.kind === 'per_image' ? model.pricing.tokens : undefined;
+}
+
 /**
- * The price held before a run. For chat it is the worst case (every prompt and system byte a token,
- * max_tokens of output); images are n x the unit price; video is seconds x the per-second price, or one video.
+ * The price held before a run: the most the request can bill upstream. For chat it is the worst case
+ * (every prompt and system byte a token, max_tokens of output); images are n x the unit price, plus, for
+ * token-billed image models, every prompt byte a text token; video is seconds x the per-second price, or one video.
  */
 export function quoteRun(model: ModelDescriptor, req: NormalizedRequest, markupBp: number = MARKUP_ONE): PriceQuote {
   if (req.modality === 'chat') {
     const input = maxInputTokens(req.prompt) + (req.system === null ? 0 : maxInputTokens(req.system));
     return toQuote(tokensPico(model, input, req.maxTokens), markupBp);
   }
-  return toQuote(unitsPico(model, req, requestedUnits(model, req)), markupBp);
+  const tokens = imageTokens(model);
+  const input = tokens !== undefined && req.modality === 'image' ? heldImageInputPico(tokens, req) : 0n;
+  return toQuote(unitsPico(model, req, requestedUnits(model, req)) + input, markupBp);
 }
 
 /**
- * What is charged on success, from what was produced: reported tokens for chat, images produced, seconds
- * produced (rounded up) for per-second video. Never more than the quote that was held.
+ * What is charged on success, from what was produced: reported tokens for chat, images produced (or the
+ * output image tokens, where the model has a price for them and the upstream reports them) plus the
+ * reported input tokens of a token-billed image model, seconds produced (rounded up) for per-second video.
+ * Usage the upstream did not report is charged as held. Never more than the quote that was held.
  */
 export function chargeForUsage(model: ModelDescriptor, req: NormalizedRequest, quote: PriceQuote, usage: ProducedUsage, markupBp: number = MARKUP_ONE): PriceQuote {
   let actual: PriceQuote;
@@ -106,7 +111,14 @@ export function chargeForUsage(model: ModelDescriptor, req: NormalizedRequest, q
     if (req.modality === 'video' && model.pricing.kind === 'per_second' && usage.videoSeconds !== undefined) {
       units = Math.min(asked, Math.ceil(usage.videoSeconds));
     }
-    actual = toQuote(unitsPico(model, req, units), markupBp);
+    const tokens = imageTokens(model);
+    if (tokens !== undefined && req.modality === 'image') {
+      const output = reportedImageOutputPico(tokens, usage) ?? unitsPico(model, req, units);
+      const input = reportedImageInputPico(tokens, usage) ?? heldImageInputPico(tokens, req);
+      actual = toQuote(output + input, markupBp);
+    } else {
+      actual = toQuote(unitsPico(model, req, units), markupBp);
+    }
   }
   return { costMicro: Math.min(actual.costMicro, quote.costMicro), chargeMicro: Math.min(actual.chargeMicro, quote.chargeMicro) };
 }
