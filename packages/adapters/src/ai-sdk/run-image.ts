@@ -1,6 +1,6 @@
 import './quiet-sdk-warnings.js';
 import { generateImage, NoImageGeneratedError, type ImageModel } from 'ai';
-import { upstreamRequestId, UpstreamError, type GenerationResult, type TaskWarning } from '@gengate/core';
+import { upstreamRequestId, UpstreamError, type GenerationResult, type ProducedUsage, type TaskWarning } from '@gengate/core';
 import type { ImageSettings } from './call-settings.js';
 import { toUpstreamError, type SdkErrorContext } from './sdk-error.js';
 import { taskWarningsFrom } from './sdk-warnings.js';
@@ -13,6 +13,26 @@ export interface ImageRunContext extends SdkErrorContext {
    * IMAGE_SAFETY, PROHIBITED_CONTENT...): read from the calls' provider metadata. Null: not a block.
    */
   readonly blockedReason?: (providerMetadata: readonly unknown[]) => string | null;
+  /**
+   * The input tokens split into text and image, where the provider reports the split in its metadata
+   * (OpenAI's `usage.input_tokens_details`, which the SDK hands on per image). Null: not reported.
+   */
+  readonly inputTokenSplit?: (providerMetadata: unknown) => { readonly text: number; readonly image: number } | null;
+}
+
+/**
+ * What the call produced and consumed: the images, and the tokens the upstream reported (the SDK sums
+ * them over its calls), which a token-billed image model is charged by.
+ */
+function usageOf(result: Awaited<ReturnType<typeof generateImage>>, ctx: ImageRunContext): ProducedUsage {
+  const { inputTokens, outputTokens } = result.usage;
+  const split = ctx.inputTokenSplit?.(result.providerMetadata) ?? null;
+  return {
+    images: result.images.length,
+    ...(inputTokens !== undefined ? { inputTokens } : {}),
+    ...(outputTokens !== undefined ? { outputTokens } : {}),
+    ...(split ? { inputTextTokens: split.text, inputImageTokens: split.image } : {}),
+  };
 }
 
 /** One image call through the AI SDK: no SDK retries, images as bytes, images produced as usage. */
@@ -51,7 +71,7 @@ export async function runImage(model: ImageModel, s: ImageSettings, ctx: ImageRu
   }
   return {
     files: result.images.map((img) => ({ kind: 'bytes' as const, data: img.uint8Array, mediaType: img.mediaType })),
-    usage: { images: result.images.length },
+    usage: usageOf(result, ctx),
     warnings,
     metadata: { ...(requestId ? { requestId } : {}), ...(first?.modelId ? { model: first.modelId } : {}) },
   };

@@ -86,7 +86,8 @@ describe('openai: the exact upstream requests', () => {
       expect(f.kind === 'bytes' && f.mediaType).toBe('image/png');
       if (f.kind === 'bytes') expect(pngSize(f.data)).toEqual({ width: 1536, height: 1024 });
     }
-    expect(result.usage).toEqual({ images: 2 });
+    // the Images API's usage, as OpenAI documents it: 3 text tokens for 'a red fox', 5,500 output tokens per high 1536x1024 image
+    expect(result.usage).toEqual({ images: 2, inputTokens: 3, outputTokens: 11_000, inputTextTokens: 3, inputImageTokens: 0 });
     expect(result.metadata?.requestId).toMatch(/^req_/);
   });
 
@@ -156,24 +157,52 @@ describe('openai: prices (upstream micro-USD, the user pays them x the markup)',
     expect(book.charge(m, req, book.quote(m, req), usage)).toEqual(expected);
   });
 
+  // 'fox' is 3 bytes: at most 3 text tokens x $5/M = 15 micro-USD held besides the images, once per request.
   it.each([
-    ['openai.gpt-image-2', { prompt: 'fox', provider_params: { quality: 'high' }, image_params: { n: 2 } }, 2 * 211_000],
-    ['openai.gpt-image-2', { prompt: 'fox', provider_params: { quality: 'low' }, image_params: { aspect_ratio: '3:2' } }, 6_000],
-    ['openai.gpt-image-2', { prompt: 'fox' }, 53_000],
-    ['openai.gpt-image-1.5', { prompt: 'fox', provider_params: { quality: 'high' }, image_params: { aspect_ratio: '2:3' } }, 200_000],
-    ['openai.gpt-image-1.5', { prompt: 'fox', provider_params: { quality: 'auto' }, image_params: { aspect_ratio: '3:2', n: 3 } }, 3 * 199_000],
-    ['openai.gpt-image-1.5', { prompt: 'fox', provider_params: { quality: 'low' } }, 9_000],
-  ] as const)('%s: %j costs %d micro-USD upstream', (id, body, microUsd) => {
+    ['openai.gpt-image-2', { prompt: 'fox', provider_params: { quality: 'high' }, image_params: { n: 2 } }, 2 * 211_000 + 15],
+    ['openai.gpt-image-2', { prompt: 'fox', provider_params: { quality: 'low' }, image_params: { aspect_ratio: '3:2' } }, 5_000 + 15],
+    ['openai.gpt-image-2', { prompt: 'fox', provider_params: { quality: 'high' }, image_params: { aspect_ratio: '2:3' } }, 165_000 + 15],
+    ['openai.gpt-image-2', { prompt: 'fox' }, 53_000 + 15],
+    ['openai.gpt-image-1.5', { prompt: 'fox', provider_params: { quality: 'high' }, image_params: { aspect_ratio: '2:3' } }, 200_000 + 15],
+    ['openai.gpt-image-1.5', { prompt: 'fox', provider_params: { quality: 'auto' }, image_params: { aspect_ratio: '3:2', n: 3 } }, 3 * 199_000 + 15],
+    ['openai.gpt-image-1.5', { prompt: 'fox', provider_params: { quality: 'low' } }, 9_000 + 15],
+  ] as const)('%s: %j holds %d micro-USD upstream', (id, body, microUsd) => {
     const m = model(id);
     const q = book.quote(m, normalizeRunRequest(m, body));
     expect(q.costMicro).toBe(microUsd * 100);
     expect(q.chargeMicro).toBe(microUsd * 125);
   });
 
-  it('charges images produced, not images asked for', () => {
+  it('GPT Image: a 32,000-character prompt is held with its text tokens and charged the usage OpenAI reports', async () => {
+    const m = model('openai.gpt-image-2');
+    const body = { prompt: 'a'.repeat(32_000), provider_params: { quality: 'low' } };
+    const req = normalizeRunRequest(m, body);
+    const held = book.quote(m, req);
+    // $0.006 for the image + 32,000 bytes x $5/M = 6,000 + 160,000 = 166,000 micro-USD (was 6,000: the prompt left out)
+    expect(held).toEqual({ costMicro: 16_600_000, chargeMicro: 20_750_000 });
+    fake.reset();
+    const result = await generate('openai.gpt-image-2', body);
+    // the Images API's usage (fake: 8,000 text tokens, 200 output tokens for a low 1024x1024 image)
+    expect(result.usage).toEqual({ images: 1, inputTokens: 8_000, outputTokens: 200, inputTextTokens: 8_000, inputImageTokens: 0 });
+    // charged as billed: 8,000 x $5/M + 200 x $30/M = 40,000 + 6,000 = 46,000 micro-USD; x1.25
+    expect(book.charge(m, req, held, result.usage ?? {})).toEqual({ costMicro: 4_600_000, chargeMicro: 5_750_000 });
+  });
+
+  it('GPT Image 2: a non-square image is charged by its output tokens, not at the square price', async () => {
+    const m = model('openai.gpt-image-2');
+    const body = { prompt: 'fox', provider_params: { quality: 'high' }, image_params: { aspect_ratio: '3:2', n: 2 } };
+    const req = normalizeRunRequest(m, body);
+    fake.reset();
+    const result = await generate('openai.gpt-image-2', body);
+    expect(fake.calls[0]?.body).toMatchObject({ size: '1536x1024', n: 2 });
+    // 1 text token x $5/M + 2 x 5,500 output tokens x $30/M = 5 + 330,000 micro-USD (the square price would be 422,000)
+    expect(book.charge(m, req, book.quote(m, req), result.usage ?? {}).costMicro).toBe(33_000_500);
+  });
+
+  it('charges images produced, not images asked for, when the upstream reports no tokens (the prompt as held)', () => {
     const m = model('openai.gpt-image-2');
     const req = normalizeRunRequest(m, { prompt: 'fox', image_params: { n: 4 } });
-    expect(book.charge(m, req, book.quote(m, req), { images: 3 }).costMicro).toBe(3 * 53_000 * 100);
+    expect(book.charge(m, req, book.quote(m, req), { images: 3 }).costMicro).toBe((3 * 53_000 + 15) * 100);
   });
 });
 

@@ -6,7 +6,7 @@ import { runChat } from '../ai-sdk/run-chat.js';
 import { runImage } from '../ai-sdk/run-image.js';
 import { SdkAdapter } from '../ai-sdk/sdk-adapter.js';
 import { refineOpenAIError } from './openai-errors.js';
-import { openAIChatSettings, openAIImageSettings } from './openai-mapping.js';
+import { openAIChatSettings, openAIImageInputTokens, openAIImageSettings } from './openai-mapping.js';
 import { OPENAI_DEFAULT_BASE_URL, OPENAI_KEY_SETTING, OPENAI_MODELS, OPENAI_PROVIDER_ID } from './openai-models.js';
 
 /** OpenAI through @ai-sdk/openai: chat on /v1/chat/completions, images on /v1/images/generations. */
@@ -41,6 +41,7 @@ export class OpenAIAdapter extends SdkAdapter {
       warnings,
       secrets: this.secrets,
       refine: refineOpenAIError,
+      inputTokenSplit: openAIImageInputTokens,
     });
   }
 }

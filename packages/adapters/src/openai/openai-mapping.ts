@@ -1,4 +1,5 @@
 import type { NormalizedChatRequest, NormalizedImageRequest } from '@gengate/core';
+import { z } from 'zod';
 import type { ChatSettings, ImageSettings, Mapped } from '../ai-sdk/call-settings.js';
 import { gptImage15Params, openAIChatParams } from './openai-models.js';
 
@@ -43,4 +44,30 @@ export function openAIImageSettings(req: NormalizedImageRequest): Mapped<ImageSe
     },
     warnings: [],
   };
+}
+
+/** The per-image metadata @ai-sdk/openai hands on from the Images API's `usage.input_tokens_details`. */
+const imageTokenMetadata = z.object({
+  openai: z.object({
+    images: z.array(z.looseObject({ textTokens: z.number().int().min(0).optional(), imageTokens: z.number().int().min(0).optional() })),
+  }),
+});
+
+/**
+ * The input tokens of an Images API answer, split into text and image (OpenAI's
+ * `usage.input_tokens_details.text_tokens` / `image_tokens`, https://platform.openai.com/docs/api-reference/images/object):
+ * the SDK spreads them over the images, so the sum is the call's total. Null when the answer had no split.
+ */
+export function openAIImageInputTokens(providerMetadata: unknown): { text: number; image: number } | null {
+  const parsed = imageTokenMetadata.safeParse(providerMetadata);
+  if (!parsed.success) return null;
+  const images = parsed.data.openai.images;
+  if (!images.some((i) => i.textTokens !== undefined || i.imageTokens !== undefined)) return null;
+  let text = 0;
+  let image = 0;
+  for (const i of images) {
+    text += i.textTokens ?? 0;
+    image += i.imageTokens ?? 0;
+  }
+  return { text, image };
 }

@@ -4,7 +4,9 @@
  *   `messages`, `max_tokens`/`max_completion_tokens`, `temperature`, `top_p`, `stop`, `seed`, penalties;
  *   response `chat.completion` with `choices[].message`, `finish_reason` and `usage`).
  * - Images: https://platform.openai.com/docs/api-reference/images/create (request `model`, `prompt`, `n`,
- *   `size`, `quality`, `background`, `output_format`; response `data[].b64_json` and `usage`).
+ *   `size`, `quality`, `background`, `output_format`; response `data[].b64_json` and `usage`: `input_tokens`,
+ *   `input_tokens_details.text_tokens` / `image_tokens`, `output_tokens`, `total_tokens`, as documented at
+ *   https://platform.openai.com/docs/api-reference/images/object). The counts: see imageUsage below.
  * - Errors: https://platform.openai.com/docs/guides/error-codes (body `{ error: { message, type, param, code } }`,
  *   the `x-request-id` header on every answer, `retry-after` on 429).
  * Servers that speak the same Chat Completions API (OpenRouter, Groq, vLLM, Ollama...) are faked by the
@@ -25,6 +27,32 @@ export interface FakeOpenAIOptions {
 
 /** The sizes of the GPT Image models. */
 const IMAGE_SIZES: readonly string[] = ['1024x1024', '1536x1024', '1024x1536', 'auto'];
+
+type ImageQuality = 'low' | 'medium' | 'high';
+/**
+ * Output tokens per image by quality, for [square, non-square]. GPT Image 1 / 1.5: the token counts of
+ * OpenAI's image generation guide (https://platform.openai.com/docs/guides/image-generation, "Cost and
+ * latency"). gpt-image-2 publishes per-image examples instead ($0.006 / $0.053 / $0.211 square, $0.005 /
+ * $0.041 / $0.165 non-square): the counts below are those amounts at its $30 per 1M output tokens, rounded down.
+ */
+const OUTPUT_TOKENS: Readonly<Record<string, Readonly<Record<ImageQuality, readonly [number, number]>>>> = {
+  'gpt-image-2': { low: [200, 166], medium: [1_766, 1_366], high: [7_033, 5_500] },
+  default: { low: [272, 408], medium: [1_056, 1_584], high: [4_160, 6_240] },
+};
+
+/**
+ * The Images API's `usage` for a generation: the prompt's text tokens (about four UTF-8 bytes a token, as
+ * OpenAI's tokenizer guide estimates for English; never more than the byte count gengate holds), no image
+ * input (generations take none), and each image's output tokens.
+ */
+function imageUsage(model: string, prompt: string, quality: unknown, size: string, n: number): Record<string, unknown> {
+  const textTokens = Math.ceil(new TextEncoder().encode(prompt).length / 4);
+  const q: ImageQuality = quality === 'low' || quality === 'medium' ? quality : 'high'; // `auto` is billed as the model chooses: high at most
+  const table = OUTPUT_TOKENS[model] ?? OUTPUT_TOKENS['default'];
+  const perImage = table?.[q][size === '1024x1024' || size === 'auto' ? 0 : 1] ?? 0;
+  const output = perImage * n;
+  return { input_tokens: textTokens, input_tokens_details: { image_tokens: 0, text_tokens: textTokens }, output_tokens: output, total_tokens: textTokens + output };
+}
 
 let sequence = 0;
 const requestHeaders = () => ({ 'x-request-id': `req_${(++sequence).toString(16).padStart(8, '0')}`, 'openai-processing-ms': '42' });
@@ -90,7 +118,6 @@ function imageGeneration(call: RecordedCall): FakeReply {
   const n = Number(b['n'] ?? 1);
   if (!Number.isInteger(n) || n < 1 || n > 10) return openAIError(400, `Invalid 'n': integer above maximum value. Expected a value <= 10, but got ${n} instead.`, 'invalid_request_error', 'integer_above_max_value', 'n');
   const png = solidPng(w ?? 1024, h ?? 1024, colourOf(b['prompt'])).toString('base64');
-  const promptTokens = countTokens(b['prompt']);
   return {
     headers: requestHeaders(),
     body: {
@@ -100,7 +127,7 @@ function imageGeneration(call: RecordedCall): FakeReply {
       output_format: 'png',
       quality: b['quality'] ?? 'auto',
       size,
-      usage: { input_tokens: promptTokens, input_tokens_details: { image_tokens: 0, text_tokens: promptTokens }, output_tokens: 272 * n, total_tokens: promptTokens + 272 * n },
+      usage: imageUsage(b['model'], b['prompt'], b['quality'], size, n),
     },
   };
 }
