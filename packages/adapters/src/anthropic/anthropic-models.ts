@@ -69,10 +69,15 @@ export const ANTHROPIC_MODELS: readonly SdkModelEntry[] = [
       tags: ['anthropic', 'claude', 'chat', 'text', 'fast'],
       isPopular: true,
       capabilities: claude5,
-      pricing: { kind: 'per_token', inputPerMillionTokens: 100_000, outputPerMillionTokens: 500_000 },
+      pricing: {
+        kind: 'per_token',
+        inputPerMillionTokens: 100_000,
+        outputPerMillionTokens: 500_000,
+        longContext: { aboveInputTokens: 100_000, inputPerMillionTokens: 500_000, outputPerMillionTokens: 2_500_000 },
+      },
       priceSource: source(
         'haiku-5-5',
-        'Input $0.10 / output $0.50 per 1M tokens for prompts up to 100,000 tokens; longer prompts cost $0.50 / $2.50 and are not modelled (gengate prompts are at most 64,000 characters with the system text).',
+        'Input $0.10 / output $0.50 per 1M tokens for prompts up to 100,000 tokens; longer prompts cost $0.50 / $2.50 for the whole request. 64,000 characters of prompt and system text can be up to 192,000 tokens, so a long request is held at the long prices.',
       ),
       providerParams: asProviderParams(claudeEffortParams),
       pollIntervalSeconds: 1,
