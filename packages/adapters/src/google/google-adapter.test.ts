@@ -66,7 +66,8 @@ describe('google: the exact upstream requests', () => {
     }
     expect(result.files).toHaveLength(2);
     for (const f of result.files) if (f.kind === 'bytes') expect(pngSize(f.data)).toEqual({ width: 1376, height: 768 });
-    expect(result.usage).toEqual({ images: 2 });
+    // usageMetadata summed over the two calls: the prompt's tokens billed on each, 1,120 image tokens each
+    expect(result.usage).toEqual({ images: 2, inputTokens: 6, outputTokens: 2_240 });
   });
 });
 
@@ -128,13 +129,30 @@ describe('google: prices (upstream micro-USD x the markup)', () => {
     expect(book.charge(m, req, book.quote(m, req), usage)).toEqual(expected);
   });
 
+  // 'fox' is 3 bytes: at most 3 text tokens, billed on each of the n calls ($2/M Pro, $0.50/M Flash).
   it.each([
-    ['google.gemini-3-pro-image', { prompt: 'fox', image_params: { n: 4 } }, 4 * 134_000],
-    ['google.gemini-3.1-flash-image', { prompt: 'fox', image_params: { aspect_ratio: '16:9' } }, 67_000],
-  ] as const)('%s: %j costs %d micro-USD', (id, body, microUsd) => {
+    ['google.gemini-3-pro-image', { prompt: 'fox', image_params: { n: 4 } }, 4 * (134_000 + 3 * 2)],
+    ['google.gemini-3.1-flash-image', { prompt: 'fox', image_params: { aspect_ratio: '16:9' } }, 67_000 + 3 * 0.5],
+  ] as const)('%s: %j holds %d micro-USD', (id, body, microUsd) => {
     const m = model(id);
     const q = book.quote(m, normalizeRunRequest(m, body));
     expect(q).toEqual({ costMicro: microUsd * 100, chargeMicro: microUsd * 150 });
+  });
+});
+
+describe('google: image prompts are charged as reported', () => {
+  it('a Gemini image is charged its images plus the prompt tokens usageMetadata reports for every call', async () => {
+    const book = new PriceBook();
+    const m = model('google.gemini-3-pro-image');
+    const body = { prompt: 'a red fox', image_params: { n: 2 } };
+    const req = normalizeRunRequest(m, body);
+    const held = book.quote(m, req);
+    // held: 2 x $0.134 + 2 calls x 9 bytes x $2/M = 268,000 + 36 micro-USD
+    expect(held.costMicro).toBe(26_803_600);
+    fake.reset();
+    const result = await generate('google.gemini-3-pro-image', body);
+    // charged: 2 x $0.134 + 6 reported prompt tokens x $2/M = 268,000 + 12 micro-USD
+    expect(book.charge(m, req, held, result.usage ?? {}).costMicro).toBe(26_801_200);
   });
 });
 
