@@ -24,8 +24,13 @@ function conditions(v: PriceVariant): string {
 
 function price(p: ModelPricing): string {
   switch (p.kind) {
-    case 'per_token':
-      return `${usd(p.inputPerMillionTokens)} in / ${usd(p.outputPerMillionTokens)} out per 1M tokens`;
+    case 'per_token': {
+      const base = `${usd(p.inputPerMillionTokens)} in / ${usd(p.outputPerMillionTokens)} out per 1M tokens`;
+      const long = p.longContext;
+      return long
+        ? `${base}; above ${long.aboveInputTokens.toLocaleString('en-US')} input tokens, the whole request ${usd(long.inputPerMillionTokens)} in / ${usd(long.outputPerMillionTokens)} out`
+        : base;
+    }
     case 'per_image': {
       const base =
         p.perMegapixel !== undefined
@@ -34,7 +39,15 @@ function price(p: ModelPricing): string {
             ? `${usd(p.perImage)} per image (${usd(p.perLargeImage)} above 1 MP)`
             : `${usd(p.perImage)} per image`;
       const variants = (p.variants ?? []).map((v) => `${conditions(v)}: ${usd(v.price)}`);
-      return variants.length > 0 ? `${base}; ${variants.join('; ')}` : base;
+      const t = p.tokens;
+      const tokens = t
+        ? [
+            `plus text input ${usd(t.textInputPerMillionTokens)}${t.imageInputPerMillionTokens !== undefined ? `, image input ${usd(t.imageInputPerMillionTokens)}` : ''} per 1M tokens (prompt billed ${t.promptBilled === 'per_image' ? 'on each image’s call' : 'once per request'})` +
+              (t.imageOutputPerMillionTokens !== undefined ? `; charged by output image tokens at ${usd(t.imageOutputPerMillionTokens)} per 1M where reported` : ''),
+          ]
+        : [];
+      const parts = [...variants, ...tokens];
+      return parts.length > 0 ? `${base}; ${parts.join('; ')}` : base;
     }
     case 'per_second':
       return `${Object.entries(p.perSecond).map(([r, v]) => `${r} ${usd(v)}`).join(', ')} per second`;
