@@ -125,19 +125,24 @@ describe('anthropic: prices (upstream micro-USD x the markup)', () => {
     ['anthropic.claude-sonnet-5-5', { prompt: 'Hello there' }, { inputTokens: 2, outputTokens: 3 }, { costMicro: 3_400, chargeMicro: 3_740 }],
     // 10,000 x 0.1 + 2,000 x 0.5 = 2,000 micro-USD; the model's own markup x2
     ['anthropic.claude-haiku-5-5', { prompt: 'x'.repeat(20_000), llm_params: { max_tokens: 4_000 } }, { inputTokens: 10_000, outputTokens: 2_000 }, { costMicro: 200_000, chargeMicro: 400_000 }],
-    // above 100,000 prompt tokens the whole request costs $0.50 / $2.50: 120,000 x 0.5 + 2,000 x 2.5 = 65,000 micro-USD; x2
-    [
-      'anthropic.claude-haiku-5-5',
-      { prompt: '€'.repeat(32_000), llm_params: { system: '€'.repeat(32_000), max_tokens: 4_000 } },
-      { inputTokens: 120_000, outputTokens: 2_000 },
-      { costMicro: 6_500_000, chargeMicro: 13_000_000 },
-    ],
     // 1,000 x 1 + 4,096 x 5 = 21,480 micro-USD (thinking counted as output), x1.1
     ['anthropic.claude-haiku-4-5', { prompt: 'y'.repeat(5_000) }, { inputTokens: 1_000, outputTokens: 4_096 }, { costMicro: 2_148_000, chargeMicro: 2_362_800 }],
   ] as const)('%s: %j with usage %j', (id, body, usage, expected) => {
     const m = model(id);
     const req = normalizeRunRequest(m, body);
     expect(book.charge(m, req, book.quote(m, req), usage)).toEqual(expected);
+  });
+
+  it('Claude Haiku 5.5: a request above 100,000 prompt tokens is held and charged whole at $0.50 / $2.50', () => {
+    const m = model('anthropic.claude-haiku-5-5');
+    const req = normalizeRunRequest(m, { prompt: '€'.repeat(32_000), llm_params: { system: '€'.repeat(32_000), max_tokens: 4_000 } });
+    const held = book.quote(m, req);
+    // held: 192,000 bytes (> 100,000) x 0.5 + 4,000 x 2.5 = 106,000 micro-USD; the model's markup x2
+    expect(held).toEqual({ costMicro: 10_600_000, chargeMicro: 21_200_000 });
+    // reported 120,000 in: 120,000 x 0.5 + 2,000 x 2.5 = 65,000 micro-USD
+    expect(book.charge(m, req, held, { inputTokens: 120_000, outputTokens: 2_000 })).toEqual({ costMicro: 6_500_000, chargeMicro: 13_000_000 });
+    // reported 90,000 in: the base prices, 90,000 x 0.1 + 2,000 x 0.5 = 10,000 micro-USD
+    expect(book.charge(m, req, held, { inputTokens: 90_000, outputTokens: 2_000 })).toEqual({ costMicro: 1_000_000, chargeMicro: 2_000_000 });
   });
 });
 
