@@ -152,7 +152,7 @@ export const PRICE_AUDIT: readonly AuditRow[] = [
 
   // An operator-declared OpenAI-compatible provider: its prices are what the operator declares for it.
   {
-    model: 'fake-compat.chat-model',
+    model: 'fakecompat.chat-model',
     request: chatMax(8_192),
     documentedMicroUsd: perM(CHAT_IN, 0.13) + perM(8_192, 0.4),
     source: 'operator configuration (here: https://openrouter.ai/meta-llama/llama-3.3-70b-instruct, $0.13 / $0.40 per 1M)',
@@ -161,7 +161,7 @@ export const PRICE_AUDIT: readonly AuditRow[] = [
 
 const [compatConfig] = compatibleProvidersSchema.parse([
   {
-    id: 'fake-compat',
+    id: 'fakecompat',
     name: 'Fake compatible server',
     baseURL: 'http://127.0.0.1:9/v1',
     models: [

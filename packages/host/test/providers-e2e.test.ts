@@ -100,10 +100,13 @@ describe('real providers through the standalone host (fakes configured by base U
   });
 
   it('charges each successful task once, by what the provider reported', async () => {
-    const tx = (await (await api('/billing/transactions?per_page=100')).json()) as { data: { payment_method: string; credits: number }[] };
+    const tx = (await (await api('/billing/transactions?per_page=100')).json()) as { data: { payment_method: string; credits: number; description: string }[] };
     const usage = tx.data.filter((t) => t.payment_method === 'usage');
     expect(usage).toHaveLength(CASES.length);
     for (const u of usage) expect(u.credits).toBeLessThan(0);
+    // GPT Image 2, 'a fox' at low 1024x1536, n 2: OpenAI's usage (fake) says 2 text tokens and 2 x 166 output
+    // tokens: 2 x $5/M + 332 x $30/M = 9,970 micro-USD = 0.997 credits (held: 2 x $0.005 + 5 bytes x $5/M = 1.0025)
+    expect(usage.find((u) => u.description.startsWith('openai.gpt-image-2'))?.credits).toBe(-0.997);
   });
 
   it('a refused task ends in fail with a readable error_message naming the provider, and charges nothing', async () => {
@@ -123,7 +126,9 @@ describe('real providers through the standalone host (fakes configured by base U
     expect(list.data.length).toBe(8);
     expect(list.data.every((m) => m.is_active)).toBe(true);
     const pricing = (await (await api('/models/openai.gpt-image-2/pricing')).json()) as { prices: { unit: string; conditions: unknown; usd: number }[] };
-    expect(pricing.prices).toContainEqual({ unit: 'image', resolution: null, conditions: { quality: 'high' }, credits: 21.1, usd: 0.211 });
+    expect(pricing.prices).toContainEqual({ unit: 'image', resolution: null, conditions: { quality: 'high', size: '1024x1024' }, credits: 21.1, usd: 0.211 });
+    expect(pricing.prices).toContainEqual({ unit: 'image', resolution: null, conditions: { quality: 'high', size: '1536x1024' }, credits: 16.5, usd: 0.165 });
+    expect(pricing.prices).toContainEqual({ unit: '1M_text_input_tokens', resolution: null, conditions: null, credits: 500, usd: 5 });
   });
 
   it('never shows a configured key in the server’s output', async () => {

@@ -109,6 +109,12 @@ describe('quotes and charges', () => {
     // one call per image: the prompt is billed n times
     const perImage: ModelDescriptor = { ...gptImage, pricing: { kind: 'per_image', perImage: 6_000, tokens: { textInputPerMillionTokens: 5_000_000, promptBilled: 'per_image' } } };
     expect(quoteRun(perImage, req).costMicro).toBe(2 * 600_000 + 2 * 16_000_000);
+    // shown as their own lines of the pricing record
+    expect(toPricingView(gptImage).prices.filter((l) => l.unit.startsWith('1M_'))).toEqual([
+      { unit: '1M_text_input_tokens', resolution: null, conditions: null, credits: 500, usd: 5 },
+      { unit: '1M_image_input_tokens', resolution: null, conditions: null, credits: 800, usd: 8 },
+      { unit: '1M_image_output_tokens', resolution: null, conditions: null, credits: 3_000, usd: 30 },
+    ]);
   });
 
   it('bills a prompt above the long-context threshold whole at the long-context prices', () => {
@@ -124,6 +130,10 @@ describe('quotes and charges', () => {
     expect(q.costMicro).toBe(25_600);
     expect(chargeForUsage(tiered, long, q, { inputTokens: 11, outputTokens: 4 }).costMicro).toBe(1_550);
     expect(chargeForUsage(tiered, long, q, { inputTokens: 10, outputTokens: 4 }).costMicro).toBe(300);
+    expect(toPricingView(tiered).prices.slice(2)).toEqual([
+      { unit: '1M_input_tokens', resolution: null, conditions: { input_tokens_above: 10 }, credits: 50, usd: 0.5 },
+      { unit: '1M_output_tokens', resolution: null, conditions: { input_tokens_above: 10 }, credits: 250, usd: 2.5 },
+    ]);
   });
 
   it('prices video per second and resolution (produced seconds when reported) or per video', () => {
