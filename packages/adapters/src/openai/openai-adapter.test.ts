@@ -194,9 +194,18 @@ describe('openai: prices (upstream micro-USD, the user pays them x the markup)',
     const req = normalizeRunRequest(m, body);
     fake.reset();
     const result = await generate('openai.gpt-image-2', body);
+    // one call makes every image, so the prompt is billed once (what the hold assumes: promptBilled per_request)
+    expect(fake.calls).toHaveLength(1);
     expect(fake.calls[0]?.body).toMatchObject({ size: '1536x1024', n: 2 });
     // 1 text token x $5/M + 2 x 5,500 output tokens x $30/M = 5 + 330,000 micro-USD (the square price would be 422,000)
     expect(book.charge(m, req, book.quote(m, req), result.usage ?? {}).costMicro).toBe(33_000_500);
+  });
+
+  it('GPT Image: the largest n (10) is still one call, so the prompt is billed once', async () => {
+    fake.reset();
+    await generate('openai.gpt-image-1.5', { prompt: 'fox', provider_params: { quality: 'low' }, image_params: { n: 10 } });
+    expect(fake.calls).toHaveLength(1);
+    expect(fake.calls[0]?.body).toMatchObject({ n: 10 });
   });
 
   it('charges images produced, not images asked for, when the upstream reports no tokens (the prompt as held)', () => {
