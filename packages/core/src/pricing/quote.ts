@@ -1,5 +1,5 @@
 import type { ModelDescriptor } from '../model/model.js';
-import { MARKUP_ONE } from '../model/pricing.js';
+import { MARKUP_ONE, type ImageTokenPrices } from '../model/pricing.js';
 import type { NormalizedRequest } from '../run/normalized-request.js';
 import { heldImageInputPico, reportedImageInputPico, reportedImageOutputPico } from './image-tokens.js';
 import { matchVariant, priceDimensions } from './price-dimensions.js';
@@ -74,7 +74,7 @@ function requestedUnits(model: ModelDescriptor, req: NormalizedRequest): number 
 }
 
 /** The token prices an image model bills besides its images, if any. */
-function imageTokens(model: ModelDescriptor) {
+function imageTokens(model: ModelDescriptor): ImageTokenPrices | undefined {
   return model.pricing.kind === 'per_image' ? model.pricing.tokens : undefined;
 }
 
