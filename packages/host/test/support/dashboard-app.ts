@@ -3,7 +3,7 @@ import { createDashboardServices, createGengate, MemoryBlobStore, type Dashboard
 import { createTestDatabase } from '@gengate/testing';
 import express, { type Express } from 'express';
 import type pg from 'pg';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import request from 'supertest';
 import { CallbackRepository } from '../../src/callbacks/callback-repository.js';
 import { bossQueueInspector } from '../../src/dashboard/boss-queue-inspector.js';
@@ -55,8 +55,8 @@ export function cookiesOf(res: { headers: Record<string, unknown> }): string {
 
 const SIGN_IN_QUEUE = 'gengate-sign-in-mail';
 
-export async function openDashboardApp(options: { openSignup?: boolean; signupCredits?: number; mailer?: Mailer } = {}): Promise<DashboardApp> {
-  const logger = pino({ level: 'silent' });
+export async function openDashboardApp(options: { openSignup?: boolean; signupCredits?: number; mailer?: Mailer; logger?: Logger } = {}): Promise<DashboardApp> {
+  const logger = options.logger ?? pino({ level: 'silent' });
   const db = await createTestDatabase();
   const { pool, close } = openPool(db.url, 10);
   await runMigrations(pool, DEFAULT_SCHEMA);
