@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailer } from '../src/mail/create-mailer.js';
 import request from './support/contract-request.js';
 import { cookiesOf, linkToken, openDashboardApp, ORIGIN, type DashboardApp } from './support/dashboard-app.js';
+import { waitFor } from './support/spawn-server.js';
 
 const silent = pino({ level: 'silent' });
 const link = (h: DashboardApp, email: string, cookie?: string) => {
@@ -82,6 +83,20 @@ describe('sign-in link requests while mail is failing (issue 18 item 4)', () => 
     const unknown = await link(h, 'unknown-mail-down@example.com');
     expect({ status: known.status, body: known.body }).toEqual({ status: 200, body: { sent: true } });
     expect({ status: unknown.status, body: unknown.body }).toEqual({ status: 200, body: { sent: true } });
+  });
+
+  it('a failed send leaves no usable link and gives its place in the hourly count back; pg-boss retries it', async () => {
+    await h.gengate.admin.createUser({ email: 'retry-me@example.com' });
+    await link(h, 'retry-me@example.com').expect(200);
+    await waitFor(
+      async () => {
+        const { rows } = await h.pool.query<{ state: string }>(`select state from pgboss.job where name = 'gengate-sign-in-mail' and data->>'email' = $1`, ['retry-me@example.com']);
+        return rows[0]?.state === 'retry' ? true : null;
+      },
+      { timeoutMs: 15_000, what: 'the failed send to be scheduled for a retry' },
+    );
+    expect(await count(h, 'select count(*)::int as n from gengate.sign_in_tokens where email = $1', ['retry-me@example.com'])).toBe(0);
+    expect(await count(h, 'select coalesce(cardinality(sent_at), 0)::int as n from gengate.sign_in_link_sends where email = $1', ['retry-me@example.com'])).toBe(0);
   });
 });
 

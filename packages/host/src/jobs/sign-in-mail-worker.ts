@@ -26,8 +26,14 @@ export function pgSignInLinkQueue(boss: PgBoss): SignInLinkQueue {
 export async function startSignInMailWorker(boss: PgBoss, auth: Pick<DashboardAuth, 'sendLink'>, logger: Logger): Promise<{ stop(): Promise<void> }> {
   await boss.work<SignInLinkRequest>(QUEUES.signInMail, { batchSize: 1, localConcurrency: 2, pollingIntervalSeconds: 2, burstWhenReadyExceeds: 1 }, async (jobs) => {
     for (const job of jobs) {
-      const outcome = await auth.sendLink(job.data);
-      logger.debug({ outcome }, 'sign-in link request handled');
+      try {
+        const outcome = await auth.sendLink(job.data);
+        logger.debug({ outcome }, 'sign-in link request handled');
+      } catch (err) {
+        // No address in the log line; pg-boss keeps the error on the job and retries it.
+        logger.warn({ err, jobId: job.id, retryCount: job.retryCount }, 'sending a sign-in link failed; it will be retried');
+        throw err;
+      }
     }
   });
   return {
