@@ -43,6 +43,9 @@ describe('sign-in link requests tell nobody which addresses have accounts (issue
       const res = await link(h, email);
       into.push(performance.now() - t0);
       answers.add(`${res.status} ${JSON.stringify(res.body)}`);
+      // The mail is sent after the answer; let it finish so it does not slow whichever request comes next
+      // (what is compared is each answer's own work).
+      await h.settle();
     };
     for (let i = 0; i < n; i++) {
       // Alternate which goes first so neither side always runs on a warmer connection.
@@ -109,29 +112,43 @@ describe('at most five links an hour to one address (issue 18 item 5)', () => {
     await h?.close();
   });
 
-  it('60 concurrent requests for one address send at most 5 mails in the hour, also across the purge of expired links', async () => {
+  const burst = async (email: string, n: number) => {
+    const answers = await Promise.all(Array.from({ length: n }, () => link(h, email)));
+    expect(new Set(answers.map((r) => `${r.status} ${JSON.stringify(r.body)}`))).toEqual(new Set(['200 {"sent":true}']));
+    await h.settle();
+  };
+  const mailsTo = (email: string) => h.mails.filter((m) => m.to === email).length;
+
+  it('60 concurrent requests for one address send 5 mails', async () => {
     await h.gengate.admin.createUser({ email: 'flood@example.com' });
-    const mailsTo = () => h.mails.filter((m) => m.to === 'flood@example.com').length;
-    const burst = async () => {
-      const answers = await Promise.all(Array.from({ length: 60 }, () => link(h, 'flood@example.com')));
-      expect(new Set(answers.map((r) => `${r.status} ${JSON.stringify(r.body)}`))).toEqual(new Set(['200 {"sent":true}']));
+    await burst('flood@example.com', 60);
+    process.stdout.write(`60 concurrent link requests: ${mailsTo('flood@example.com')} mails\n`);
+    expect(mailsTo('flood@example.com')).toBe(5);
+  });
+
+  it('the purge of expired links does not reset the count (sequential, then 60 concurrent, across a purge); an hour later one more is sent', async () => {
+    await h.gengate.admin.createUser({ email: 'purged@example.com' });
+    for (let i = 0; i < 5; i++) {
+      await link(h, 'purged@example.com').expect(200);
       await h.settle();
-    };
-    await burst();
-    process.stdout.write(`60 concurrent link requests: ${mailsTo()} mails\n`);
-    expect(mailsTo()).toBe(5);
+    }
+    expect(mailsTo('purged@example.com')).toBe(5);
     // 20 minutes on: every link sent so far has expired, and the purge deletes them.
     h.advance(20 * 60_000);
     const purged = await h.services.auth.purgeExpired();
     expect(purged.tokens).toBeGreaterThanOrEqual(5);
-    await burst();
-    process.stdout.write(`after the purge, 60 more: ${mailsTo()} mails in total\n`);
-    expect(mailsTo()).toBe(5);
+    for (let i = 0; i < 3; i++) {
+      await link(h, 'purged@example.com').expect(200);
+      await h.settle();
+    }
+    await burst('purged@example.com', 60);
+    process.stdout.write(`after the purge, 3 + 60 more requests: ${mailsTo('purged@example.com')} mails in total\n`);
+    expect(mailsTo('purged@example.com')).toBe(5);
     // An hour after the first five, the address may get a link again.
     h.advance(41 * 60_000);
-    await link(h, 'flood@example.com').expect(200);
+    await link(h, 'purged@example.com').expect(200);
     await h.settle();
-    expect(mailsTo()).toBe(6);
+    expect(mailsTo('purged@example.com')).toBe(6);
   });
 });
 
