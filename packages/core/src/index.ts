@@ -214,7 +214,8 @@ export { ListTasks, listTasksQuerySchema, toTaskListItem } from './services/list
 export type { TaskListItemView, TaskListView } from './services/list-tasks.js';
 export { QuoteRun } from './services/quote-run.js';
 export type { RunQuoteView } from './services/quote-run.js';
-export type { SessionRecord, SessionStore } from './services/sessions/session-store.js';
+export type { SessionRecord, SessionStore, SignInTokenRecord } from './services/sessions/session-store.js';
+export type { SignInLinkQueue, SignInLinkRequest } from './services/sessions/sign-in-link-queue.js';
 export {
   csrfTokenFor,
   csrfTokenMatches,
@@ -223,7 +224,7 @@ export {
   newSessionSecret,
 } from './services/sessions/session-secrets.js';
 export { DashboardAuth, DEFAULT_DASHBOARD_AUTH } from './services/sessions/dashboard-auth.js';
-export type { DashboardAuthOptions, SessionUser } from './services/sessions/dashboard-auth.js';
+export type { DashboardAuthOptions, SessionUser, VerifyResult } from './services/sessions/dashboard-auth.js';
 export { createDashboardServices } from './services/sessions/create-dashboard-services.js';
 export type { DashboardServices, DashboardServicesConfig } from './services/sessions/create-dashboard-services.js';
 export { USER_ROLES } from './services/operators/account-directory.js';

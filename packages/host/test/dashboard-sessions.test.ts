@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from './support/contract-request.js';
-import { linkToken, openDashboardApp, ORIGIN, type DashboardApp } from './support/dashboard-app.js';
+import { cookiesOf, linkToken, openDashboardApp, ORIGIN, type DashboardApp } from './support/dashboard-app.js';
 
 const count = async (h: DashboardApp, sql: string, args: unknown[] = []) => (await h.pool.query<{ n: number }>(sql, args)).rows[0]?.n ?? -1;
 
@@ -15,19 +15,20 @@ describe('dashboard sign-in by e-mail link (sign-up closed)', () => {
 
   it('mails a one-time link to an existing user; using it opens a session with an HttpOnly, SameSite=Strict cookie', async () => {
     const { user_id } = await h.gengate.admin.createUser({ email: 'Ada@Example.com', credits: 10 });
+    const before = h.mails.length;
     const link = await request(h.app).post('/dashboard/api/auth/link').set('Origin', ORIGIN).send({ email: 'ada@example.com' }).expect(200);
     expect(link.body).toEqual({ sent: true });
-    const mail = h.mails.at(-1);
+    const mail = await h.nextMail(before, 'ada@example.com');
     expect(mail?.to).toBe('ada@example.com');
     expect(mail?.text).toMatch(/^http:\/\/gengate\.test\/dashboard\/sign-in#token=[A-Za-z0-9_-]{43}$/m);
     const token = linkToken(mail);
     // Only the token's hash is stored.
     expect(await count(h, 'select count(*)::int as n from gengate.sign_in_tokens where token_hash = $1', [token])).toBe(0);
 
-    const res = await request(h.app).post('/dashboard/api/auth/verify').set('Origin', ORIGIN).send({ token }).expect(200);
-    expect(res.body).toMatchObject({ user: { id: user_id, email: 'Ada@Example.com', role: 'user' }, created: false });
+    const res = await request(h.app).post('/dashboard/api/auth/verify').set('Origin', ORIGIN).set('Cookie', cookiesOf(link)).send({ token }).expect(200);
+    expect(res.body).toMatchObject({ signed_in: true, user: { id: user_id, email: 'Ada@Example.com', role: 'user' }, created: false });
     expect(res.body.csrf_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const setCookie = (res.headers['set-cookie'] as unknown as string[])[0] ?? '';
+    const setCookie = (res.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('gengate_session=')) ?? '';
     expect(setCookie).toMatch(/^gengate_session=[A-Za-z0-9_-]{43}; Path=\/; Expires=.+; HttpOnly; SameSite=Strict$/);
     const cookie = setCookie.split(';')[0] ?? '';
     const session = await request(h.app).get('/dashboard/api/session').set('Cookie', cookie).expect(200);
@@ -37,14 +38,16 @@ describe('dashboard sign-in by e-mail link (sign-up closed)', () => {
 
   it('refuses a reused link and an expired one', async () => {
     await h.gengate.admin.createUser({ email: 'bob@example.com' });
+    let before = h.mails.length;
     await request(h.app).post('/dashboard/api/auth/link').set('Origin', ORIGIN).send({ email: 'bob@example.com' }).expect(200);
-    const used = linkToken(h.mails.at(-1));
-    await request(h.app).post('/dashboard/api/auth/verify').set('Origin', ORIGIN).send({ token: used }).expect(200);
-    const again = await request(h.app).post('/dashboard/api/auth/verify').set('Origin', ORIGIN).send({ token: used }).expect(400);
+    const used = linkToken(await h.nextMail(before, 'bob@example.com'));
+    await request(h.app).post('/dashboard/api/auth/verify').set('Origin', ORIGIN).send({ token: used, confirm: true }).expect(200);
+    const again = await request(h.app).post('/dashboard/api/auth/verify').set('Origin', ORIGIN).send({ token: used, confirm: true }).expect(400);
     expect(again.body.error).toEqual({ type: 'sign_in_link_invalid', param: 'token' });
 
+    before = h.mails.length;
     await request(h.app).post('/dashboard/api/auth/link').set('Origin', ORIGIN).send({ email: 'bob@example.com' }).expect(200);
-    const late = linkToken(h.mails.at(-1));
+    const late = linkToken(await h.nextMail(before, 'bob@example.com'));
     h.advance(16 * 60_000);
     try {
       const expired = await request(h.app).post('/dashboard/api/auth/verify').set('Origin', ORIGIN).send({ token: late }).expect(400);
@@ -60,6 +63,7 @@ describe('dashboard sign-in by e-mail link (sign-up closed)', () => {
     const before = h.mails.length;
     const res = await request(h.app).post('/dashboard/api/auth/link').set('Origin', ORIGIN).send({ email: 'stranger@example.com' }).expect(200);
     expect(res.body).toEqual({ sent: true });
+    await h.settle();
     expect(h.mails.length).toBe(before);
     expect(await count(h, `select count(*)::int as n from gengate.users where email = 'stranger@example.com'`)).toBe(0);
     const bad = await request(h.app).post('/dashboard/api/auth/link').set('Origin', ORIGIN).send({ email: 'not an address' }).expect(400);
@@ -70,6 +74,7 @@ describe('dashboard sign-in by e-mail link (sign-up closed)', () => {
     await h.gengate.admin.createUser({ email: 'spam@example.com' });
     const before = h.mails.length;
     for (let i = 0; i < 7; i++) await request(h.app).post('/dashboard/api/auth/link').set('Origin', ORIGIN).send({ email: 'spam@example.com' }).expect(200);
+    await h.settle();
     expect(h.mails.length - before).toBe(5);
   });
 

@@ -33,6 +33,9 @@ describe('standalone dashboard without SMTP', () => {
       body: JSON.stringify({ email: 'log-link@example.com' }),
     });
     expect(sent.status).toBe(200);
+    // The pre-sign-in cookie binds the link to this "browser": used with it, the link signs in at once.
+    const preSignIn = (sent.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    expect(preSignIn).toMatch(/^gengate_sign_in=[A-Za-z0-9_-]{43}$/);
     const token = await waitFor(async () => /\/dashboard\/sign-in#token=([A-Za-z0-9_-]{43})/.exec(server.output())?.[1], {
       timeoutMs: 10_000,
       what: 'the sign-in link in the log',
@@ -40,11 +43,12 @@ describe('standalone dashboard without SMTP', () => {
     expect(server.output()).toMatch(/mails \(balance alerts, dashboard sign-in links\) are written to the log/);
     const verified = await fetch(`${server.url}/dashboard/api/auth/verify`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Origin: origin },
+      headers: { 'Content-Type': 'application/json', Origin: origin, Cookie: preSignIn },
       body: JSON.stringify({ token }),
     });
     expect(verified.status).toBe(200);
-    const body = (await verified.json()) as { user: { role: string }; csrf_token: string };
+    const body = (await verified.json()) as { signed_in: boolean; user: { role: string }; csrf_token: string };
+    expect(body.signed_in).toBe(true);
     expect(body.user.role).toBe('user');
     const cookie = (verified.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
 

@@ -5,20 +5,37 @@ import type { MemoryDatabase } from './memory-database.js';
 
 /** Sign-in tokens and sessions in memory (tests and the memory fake). */
 export class MemorySessionStore implements SessionStore {
-  private readonly tokens = new Map<string, { email: string; expiresAt: Date; usedAt: Date | null; createdAt: Date }>();
+  private readonly tokens = new Map<string, { email: string; expiresAt: Date; usedAt: Date | null; browserHash: string | null }>();
+  private readonly sends = new Map<string, Date[]>();
   private readonly sessions = new Map<string, SessionRecord>();
 
-  async insertSignInToken(t: { tokenHash: string; email: string; expiresAt: Date }) {
-    this.tokens.set(t.tokenHash, { email: t.email.toLowerCase(), expiresAt: t.expiresAt, usedAt: null, createdAt: new Date() });
+  async insertSignInToken(t: { tokenHash: string; email: string; expiresAt: Date; browserHash: string | null }) {
+    this.tokens.set(t.tokenHash, { email: t.email.toLowerCase(), expiresAt: t.expiresAt, usedAt: null, browserHash: t.browserHash });
   }
-  async countSignInTokensSince(email: string, since: Date) {
-    return [...this.tokens.values()].filter((t) => t.email === email.toLowerCase() && t.createdAt >= since).length;
+  async findSignInToken(tokenHash: string, now: Date) {
+    const t = this.tokens.get(tokenHash);
+    return t && !t.usedAt && t.expiresAt > now ? { email: t.email, browserHash: t.browserHash } : null;
   }
   async consumeSignInToken(tokenHash: string, now: Date) {
     const t = this.tokens.get(tokenHash);
     if (!t || t.usedAt || t.expiresAt <= now) return null;
     t.usedAt = now;
     return { email: t.email };
+  }
+  async deleteSignInToken(tokenHash: string) {
+    this.tokens.delete(tokenHash);
+  }
+  // Synchronous between the read and the write: exact under concurrency within one process.
+  async reserveSignInLink(email: string, now: Date, windowStart: Date, max: number) {
+    const recent = (this.sends.get(email.toLowerCase()) ?? []).filter((t) => t > windowStart);
+    if (recent.length >= max) return false;
+    this.sends.set(email.toLowerCase(), [...recent, now]);
+    return true;
+  }
+  async releaseSignInLink(email: string, at: Date) {
+    const sent = this.sends.get(email.toLowerCase()) ?? [];
+    const i = sent.findIndex((t) => t.getTime() === at.getTime());
+    if (i >= 0) sent.splice(i, 1);
   }
   async insertSession(s: { idHash: string; userId: string; expiresAt: Date }) {
     const rec: SessionRecord = { ...s, createdAt: new Date() };
@@ -32,11 +49,12 @@ export class MemorySessionStore implements SessionStore {
   async deleteSession(idHash: string) {
     return this.sessions.delete(idHash);
   }
-  async purgeExpired(now: Date) {
+  async purgeExpired(now: Date, windowStart: Date) {
     let sessions = 0;
     let tokens = 0;
     for (const [k, s] of this.sessions) if (s.expiresAt <= now && this.sessions.delete(k)) sessions++;
     for (const [k, t] of this.tokens) if (t.expiresAt <= now && this.tokens.delete(k)) tokens++;
+    for (const [k, sent] of this.sends) if (!sent.some((t) => t > windowStart)) this.sends.delete(k);
     return { sessions, tokens };
   }
 }

@@ -9,6 +9,11 @@ export interface SessionInfo {
   expires_at: string;
 }
 
+/** POST /dashboard/api/auth/verify: signed in, or asked to confirm the account first (nothing changed yet). */
+export type VerifyAnswer =
+  | (SessionInfo & { signed_in: true; created: boolean })
+  | { signed_in: false; confirm: { email: string; requested_in_this_browser: boolean; signed_in_as: string | null } };
+
 export interface DashboardConfig {
   open_signup: boolean;
   payment_processor: string;

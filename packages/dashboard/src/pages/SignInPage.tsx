@@ -1,7 +1,7 @@
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, Navigate, useLocation, useNavigate } from 'react-router';
 import { api } from '../api/client';
-import type { DashboardConfig, SessionInfo } from '../api/types';
+import type { DashboardConfig, VerifyAnswer } from '../api/types';
 import { ErrorBanner, Notice, useLoad } from '../components/common';
 import { useSession } from '../session';
 
@@ -20,28 +20,84 @@ export function SignInPage() {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [verifying, setVerifying] = useState(() => tokenFromHash(hash) !== null);
+  const [pending, setPending] = useState<{ token: string; confirm: Extract<VerifyAnswer, { signed_in: false }>['confirm'] } | null>(null);
   const used = useRef<string | null>(null);
+
+  const verify = useCallback(
+    (token: string, confirm: boolean) => {
+      setVerifying(true);
+      setError(null);
+      api<VerifyAnswer>('POST', '/dashboard/api/auth/verify', confirm ? { token, confirm: true } : { token }).then(
+        (answer) => {
+          if (answer.signed_in) {
+            setPending(null);
+            signedIn(answer);
+            navigate('/', { replace: true });
+            return;
+          }
+          // The server signs in at once only when this browser asked for the link and no other account is
+          // signed in here; otherwise nothing changed, and the person decides (login CSRF protection).
+          setPending({ token, confirm: answer.confirm });
+          setVerifying(false);
+        },
+        (err: unknown) => {
+          setPending(null);
+          setError(err);
+          setVerifying(false);
+        },
+      );
+    },
+    [navigate, signedIn],
+  );
 
   // A link from the mail opens this page with #token=...: the fragment never reaches a server log.
   useEffect(() => {
     const token = tokenFromHash(hash);
     if (!token || used.current === token) return;
     used.current = token;
-    setVerifying(true);
-    setError(null);
     navigate({ hash: '' }, { replace: true });
-    api<SessionInfo & { created: boolean }>('POST', '/dashboard/api/auth/verify', { token }).then(
-      (info) => {
-        signedIn(info);
-        navigate('/', { replace: true });
-      },
-      (err: unknown) => {
-        setError(err);
-        setVerifying(false);
-      },
-    );
-  }, [hash, navigate, signedIn]);
+    verify(token, false);
+  }, [hash, navigate, verify]);
 
+  if (pending) {
+    const { email: linkEmail, requested_in_this_browser: here, signed_in_as: current } = pending.confirm;
+    return (
+      <section className="narrow" aria-labelledby="confirm-heading">
+        <h1 id="confirm-heading">Confirm sign-in</h1>
+        <p>
+          This link signs you in as <strong>{linkEmail}</strong>.
+        </p>
+        {current && (
+          <Notice kind="warning">
+            You are signed in as <strong>{current}</strong>. Continuing signs you out of that account in this browser.
+          </Notice>
+        )}
+        {!here && (
+          <Notice kind="warning">
+            This link was not asked for in this browser. That is expected if you asked for it on another device or in another browser. If you did not ask for a
+            sign-in link for <strong>{linkEmail}</strong>, do not continue: someone may be trying to sign you in to their account.
+          </Notice>
+        )}
+        <ErrorBanner error={error} />
+        <div className="actions">
+          <button type="button" aria-busy={verifying} disabled={verifying} onClick={() => verify(pending.token, true)}>
+            Sign in as {linkEmail}
+          </button>{' '}
+          <button
+            type="button"
+            className="secondary"
+            disabled={verifying}
+            onClick={() => {
+              setPending(null);
+              navigate('/', { replace: true });
+            }}
+          >
+            {current ? `Stay signed in as ${current}` : 'Cancel'}
+          </button>
+        </div>
+      </section>
+    );
+  }
   if (session && !verifying && !error) return <Navigate to="/" replace />;
   if (verifying && !error) return <p aria-busy="true">Signing you in…</p>;
 
@@ -60,8 +116,8 @@ export function SignInPage() {
       )}
       {sent ? (
         <Notice kind="success">
-          If <strong>{sent}</strong> {open ? 'is a valid address' : 'has an account'}, a sign-in link is on its way. It works once, for a short time. You can close this
-          page.
+          If <strong>{sent}</strong> {open ? 'is a valid address' : 'has an account'}, a sign-in link is on its way. It works once, for a short time. Open it in
+          this browser to sign in at once; opened anywhere else, it first asks you to confirm the account. You can close this page.
         </Notice>
       ) : (
         <form

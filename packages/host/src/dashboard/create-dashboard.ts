@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { RequestAuthenticator } from '../http/middleware/authenticate.js';
 import { dashboardApi } from './dashboard-api.js';
 import { createSessionAuthenticator } from './session-authenticator.js';
-import { sessionCookie } from './session-cookie.js';
+import { sessionCookie, signInCookie } from './session-cookie.js';
 import { DEFAULT_DASHBOARD_ASSETS, staticAssets } from './static-assets.js';
 
 export interface DashboardOptions {
@@ -31,9 +31,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const url = options.publicUrl();
     return url ? new URL(url).origin : null;
   };
-  const cookie = sessionCookie(options.publicUrl().startsWith('https:'));
+  const secure = options.publicUrl().startsWith('https:');
+  const cookie = sessionCookie(secure);
   const router = Router();
-  router.use('/api', dashboardApi({ services: options.services, cookie, logger: options.logger, publicOrigin: origin, paymentProcessor: options.paymentProcessor }));
+  router.use('/api', dashboardApi({ services: options.services, cookie, signInCookie: signInCookie(secure), logger: options.logger, publicOrigin: origin, paymentProcessor: options.paymentProcessor }));
   router.use(staticAssets(options.assetsDir ?? DEFAULT_DASHBOARD_ASSETS));
   return { router, authenticate: createSessionAuthenticator(options.services.auth, cookie, origin) };
 }

@@ -1,4 +1,4 @@
-import { csrfTokenFor, GatewayError, type DashboardServices, type SessionUser } from '@gengate/core';
+import { csrfTokenFor, GatewayError, looksLikeSessionSecret, newSessionSecret, type DashboardServices, type SessionUser } from '@gengate/core';
 import { Router, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import { errorHandler, methodNotAllowed, notFound } from '../http/middleware/error-handler.js';
@@ -6,11 +6,13 @@ import { jsonBody } from '../http/middleware/json-body.js';
 import { requestContext } from '../http/middleware/request-context.js';
 import { isSameOrigin } from './same-origin.js';
 import { checkSession } from './session-authenticator.js';
-import type { SessionCookie } from './session-cookie.js';
+import type { SessionCookie, SignInCookie } from './session-cookie.js';
 
 export interface DashboardApiOptions {
   readonly services: DashboardServices;
   readonly cookie: SessionCookie;
+  /** The pre-sign-in cookie that binds a link to the browser that asked for it. */
+  readonly signInCookie: SignInCookie;
   readonly logger: Logger;
   /** The configured public origin (`https://gengate.example.com`), or null to accept the Host's own origin. */
   readonly publicOrigin: () => string | null;
@@ -66,18 +68,31 @@ export function dashboardApi(options: DashboardApiOptions): Router {
       res.json({ open_signup: services.auth.openSignup, payment_processor: options.paymentProcessor });
     })
     .all(methodNotAllowed('GET'));
+  // Sent only to these endpoints: the pre-sign-in cookie's path.
+  const authPath = (baseUrl: string) => `${baseUrl}/auth`;
   router
     .route('/auth/link')
     .post(sameOrigin, async (req, res) => {
-      res.json(await services.auth.requestLink(req.body ?? {}));
+      // The browser keeps one pre-sign-in secret while it has one, so every link it asks for stays bound to it.
+      const existing = options.signInCookie.read(req);
+      const browserSecret = existing && looksLikeSessionSecret(existing) ? existing : newSessionSecret();
+      const answer = await services.auth.requestLink(req.body ?? {}, browserSecret);
+      options.signInCookie.set(res, browserSecret, authPath(req.baseUrl), services.auth.linkTtlMs);
+      res.json(answer);
     })
     .all(methodNotAllowed('POST'));
   router
     .route('/auth/verify')
     .post(sameOrigin, async (req, res) => {
-      const { sessionSecret, user, created } = await services.auth.verify(req.body ?? {});
-      cookie.set(res, sessionSecret, user.expiresAt);
-      res.json({ ...sessionView(user, sessionSecret), created });
+      const result = await services.auth.verify(req.body ?? {}, { browserSecret: options.signInCookie.read(req), sessionSecret: cookie.read(req) });
+      if (!result.signedIn) {
+        const { email, requestedInThisBrowser, signedInAs } = result.confirm;
+        res.json({ signed_in: false, confirm: { email, requested_in_this_browser: requestedInThisBrowser, signed_in_as: signedInAs } });
+        return;
+      }
+      cookie.set(res, result.sessionSecret, result.user.expiresAt);
+      options.signInCookie.clear(res, authPath(req.baseUrl));
+      res.json({ signed_in: true, ...sessionView(result.user, result.sessionSecret), created: result.created });
     })
     .all(methodNotAllowed('POST'));
   router

@@ -28,3 +28,33 @@ export function sessionCookie(secure: boolean): SessionCookie {
     },
   };
 }
+
+/**
+ * The pre-sign-in cookie: a random secret set when this browser asks for a sign-in link (its hash is
+ * stored with the link), read when a link is used, so a link opened in the browser that asked for it
+ * signs in at once and any other link asks first. HttpOnly, SameSite=Strict, and sent only to the sign-in
+ * endpoints (`path`: the mount's /auth); `__Secure-` over https.
+ */
+export interface SignInCookie {
+  read(req: Request): string | null;
+  set(res: Response, secret: string, path: string, maxAgeMs: number): void;
+  clear(res: Response, path: string): void;
+}
+
+export function signInCookie(secure: boolean): SignInCookie {
+  const name = secure ? '__Secure-gengate_sign_in' : 'gengate_sign_in';
+  const base: CookieOptions = { httpOnly: true, sameSite: 'strict', secure };
+  return {
+    read(req) {
+      const header = req.headers.cookie;
+      if (!header) return null;
+      return parseCookie(header)[name] ?? null;
+    },
+    set(res, secret, path, maxAgeMs) {
+      res.cookie(name, secret, { ...base, path, expires: new Date(Date.now() + maxAgeMs) });
+    },
+    clear(res, path) {
+      res.clearCookie(name, { ...base, path });
+    },
+  };
+}

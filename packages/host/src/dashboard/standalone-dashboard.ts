@@ -7,6 +7,7 @@ import { PgSessionStore } from '../postgres/pg-session-store.js';
 import type { DashboardSettings } from '../server/dashboard-config.js';
 import { bossQueueInspector } from './boss-queue-inspector.js';
 import { createDashboard, type Dashboard } from './create-dashboard.js';
+import { pgSignInLinkQueue, startSignInMailWorker } from '../jobs/sign-in-mail-worker.js';
 import { startSessionPurge } from './session-purge.js';
 
 export interface StandaloneDashboardOptions {
@@ -22,7 +23,10 @@ export interface StandaloneDashboardOptions {
   readonly paymentProcessor: string;
 }
 
-/** The dashboard of the standalone host: sessions and roles in PostgreSQL, queue depth from pg-boss, expired sessions purged. */
+/**
+ * The dashboard of the standalone host: sessions and roles in PostgreSQL, queue depth from pg-boss, expired
+ * sessions purged, sign-in links mailed from a pg-boss queue by a worker started here.
+ */
 export function createStandaloneDashboard(o: StandaloneDashboardOptions): Dashboard & { stop(): Promise<void> } {
   const services = createDashboardServices({
     gengate: o.gengate,
@@ -30,6 +34,7 @@ export function createStandaloneDashboard(o: StandaloneDashboardOptions): Dashbo
     directory: new PgAccountDirectory(o.pool, o.schema),
     mailer: o.mailer,
     queues: bossQueueInspector(o.boss),
+    linkQueue: pgSignInLinkQueue(o.boss),
     options: {
       openSignup: o.settings.openSignup,
       signupCredits: o.settings.signupCredits,
@@ -39,6 +44,16 @@ export function createStandaloneDashboard(o: StandaloneDashboardOptions): Dashbo
     },
   });
   const purge = startSessionPurge(services.auth, o.logger);
+  // The sign-in mails are sent by the process that serves the dashboard (it has the dashboard's settings).
+  const mailWorker = startSignInMailWorker(o.boss, services.auth, o.logger).catch((err: unknown) => {
+    o.logger.error({ err }, 'the sign-in mail worker did not start: sign-in links are queued but not sent');
+    return null;
+  });
   const dashboard = createDashboard({ services, logger: o.logger, publicUrl: o.publicUrl, paymentProcessor: o.paymentProcessor });
-  return { ...dashboard, stop: () => purge.stop() };
+  return {
+    ...dashboard,
+    async stop() {
+      await Promise.all([purge.stop(), mailWorker.then((w) => w?.stop())]);
+    },
+  };
 }

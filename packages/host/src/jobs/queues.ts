@@ -11,6 +11,7 @@ export const QUEUES = {
   generateDead: 'gengate-generate-dead',
   callback: 'gengate-callback',
   alertMail: 'gengate-alert-mail',
+  signInMail: 'gengate-sign-in-mail',
   maintenance: 'gengate-maintenance',
 } as const;
 
@@ -109,6 +110,8 @@ export async function startBoss(boss: PgBoss, opts: BossOptions): Promise<void> 
       },
     ],
     [QUEUES.alertMail, { retryLimit: 10, retryDelay: 10, retryBackoff: true, notify: false }],
+    // A sign-in link is worth something for its TTL only; the jobs hold e-mail addresses, so none is kept long.
+    [QUEUES.signInMail, { retryLimit: 4, retryDelay: 5, retryBackoff: true, retryDelayMax: 120, expireInSeconds: 60, retentionSeconds: 3_600, deleteAfterSeconds: 3_600, notify: false }],
   ];
   for (const [name, options] of queues) {
     await boss.createQueue(name, options);

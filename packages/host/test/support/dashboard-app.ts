@@ -1,21 +1,23 @@
 import { SandboxAdapter } from '@gengate/adapters';
-import { createDashboardServices, createGengate, MemoryBlobStore, type DashboardServices, type Gengate, type MailMessage } from '@gengate/core';
+import { createDashboardServices, createGengate, MemoryBlobStore, type DashboardServices, type Gengate, type Mailer, type MailMessage } from '@gengate/core';
 import { createTestDatabase } from '@gengate/testing';
 import express, { type Express } from 'express';
 import type pg from 'pg';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import request from 'supertest';
 import { CallbackRepository } from '../../src/callbacks/callback-repository.js';
 import { bossQueueInspector } from '../../src/dashboard/boss-queue-inspector.js';
 import { createDashboard } from '../../src/dashboard/create-dashboard.js';
 import { createGengateRouter } from '../../src/http/create-router.js';
 import { createBoss } from '../../src/jobs/queues.js';
+import { pgSignInLinkQueue, startSignInMailWorker } from '../../src/jobs/sign-in-mail-worker.js';
 import { ManualPaymentProcessor } from '../../src/payments/manual-processor.js';
 import { runMigrations } from '../../src/postgres/migrate.js';
 import { PgAccountDirectory } from '../../src/postgres/pg-account-directory.js';
 import { PgSessionStore } from '../../src/postgres/pg-session-store.js';
 import { createPgStores } from '../../src/postgres/pg-unit-of-work.js';
 import { openPool } from './open-pool.js';
+import { waitFor } from './spawn-server.js';
 import { DEFAULT_SCHEMA } from '../../src/postgres/schema.js';
 
 export const ORIGIN = 'http://gengate.test';
@@ -29,7 +31,11 @@ export interface DashboardApp {
   readonly mails: MailMessage[];
   /** Moves the dashboard's clock forward. */
   advance(ms: number): void;
-  /** Asks for a link and uses it: the session's cookie header and CSRF token. */
+  /** Resolves once every sign-in mail job asked for so far has run (sent, skipped or failed for good). */
+  settle(): Promise<void>;
+  /** Waits for the first mail after index `before` (to `to`, when given): links are mailed by a job, after the request answered. */
+  nextMail(before: number, to?: string): Promise<MailMessage>;
+  /** Asks for a link and uses it in the same "browser": the session's cookie header and CSRF token. */
   signIn(email: string): Promise<{ cookie: string; csrf: string; userId: string }>;
   close(): Promise<void>;
 }
@@ -41,8 +47,16 @@ export function linkToken(mail: MailMessage | undefined): string {
 }
 
 /** The /api/v1 router and the dashboard over a fresh PostgreSQL database, mounted as the standalone host mounts them. */
-export async function openDashboardApp(options: { openSignup?: boolean; signupCredits?: number } = {}): Promise<DashboardApp> {
-  const logger = pino({ level: 'silent' });
+/** The cookies a response set, as one Cookie header (name=value; ...). */
+export function cookiesOf(res: { headers: Record<string, unknown> }): string {
+  const set = (res.headers['set-cookie'] as string[] | undefined) ?? [];
+  return set.map((c) => c.split(';')[0] ?? '').join('; ');
+}
+
+const SIGN_IN_QUEUE = 'gengate-sign-in-mail';
+
+export async function openDashboardApp(options: { openSignup?: boolean; signupCredits?: number; mailer?: Mailer; logger?: Logger } = {}): Promise<DashboardApp> {
+  const logger = options.logger ?? pino({ level: 'silent' });
   const db = await createTestDatabase();
   const { pool, close } = openPool(db.url, 10);
   await runMigrations(pool, DEFAULT_SCHEMA);
@@ -65,8 +79,14 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
     gengate,
     sessions: new PgSessionStore(pool, DEFAULT_SCHEMA),
     directory: new PgAccountDirectory(pool, DEFAULT_SCHEMA),
-    mailer: { send: async (m) => void mails.push(m) },
+    mailer: {
+      send: async (m) => {
+        if (options.mailer) await options.mailer.send(m);
+        mails.push(m);
+      },
+    },
     queues: bossQueueInspector(boss),
+    linkQueue: pgSignInLinkQueue(boss),
     clock: { now: () => new Date(Date.now() + offsetMs) },
     options: {
       openSignup: options.openSignup ?? false,
@@ -74,6 +94,7 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
       linkUrl: (token) => `${ORIGIN}/dashboard/sign-in#token=${token}`,
     },
   });
+  const mailWorker = await startSignInMailWorker(boss, services.auth, logger);
   const dashboard = createDashboard({ services, logger, publicUrl: () => ORIGIN, paymentProcessor: 'manual' });
   const app = express();
   app.use('/api/v1', createGengateRouter({ gengate, blobStore, logger, callbacks: new CallbackRepository(pool, DEFAULT_SCHEMA), authenticate: dashboard.authenticate }));
@@ -87,15 +108,32 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
     advance(ms) {
       offsetMs += ms;
     },
+    async settle() {
+      await waitFor(
+        async () => {
+          const { rows } = await pool.query<{ n: number }>(`select count(*)::int as n from pgboss.job where name = $1 and state in ('created', 'retry', 'active')`, [SIGN_IN_QUEUE]);
+          return rows[0]?.n === 0 ? true : null;
+        },
+        { timeoutMs: 30_000, what: 'the sign-in mail jobs' },
+      );
+    },
+    nextMail(before, to) {
+      return waitFor(async () => mails.slice(before).find((m) => to === undefined || m.to.toLowerCase() === to.toLowerCase()), {
+        timeoutMs: 15_000,
+        intervalMs: 10,
+        what: `a mail after #${before}${to ? ` to ${to}` : ''}`,
+      });
+    },
     async signIn(email) {
       const before = mails.length;
-      await request(app).post('/dashboard/api/auth/link').set('Origin', ORIGIN).send({ email }).expect(200);
-      const token = linkToken(mails[before]);
-      const res = await request(app).post('/dashboard/api/auth/verify').set('Origin', ORIGIN).send({ token }).expect(200);
-      const cookie = (res.headers['set-cookie'] as unknown as string[])[0]?.split(';')[0] ?? '';
+      const asked = await request(app).post('/dashboard/api/auth/link').set('Origin', ORIGIN).send({ email }).expect(200);
+      const token = linkToken(await this.nextMail(before, email));
+      const res = await request(app).post('/dashboard/api/auth/verify').set('Origin', ORIGIN).set('Cookie', cookiesOf(asked)).send({ token }).expect(200);
+      const cookie = cookiesOf(res).split('; ').find((c) => c.startsWith('gengate_session=')) ?? '';
       return { cookie, csrf: res.body.csrf_token as string, userId: res.body.user.id as string };
     },
     async close() {
+      await mailWorker.stop();
       await boss.stop({ graceful: false, timeout: 1_000 });
       await close();
       await db.drop();

@@ -38,8 +38,8 @@ export function describeDashboardStoresConformance(name: string, factory: () => 
       const now = new Date();
       const live = hash();
       const expired = hash();
-      await h.sessions.insertSignInToken({ tokenHash: live, email: 'Someone@Example.com', expiresAt: minutes(15, now) });
-      await h.sessions.insertSignInToken({ tokenHash: expired, email: 'someone@example.com', expiresAt: minutes(-1, now) });
+      await h.sessions.insertSignInToken({ tokenHash: live, email: 'Someone@Example.com', expiresAt: minutes(15, now), browserHash: null });
+      await h.sessions.insertSignInToken({ tokenHash: expired, email: 'someone@example.com', expiresAt: minutes(-1, now), browserHash: null });
       expect(await h.sessions.consumeSignInToken(expired, now)).toBeNull();
       expect(await h.sessions.consumeSignInToken(hash(), now)).toBeNull();
       expect(await h.sessions.consumeSignInToken(live, now)).toEqual({ email: 'someone@example.com' });
@@ -48,17 +48,47 @@ export function describeDashboardStoresConformance(name: string, factory: () => 
 
     it('of two concurrent uses of one token exactly one succeeds', async () => {
       const token = hash();
-      await h.sessions.insertSignInToken({ tokenHash: token, email: 'race@example.com', expiresAt: minutes(15) });
+      await h.sessions.insertSignInToken({ tokenHash: token, email: 'race@example.com', expiresAt: minutes(15), browserHash: null });
       const results = await Promise.all([h.sessions.consumeSignInToken(token, new Date()), h.sessions.consumeSignInToken(token, new Date())]);
       expect(results.filter((r) => r !== null)).toHaveLength(1);
     });
 
-    it('counts the links sent to an address since a moment (case-insensitive)', async () => {
-      const email = `count-${randomBytes(4).toString('hex')}@example.com`;
-      const before = minutes(-1);
-      for (let i = 0; i < 3; i++) await h.sessions.insertSignInToken({ tokenHash: hash(), email, expiresAt: minutes(15) });
-      expect(await h.sessions.countSignInTokensSince(email.toUpperCase(), before)).toBe(3);
-      expect(await h.sessions.countSignInTokensSince(email, minutes(1))).toBe(0);
+    it('findSignInToken shows an unused, unexpired token with its browser binding, without using it; deleteSignInToken removes it', async () => {
+      const now = new Date();
+      const [bound, unbound] = [hash(), hash()];
+      await h.sessions.insertSignInToken({ tokenHash: bound, email: 'Find@Example.com', expiresAt: minutes(15, now), browserHash: 'b'.repeat(64) });
+      await h.sessions.insertSignInToken({ tokenHash: unbound, email: 'find@example.com', expiresAt: minutes(15, now), browserHash: null });
+      expect(await h.sessions.findSignInToken(bound, now)).toEqual({ email: 'find@example.com', browserHash: 'b'.repeat(64) });
+      expect(await h.sessions.findSignInToken(bound, now)).toEqual({ email: 'find@example.com', browserHash: 'b'.repeat(64) });
+      expect(await h.sessions.findSignInToken(bound, minutes(16, now))).toBeNull();
+      expect(await h.sessions.consumeSignInToken(bound, now)).toEqual({ email: 'find@example.com' });
+      expect(await h.sessions.findSignInToken(bound, now)).toBeNull();
+      await h.sessions.deleteSignInToken(unbound);
+      expect(await h.sessions.findSignInToken(unbound, now)).toBeNull();
+      expect(await h.sessions.consumeSignInToken(unbound, now)).toBeNull();
+    });
+
+    it('reserveSignInLink: at most max sends per address in a sliding window, exact under concurrency, release gives one back, the purge keeps the count', async () => {
+      const email = `quota-${randomBytes(4).toString('hex')}@example.com`;
+      const t0 = new Date();
+      const windowOf = (at: Date) => minutes(-60, at);
+      const results = await Promise.all(Array.from({ length: 30 }, () => h.sessions.reserveSignInLink(email, t0, windowOf(t0), 5)));
+      expect(results.filter(Boolean)).toHaveLength(5);
+      // Case-insensitive: the same address.
+      expect(await h.sessions.reserveSignInLink(email.toUpperCase(), t0, windowOf(t0), 5)).toBe(false);
+      await h.sessions.releaseSignInLink(email, t0);
+      expect(await h.sessions.reserveSignInLink(email, minutes(1, t0), windowOf(minutes(1, t0)), 5)).toBe(true);
+      expect(await h.sessions.reserveSignInLink(email, minutes(2, t0), windowOf(minutes(2, t0)), 5)).toBe(false);
+      // A purge 30 minutes on leaves the count alone.
+      await h.sessions.purgeExpired(minutes(30, t0), windowOf(minutes(30, t0)));
+      expect(await h.sessions.reserveSignInLink(email, minutes(30, t0), windowOf(minutes(30, t0)), 5)).toBe(false);
+      // 60.5 minutes on, the four sends at t0 are out of the window; the one at t0+1 min is not.
+      const later = minutes(60.5, t0);
+      const again = await Promise.all(Array.from({ length: 10 }, () => h.sessions.reserveSignInLink(email, later, windowOf(later), 5)));
+      expect(again.filter(Boolean)).toHaveLength(4);
+      // Once nothing was sent in the window, the purge may drop the address's count.
+      await h.sessions.purgeExpired(minutes(200, t0), windowOf(minutes(200, t0)));
+      expect(await h.sessions.reserveSignInLink(email, minutes(200, t0), windowOf(minutes(200, t0)), 1)).toBe(true);
     });
 
     it('a session is found until it expires, and not after it is deleted', async () => {
@@ -83,9 +113,9 @@ export function describeDashboardStoresConformance(name: string, factory: () => 
       await h.sessions.insertSession({ idHash: old, userId: user.id, expiresAt: minutes(-5, now) });
       await h.sessions.insertSession({ idHash: live, userId: user.id, expiresAt: minutes(5, now) });
       const [oldToken, liveToken] = [hash(), hash()];
-      await h.sessions.insertSignInToken({ tokenHash: oldToken, email: 'p@example.com', expiresAt: minutes(-5, now) });
-      await h.sessions.insertSignInToken({ tokenHash: liveToken, email: 'p@example.com', expiresAt: minutes(5, now) });
-      const purged = await h.sessions.purgeExpired(now);
+      await h.sessions.insertSignInToken({ tokenHash: oldToken, email: 'p@example.com', expiresAt: minutes(-5, now), browserHash: null });
+      await h.sessions.insertSignInToken({ tokenHash: liveToken, email: 'p@example.com', expiresAt: minutes(5, now), browserHash: null });
+      const purged = await h.sessions.purgeExpired(now, minutes(-60, now));
       expect(purged.sessions).toBeGreaterThanOrEqual(1);
       expect(purged.tokens).toBeGreaterThanOrEqual(1);
       expect(await h.sessions.findSession(live, now)).not.toBeNull();

@@ -6,6 +6,7 @@ import type { AccountDirectory } from '../operators/account-directory.js';
 import { OperatorService, type QueueInspector } from '../operators/operator-service.js';
 import { DashboardAuth, DEFAULT_DASHBOARD_AUTH, type DashboardAuthOptions } from './dashboard-auth.js';
 import type { SessionStore } from './session-store.js';
+import type { SignInLinkQueue } from './sign-in-link-queue.js';
 
 export interface DashboardServicesConfig {
   readonly gengate: Gengate;
@@ -14,6 +15,11 @@ export interface DashboardServicesConfig {
   readonly mailer: Mailer;
   /** The host's job queues, for the operator's queue view; null when it has none. */
   readonly queues?: QueueInspector | null;
+  /**
+   * Where link requests wait for their mail (the host: a pg-boss queue whose worker calls auth.sendLink).
+   * Default: sent in this process right after the answer, a failure logged and not retried.
+   */
+  readonly linkQueue?: SignInLinkQueue;
   readonly options: Partial<Omit<DashboardAuthOptions, 'linkUrl'>> & Pick<DashboardAuthOptions, 'linkUrl'>;
   readonly clock?: Clock;
   readonly ids?: IdGenerator;
@@ -32,7 +38,14 @@ export function createDashboardServices(config: DashboardServicesConfig): Dashbo
   const ids = config.ids ?? { uuid: () => crypto.randomUUID() };
   const stores = gengate.container.get(TOKENS.Stores);
   const uow = gengate.container.get(TOKENS.UnitOfWork);
-  const auth = new DashboardAuth(config.sessions, stores.users, config.directory, uow, config.mailer, ids, clock, gengate.logger, {
+  const inProcess: SignInLinkQueue = {
+    async enqueue(request) {
+      setImmediate(() => {
+        auth.sendLink(request).catch((err: unknown) => gengate.logger.warn({ err }, 'sending a sign-in link failed'));
+      });
+    },
+  };
+  const auth: DashboardAuth = new DashboardAuth(config.sessions, stores.users, config.directory, uow, config.mailer, config.linkQueue ?? inProcess, ids, clock, gengate.logger, {
     ...DEFAULT_DASHBOARD_AUTH,
     ...config.options,
   });

@@ -11,6 +11,7 @@ import { dashboard } from './011-dashboard.js';
 import { submitTaskFunction } from './012-submit-task-function.js';
 import { replaceableKeyStore } from './014-replaceable-key-store.js';
 import { retention } from './016-retention.js';
+import { signInLinks } from './017-sign-in-links.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in order. Append new ones; never edit an applied one. */
@@ -28,5 +29,6 @@ export const MIGRATIONS: readonly Migration[] = [
   submitTaskFunction,
   replaceableKeyStore,
   retention,
+  signInLinks,
 ];
 export type { Migration };
