@@ -1567,6 +1567,10 @@ export interface components {
         "Accept-Ranges": "bytes";
         /** @description Result files never change; expiring URLs are cached privately until they expire. */
         "Result-Cache-Control": string;
+        /** @description A result file opened as a document loads nothing and runs in a sandbox (an opaque origin, no scripts). */
+        "Result-Content-Security-Policy": "default-src 'none'; sandbox";
+        /** @description `inline` for raster images (PNG, JPEG, GIF, WebP, AVIF, BMP), video, audio and plain text; `attachment` for anything else, SVG and HTML included (active content is downloaded, never rendered on this origin). */
+        "Result-Content-Disposition": string;
         /** @description The request id (yours if you sent a sane one); a 500's message quotes it. */
         "X-Request-Id": string;
         /** @description Requests allowed in the key's most constraining window (only for keys with limits). */
@@ -2907,7 +2911,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The file, with its media type (`text/plain; charset=utf-8` for chat, `image/png`, `image/gif`, ...). */
+            /** @description The file, with its media type (`text/plain; charset=utf-8` for chat, `image/png`, `image/gif`, ...). Raster images, video, audio and plain text are `inline`; anything else (SVG, HTML, JSON, unknown bytes) is an `attachment`, and every file carries a sandboxing CSP and `nosniff`, so a result never runs on this origin. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2915,6 +2919,8 @@ export interface operations {
                     "Content-Length": number;
                     "Accept-Ranges": components["headers"]["Accept-Ranges"];
                     "X-Content-Type-Options": "nosniff";
+                    "Content-Security-Policy": components["headers"]["Result-Content-Security-Policy"];
+                    "Content-Disposition": components["headers"]["Result-Content-Disposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2932,13 +2938,15 @@ export interface operations {
                     "Content-Length": number;
                     "Accept-Ranges": components["headers"]["Accept-Ranges"];
                     "X-Content-Type-Options": "nosniff";
+                    "Content-Security-Policy": components["headers"]["Result-Content-Security-Policy"];
+                    "Content-Disposition": components["headers"]["Result-Content-Disposition"];
                     [name: string]: unknown;
                 };
                 content: {
                     "*/*": string;
                 };
             };
-            /** @description `FILES_DELIVERY=redirect`: the file is downloaded from the bucket at `Location`, a presigned URL valid for `FILES_PRESIGN_TTL_SECONDS` at most (and never past the result URL's own expiry). The bucket honours `Range` itself. */
+            /** @description `FILES_DELIVERY=redirect`: the file is downloaded from the bucket at `Location`, a presigned URL valid for `FILES_PRESIGN_TTL_SECONDS` at most (and never past the result URL's own expiry). The bucket honours `Range` itself. The URL sets `response-content-type` and `response-content-disposition` (the same inline/attachment rule as streamed files), and objects are stored with that `Content-Disposition`. */
             302: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -45,8 +45,9 @@ export function fileRoutes(opts: FileRoutesOptions): Router {
       if (task.status === 'fail') await deleteTaskFiles(opts.blobs, taskId);
       throw notFound();
     }
-    if (!task.outputs.some((o) => o.key === key)) throw notFound();
-    if (await redirectToStore(res, opts.blobs, key, delivery, expiresAt)) return;
+    const output = task.outputs.find((o) => o.key === key);
+    if (!output) throw notFound();
+    if (await redirectToStore(res, opts.blobs, key, output.mediaType, delivery, expiresAt)) return;
     const cacheControl =
       expiresAt === null ? 'public, max-age=31536000, immutable' : `private, max-age=${Math.max(0, expiresAt - Math.floor(Date.now() / 1000))}`;
     await streamFile(req, res, opts.blobs, key, cacheControl);
