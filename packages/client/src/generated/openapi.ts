@@ -480,11 +480,14 @@ export interface paths {
         };
         /**
          * Download a result file
-         * @description *gengate extension.* Result URLs are capability URLs: public (no API key), served by the gateway
-         *     itself (upstream URLs expire). The random task id is the secret part. A file is served only while
-         *     its task is `success`. With `RESULT_URL_TTL_SECONDS` set they carry `expires` and `signature` and
-         *     stop working after the expiry (403 without a valid signature, 410 once expired); otherwise they
-         *     are stable and immutable.
+         * @description *gengate extension.* Result files are served by the gateway itself (upstream URLs expire), only
+         *     while their task is `success`. Who may download one is the host's file access mode:
+         *     `signed` (the default, `FILE_ACCESS`): each URL handed out (poll answer, callback) carries
+         *     `expires` and `signature` (HMAC-SHA256 over the path and the expiry) and works without an API
+         *     key until it expires (`RESULT_URL_TTL_SECONDS`, default 3600): 403 without a valid signature,
+         *     410 once expired; poll the task again for a freshly signed URL. `session` (embedders): plain
+         *     URLs, served only to the task's owner, authenticated as on every other route (401 without a
+         *     caller, 404 for another user's file). `public`: plain URLs that never expire.
          *
          *     Files are streamed, never loaded whole. One byte range may be asked for with `Range: bytes=a-b`
          *     (also `a-` and the suffix form `-n`): 206 with `Content-Range`, or 416 when no byte of it exists.
@@ -1565,7 +1568,7 @@ export interface components {
     headers: {
         /** @description Result files can be fetched in byte ranges (`Range`). */
         "Accept-Ranges": "bytes";
-        /** @description Result files never change; expiring URLs are cached privately until they expire. */
+        /** @description Signed URLs are cached privately until they expire; session-checked files are revalidated (`private, no-cache`); public URLs never change. */
         "Result-Cache-Control": string;
         /** @description A result file opened as a document loads nothing and runs in a sandbox (an opaque origin, no scripts). */
         "Result-Content-Security-Policy": "default-src 'none'; sandbox";
@@ -2882,9 +2885,9 @@ export interface operations {
     getResultFile: {
         parameters: {
             query?: {
-                /** @description With expiring result URLs, the expiry (Unix seconds), as the task's URL carries it. */
+                /** @description With signed result URLs (the default), the expiry (Unix seconds), as the task's URL carries it. */
                 expires?: string;
-                /** @description With expiring result URLs, their signature, as the task's URL carries it. */
+                /** @description With signed result URLs (the default), their signature, as the task's URL carries it. */
                 signature?: string;
             };
             header?: {
@@ -2958,7 +2961,26 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
-            /** @description `result_url_invalid`: expiring result URLs are on and this one lacks a valid signature. */
+            /** @description `authentication_failed`: file access mode `session` and the request has neither the app's session nor an API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: 401;
+                        error?: {
+                            /** @constant */
+                            type?: "authentication_failed";
+                            param?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `result_url_invalid`: signed result URLs are on (the default) and this one lacks a valid signature. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
