@@ -254,7 +254,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
       if (workers) throw new Error('startWorkers() was already called');
       await start();
       workers = await startHostWorkers(
-        { boss, gengate, pool, schema, connection, blobStore, callbacks, resultUrls, mailer, logger, settings, generateExpireSeconds, metrics: ops.metrics },
+        { boss, gengate, pool, schema, connection, blobStore, callbacks, resultUrls, mailer, logger, settings, generateExpireSeconds, metrics: ops.metrics, apiUrl },
         which,
       );
     },
