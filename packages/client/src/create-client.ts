@@ -1,8 +1,12 @@
 import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
 import type { paths } from './generated/openapi.js';
+import type { StrictGengateClient } from './strict-client.js';
 
-/** An openapi-fetch client typed by the gengate OpenAPI document: `client.GET('/run/tasks/{task_id}', ...)`. */
-export type GengateClient = Client<paths>;
+/**
+ * An openapi-fetch client typed by the gengate OpenAPI document: `client.GET('/run/tasks/{task_id}', ...)`.
+ * Request bodies are closed: a field the document does not list (`promt`) is a compile error.
+ */
+export type GengateClient = StrictGengateClient;
 
 export interface GengateClientOptions {
   /** The API root, including the version: e.g. `http://127.0.0.1:3000/api/v1`. */
@@ -23,9 +27,11 @@ export interface GengateClientOptions {
 export function createGengateClient(options: GengateClientOptions): GengateClient {
   const headers: Record<string, string> = { ...options.headers };
   if (options.apiKey !== undefined) headers['Authorization'] = `Bearer ${options.apiKey}`;
-  return createClient<paths>({
+  const client: Client<paths> = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
+  // The same object: only the types of POST, PUT and PATCH are narrower.
+  return client as StrictGengateClient;
 }

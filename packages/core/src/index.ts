@@ -124,7 +124,7 @@ export { OPEN_GATE } from './ports/submission-gate.js';
 export type { GateState, SubmissionGate } from './ports/submission-gate.js';
 export { UnitOfWorkTaskCompletion } from './execution/unit-of-work-task-completion.js';
 export { blobBytes } from './ports/blob-store.js';
-export type { BlobBody, BlobInfo, BlobStore, ByteRange, OpenedBlob, ResultUrlResolver, StoredBlob } from './ports/blob-store.js';
+export type { BlobBody, BlobInfo, BlobStore, ByteRange, OpenedBlob, PresignedResponseHeaders, ResultUrlResolver, StoredBlob } from './ports/blob-store.js';
 export { silentLogger } from './ports/system.js';
 export type { Clock, IdGenerator, Logger } from './ports/system.js';
 export type { PaymentProcessor } from './ports/payment-processor.js';

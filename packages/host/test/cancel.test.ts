@@ -2,6 +2,9 @@ import { createTestDatabase, type TestDatabase } from '@gengate/testing';
 import request from './support/contract-request.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryApp } from './support/memory-app.js';
+import { loadServerSecret } from '../src/postgres/server-secrets.js';
+import { DEFAULT_SCHEMA } from '../src/postgres/schema.js';
+import { createResultUrlResolver } from '../src/storage/result-urls.js';
 import { ledgerViolations } from './support/ledger-invariant.js';
 import { runCli, spawnServer, tempDataDir, waitFor, type SpawnedServer } from './support/spawn-server.js';
 
@@ -68,8 +71,15 @@ describe('cancel a generating task (PostgreSQL, real worker)', () => {
       { timeoutMs: 15_000, intervalMs: 100, what: 'the generation job to finish' },
     );
     expect(((await (await api(`/run/tasks/${taskId}`)).json()) as { status: string }).status).toBe('fail');
-    // No free result: the file the worker may have stored after the cancel is not served.
-    const file = await fetch(`${server.url}/api/v1/files/${taskId}/output-0.gif`);
+    // No free result: the file the worker may have stored after the cancel is not served, even through a
+    // validly signed URL (result URLs are signed by default; the secret is the one the server created).
+    const pg = await import('pg');
+    const c = new pg.default.Client({ connectionString: db.url });
+    await c.connect();
+    const secret = await loadServerSecret(c, DEFAULT_SCHEMA, 'result-urls');
+    await c.end();
+    const signedUrl = createResultUrlResolver(() => server.url, { secret, ttlSeconds: 600 }).urlFor(`${taskId}/output-0.gif`);
+    const file = await fetch(signedUrl);
     expect(file.status).toBe(404);
     expect(await (await api('/billing/balance')).json()).toMatchObject({ credits: 100, held_credits: 0 });
     expect(await ledgerViolations(db.url)).toEqual([]);

@@ -480,11 +480,14 @@ export interface paths {
         };
         /**
          * Download a result file
-         * @description *gengate extension.* Result URLs are capability URLs: public (no API key), served by the gateway
-         *     itself (upstream URLs expire). The random task id is the secret part. A file is served only while
-         *     its task is `success`. With `RESULT_URL_TTL_SECONDS` set they carry `expires` and `signature` and
-         *     stop working after the expiry (403 without a valid signature, 410 once expired); otherwise they
-         *     are stable and immutable.
+         * @description *gengate extension.* Result files are served by the gateway itself (upstream URLs expire), only
+         *     while their task is `success`. Who may download one is the host's file access mode:
+         *     `signed` (the default, `FILE_ACCESS`): each URL handed out (poll answer, callback) carries
+         *     `expires` and `signature` (HMAC-SHA256 over the path and the expiry) and works without an API
+         *     key until it expires (`RESULT_URL_TTL_SECONDS`, default 3600): 403 without a valid signature,
+         *     410 once expired; poll the task again for a freshly signed URL. `session` (embedders): plain
+         *     URLs, served only to the task's owner, authenticated as on every other route (401 without a
+         *     caller, 404 for another user's file). `public`: plain URLs that never expire.
          *
          *     Files are streamed, never loaded whole. One byte range may be asked for with `Range: bytes=a-b`
          *     (also `a-` and the suffix form `-n`): 206 with `Content-Range`, or 416 when no byte of it exists.
@@ -1565,8 +1568,12 @@ export interface components {
     headers: {
         /** @description Result files can be fetched in byte ranges (`Range`). */
         "Accept-Ranges": "bytes";
-        /** @description Result files never change; expiring URLs are cached privately until they expire. */
+        /** @description Signed URLs are cached privately until they expire; session-checked files are revalidated (`private, no-cache`); public URLs never change. */
         "Result-Cache-Control": string;
+        /** @description A result file opened as a document loads nothing and runs in a sandbox (an opaque origin, no scripts). */
+        "Result-Content-Security-Policy": "default-src 'none'; sandbox";
+        /** @description `inline` for raster images (PNG, JPEG, GIF, WebP, AVIF, BMP), video, audio and plain text; `attachment` for anything else, SVG and HTML included (active content is downloaded, never rendered on this origin). */
+        "Result-Content-Disposition": string;
         /** @description The request id (yours if you sent a sane one); a 500's message quotes it. */
         "X-Request-Id": string;
         /** @description Requests allowed in the key's most constraining window (only for keys with limits). */
@@ -2878,9 +2885,9 @@ export interface operations {
     getResultFile: {
         parameters: {
             query?: {
-                /** @description With expiring result URLs, the expiry (Unix seconds), as the task's URL carries it. */
+                /** @description With signed result URLs (the default), the expiry (Unix seconds), as the task's URL carries it. */
                 expires?: string;
-                /** @description With expiring result URLs, their signature, as the task's URL carries it. */
+                /** @description With signed result URLs (the default), their signature, as the task's URL carries it. */
                 signature?: string;
             };
             header?: {
@@ -2907,7 +2914,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The file, with its media type (`text/plain; charset=utf-8` for chat, `image/png`, `image/gif`, ...). */
+            /** @description The file, with its media type (`text/plain; charset=utf-8` for chat, `image/png`, `image/gif`, ...). Raster images, video, audio and plain text are `inline`; anything else (SVG, HTML, JSON, unknown bytes) is an `attachment`, and every file carries a sandboxing CSP and `nosniff`, so a result never runs on this origin. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2915,6 +2922,8 @@ export interface operations {
                     "Content-Length": number;
                     "Accept-Ranges": components["headers"]["Accept-Ranges"];
                     "X-Content-Type-Options": "nosniff";
+                    "Content-Security-Policy": components["headers"]["Result-Content-Security-Policy"];
+                    "Content-Disposition": components["headers"]["Result-Content-Disposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2932,13 +2941,15 @@ export interface operations {
                     "Content-Length": number;
                     "Accept-Ranges": components["headers"]["Accept-Ranges"];
                     "X-Content-Type-Options": "nosniff";
+                    "Content-Security-Policy": components["headers"]["Result-Content-Security-Policy"];
+                    "Content-Disposition": components["headers"]["Result-Content-Disposition"];
                     [name: string]: unknown;
                 };
                 content: {
                     "*/*": string;
                 };
             };
-            /** @description `FILES_DELIVERY=redirect`: the file is downloaded from the bucket at `Location`, a presigned URL valid for `FILES_PRESIGN_TTL_SECONDS` at most (and never past the result URL's own expiry). The bucket honours `Range` itself. */
+            /** @description `FILES_DELIVERY=redirect`: the file is downloaded from the bucket at `Location`, a presigned URL valid for `FILES_PRESIGN_TTL_SECONDS` at most (and never past the result URL's own expiry). The bucket honours `Range` itself. The URL sets `response-content-type` and `response-content-disposition` (the same inline/attachment rule as streamed files), and objects are stored with that `Content-Disposition`. */
             302: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2950,7 +2961,26 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
-            /** @description `result_url_invalid`: expiring result URLs are on and this one lacks a valid signature. */
+            /** @description `authentication_failed`: file access mode `session` and the request has neither the app's session nor an API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: 401;
+                        error?: {
+                            /** @constant */
+                            type?: "authentication_failed";
+                            param?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `result_url_invalid`: signed result URLs are on (the default) and this one lacks a valid signature. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -30,6 +30,12 @@ export interface OpenedBlob extends BlobInfo {
   readonly range: ByteRange | null;
 }
 
+/** Headers a presigned URL makes the store answer with. */
+export interface PresignedResponseHeaders {
+  readonly contentType: string;
+  readonly contentDisposition: string;
+}
+
 /** The gateway's own storage for result files. Keys are `<task_id>/<file name>`. */
 export interface BlobStore {
   /** Stores a file, streaming it when given chunks; resolves with its size. A failing stream stores nothing. */
@@ -42,9 +48,11 @@ export interface BlobStore {
   open(key: string, range?: ByteRange): Promise<OpenedBlob | null>;
   /**
    * A URL the file can be downloaded from directly, valid for `ttlSeconds` (stores that have one, e.g. S3:
-   * a presigned GET, which honours `Range` itself). Not checked for existence.
+   * a presigned GET, which honours `Range` itself). Not checked for existence. `response` sets the
+   * headers the store answers that URL with (S3's `response-content-type` and
+   * `response-content-disposition` overrides), whatever the object's stored metadata says.
    */
-  presignedUrl?(key: string, ttlSeconds: number): Promise<string>;
+  presignedUrl?(key: string, ttlSeconds: number, response?: PresignedResponseHeaders): Promise<string>;
   /** Deletes every file of a task (keys `<taskId>/...`); nothing to delete is not an error. */
   deleteTask(taskId: string): Promise<void>;
 }

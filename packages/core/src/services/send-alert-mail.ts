@@ -8,6 +8,8 @@ export class SendAlertMail {
     private readonly alerts: AlertStore,
     private readonly users: UserStore,
     private readonly mailer: Mailer,
+    /** Where the user tops up: the API's top-up endpoint as the host mounts it (an embedder's may be `/ai/billing/topup`). */
+    private readonly topUpEndpoint: string = '/api/v1/billing/topup',
   ) {}
 
   /** False when the alert or user no longer exists (nothing to send). */
@@ -23,7 +25,7 @@ export class SendAlertMail {
       subject: `gengate balance alert: ${balance} credits, below ${threshold}`,
       text:
         `Your gengate balance is ${balance} credits, below your alert threshold of ${threshold} credits.\n\n` +
-        'Top up with POST /api/v1/billing/topup. You will not get this mail again for this alert until the balance ' +
+        `Top up with POST ${this.topUpEndpoint}. You will not get this mail again for this alert until the balance ` +
         'has gone back to or above the threshold.\n',
     });
     return true;

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createGengate, fetchInput, GatewayError, type BlobStore, type Gengate, type Mailer, type PaymentProcessor, type ResultUrlResolver } from '@gengate/core';
+import { createGengate, fetchInput, GatewayError, TOKENS, type BlobStore, type Gengate, type Mailer, type PaymentProcessor, type ResultUrlResolver } from '@gengate/core';
 import { Router } from 'express';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
@@ -129,10 +129,14 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
   const callbacks = new CallbackRepository(pool, schema);
   const blobStore = options.blobStore ?? new LocalBlobStore(options.filesDir ?? join(process.cwd(), '.gengate', 'files'));
 
-  // Result URLs may be signed with a secret kept in the database (loaded by start()), so every process agrees.
+  // Result URLs are signed (fileAccess `signed`, the default) with a secret kept in the database (loaded
+  // by start()), so every process agrees; the expiry reads the container's clock (rebind TOKENS.Clock to move it).
+  const signed = settings.fileAccess === 'signed';
+  const nowMs = (): number => gengate.container.get(TOKENS.Clock).now().getTime();
   let signedUrls: ResultUrlResolver | null = null;
   let verifier: ResultUrlVerifier | null = null;
   const unsignedUrls = createResultUrlResolver(publicUrl, null, mountPath);
+  // Before start() a signed host has no secret yet: its URLs would then be plain, and refused (403).
   const resultUrls: ResultUrlResolver = { urlFor: (key) => (signedUrls ?? unsignedUrls).urlFor(key) };
 
   const stripe = options.stripe ? await loadStripe(options.stripe, apiUrl) : null;
@@ -177,8 +181,8 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
   let starting: Promise<void> | null = null;
   const start = (): Promise<void> => {
     starting ??= (async () => {
-      if (settings.resultUrlTtlSeconds !== null) {
-        const signing = { secret: await loadServerSecret(pool, schema, 'result-urls'), ttlSeconds: settings.resultUrlTtlSeconds };
+      if (signed) {
+        const signing = { secret: await loadServerSecret(pool, schema, 'result-urls'), ttlSeconds: settings.resultUrlTtlSeconds, now: nowMs };
         signedUrls = createResultUrlResolver(publicUrl, signing, mountPath);
         verifier = createResultUrlVerifier(signing);
       }
@@ -199,7 +203,11 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     rateLimiter: options.rateLimiter ?? createPgKeyRateLimiter(pool, schema),
     callbacks,
     // Read per request: the secret is loaded by start(), which the router runs before any route.
-    ...(settings.resultUrlTtlSeconds !== null ? { resultUrlVerifier: { verify: (key, query) => verifier?.verify(key, query) ?? { ok: false, reason: 'invalid' } } } : {}),
+    ...(signed ? { resultUrlVerifier: { verify: (key, query) => verifier?.verify(key, query) ?? { ok: false, reason: 'invalid' } } } : {}),
+    ...(settings.fileAccess === 'session' ? { fileAccess: 'owner' as const } : {}),
+    ...(options.authenticateFiles ? { authenticateFiles: options.authenticateFiles } : {}),
+    ...(options.signInHint !== undefined ? { signInHint: options.signInHint } : {}),
+    now: nowMs,
     ...(stripe ? { stripeWebhook: stripe.webhook } : {}),
     ...(options.authenticate ? { authenticate: options.authenticate } : {}),
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
@@ -246,7 +254,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
       if (workers) throw new Error('startWorkers() was already called');
       await start();
       workers = await startHostWorkers(
-        { boss, gengate, pool, schema, connection, blobStore, callbacks, resultUrls, mailer, logger, settings, generateExpireSeconds, metrics: ops.metrics },
+        { boss, gengate, pool, schema, connection, blobStore, callbacks, resultUrls, mailer, logger, settings, generateExpireSeconds, metrics: ops.metrics, apiUrl },
         which,
       );
     },

@@ -53,6 +53,17 @@ export interface GengateHostOptions {
    */
   readonly authenticate?: (req: Request) => Promise<AuthContext | null>;
   /**
+   * How a person passes `authenticate`, named in the 401 of a request that has neither your session nor
+   * an API key (`Not signed in: <signInHint>, or send an API key ...`), e.g. `sign in at /login`; default `sign in`.
+   */
+  readonly signInHint?: string;
+  /**
+   * With settings.fileAccess `session`: authenticates result file downloads (default `authenticate`).
+   * A browser loads <img>/<video> with its cookies but without custom headers, and a download changes
+   * nothing, so this one may accept your SameSite session cookie alone (no CSRF header).
+   */
+  readonly authenticateFiles?: (req: Request) => Promise<AuthContext | null>;
+  /**
    * The origin (and any path prefix) clients reach your app at, e.g. `https://app.example.com`; result
    * URLs, provider webhook URLs and Stripe return URLs are built from it plus `mountPath`. A function
    * is read each time (for a port known only after listening). Default '' (relative result URLs).

@@ -29,8 +29,17 @@ export interface GengateHostSettings {
   };
   /** Downloads of results and reference inputs. */
   readonly fetching: { readonly allowPrivate: boolean; readonly maxResultBytes: Readonly<Record<Modality, number>>; readonly maxInputBytes: number };
-  /** Result URLs expire (signed) this long after they are handed out; null = never. */
-  readonly resultUrlTtlSeconds: number | null;
+  /**
+   * Who may download a result file. `signed` (default): whoever holds a result URL, until it expires;
+   * each URL handed out (task poll, callback) carries `expires` and an HMAC-SHA256 `signature` made with
+   * a secret kept in the database (every process shares it). `session`: the task's owner only,
+   * authenticated as on every other route (createGengateHost's `authenticateFiles` or `authenticate`,
+   * then the API key); URLs are plain. `public`: whoever holds the URL, forever (no signature): only
+   * for results that are public anyway.
+   */
+  readonly fileAccess: 'signed' | 'session' | 'public';
+  /** With fileAccess `signed`: how long a result URL stays valid after it is handed out. */
+  readonly resultUrlTtlSeconds: number;
   /** When the maintenance sweep runs (five-field cron, UTC). */
   readonly maintenanceCron: string;
   /** A pending manual top-up not completed within this time is marked failed. */
@@ -63,7 +72,8 @@ export const DEFAULT_HOST_SETTINGS: GengateHostSettings = {
     maxResultBytes: { chat: 16 * 1024 * 1024, image: 64 * 1024 * 1024, video: 1024 * 1024 * 1024 },
     maxInputBytes: 50 * 1024 * 1024,
   },
-  resultUrlTtlSeconds: null,
+  fileAccess: 'signed',
+  resultUrlTtlSeconds: 3_600,
   maintenanceCron: '*/10 * * * *',
   manualTopupExpiryHours: 168,
   shutdownGraceMs: 10_000,

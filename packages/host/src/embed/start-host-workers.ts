@@ -29,6 +29,8 @@ export interface HostWorkerDeps {
   readonly settings: GengateHostSettings;
   readonly generateExpireSeconds: number;
   readonly metrics: Pick<WorkerMetrics, 'callback' | 'mailSent'>;
+  /** The API's absolute URL (public URL plus mount path), named in the alert mail's top-up hint. */
+  readonly apiUrl: () => string;
 }
 
 export interface HostWorkers {
@@ -69,7 +71,7 @@ export async function startHostWorkers(d: HostWorkerDeps, which: HostWorkerSelec
         )
       : null;
   const stores = gengate.container.get(TOKENS.Stores);
-  const mailWorker = (which.mail ?? true) ? await startAlertMailWorker(boss, new SendAlertMail(stores.alerts, stores.users, d.mailer), logger, d.metrics) : null;
+  const mailWorker = (which.mail ?? true) ? await startAlertMailWorker(boss, new SendAlertMail(stores.alerts, stores.users, d.mailer, `${d.apiUrl()}/billing/topup`), logger, d.metrics) : null;
   const maintenanceWorker =
     (which.maintenance ?? true)
       ? await startMaintenanceWorker(

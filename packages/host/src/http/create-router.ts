@@ -3,8 +3,8 @@ import { Router } from 'express';
 import type { Logger } from 'pino';
 import { createMemoryKeyRateLimiter } from '../limits/create-rate-limiters.js';
 import { createClientIpResolver } from './client-ip.js';
-import { authenticate, type RequestAuthenticator } from './middleware/authenticate.js';
-import { errorHandler, notFound } from './middleware/error-handler.js';
+import { authenticate, callerResolver, type AuthenticationSeam, type RequestAuthenticator } from './middleware/authenticate.js';
+import { errorHandler, notFound, rememberApiRoot } from './middleware/error-handler.js';
 import { jsonBody } from './middleware/json-body.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
@@ -45,10 +45,29 @@ export interface GengateRouterOptions {
    */
   readonly authenticate?: RequestAuthenticator;
   /**
+   * How a person passes `authenticate`, named in the 401 of a request that has neither it nor an API
+   * key (`Not signed in: <hint>, or send an API key ...`); default `sign in`.
+   */
+  readonly signInHint?: string;
+  /**
    * Checks the signature and expiry of result file URLs; set it when the resolver signs them
    * (createResultUrlResolver with signing). Default: result URLs do not expire.
    */
   readonly resultUrlVerifier?: ResultUrlVerifier;
+  /**
+   * Who may download a result file: `capability` (default) whoever holds its URL (signed and expiring
+   * with `resultUrlVerifier`); `owner` only the task's owner, authenticated as on every other route
+   * (`authenticateFiles`, then the API key); another user's file is then a 404, like another user's task.
+   */
+  readonly fileAccess?: 'capability' | 'owner';
+  /**
+   * The seam that authenticates file downloads in `owner` mode; default `authenticate`. A browser loads
+   * an <img> or <video> with its cookies but without custom headers, and a download changes nothing,
+   * so this seam may accept a SameSite session cookie alone.
+   */
+  readonly authenticateFiles?: RequestAuthenticator;
+  /** Milliseconds since the epoch, for result URL expiry; default Date.now. */
+  readonly now?: () => number;
   /** How result files are served: streamed (default) or a 302 to the blob store's presigned URL. */
   readonly fileDelivery?: FileDeliveryOptions;
 }
@@ -60,19 +79,28 @@ export interface GengateRouterOptions {
 export function createGengateRouter(options: GengateRouterOptions): Router {
   const { gengate } = options;
   const router = Router();
+  const clientIp = createClientIpResolver(options.trustProxy ?? []);
+  const signInHint = options.signInHint !== undefined ? { signInHint: options.signInHint } : {};
+  const seam: AuthenticationSeam | undefined = options.authenticate ? { authenticate: options.authenticate, ...signInHint } : undefined;
+  const fileSeam = options.authenticateFiles ?? options.authenticate;
   router.use(requestContext(options.logger));
+  router.use(rememberApiRoot);
   router.use(openApiDocumentRoutes());
   router.use(
     fileRoutes({
       blobs: options.blobStore,
       tasks: gengate.container.get(TOKENS.Stores).tasks,
       verifier: options.resultUrlVerifier ?? null,
+      ...(options.fileAccess === 'owner'
+        ? { caller: callerResolver(gengate, clientIp, fileSeam ? { authenticate: fileSeam, ...signInHint } : undefined) }
+        : {}),
+      ...(options.now ? { now: options.now } : {}),
       ...(options.fileDelivery ? { delivery: options.fileDelivery } : {}),
     }),
   );
   if (options.stripeWebhook) router.use(stripeWebhookRoutes(gengate, options.stripeWebhook));
   router.use(providerWebhookRoutes(gengate));
-  router.use(authenticate(gengate, createClientIpResolver(options.trustProxy ?? []), options.authenticate));
+  router.use(authenticate(gengate, clientIp, seam));
   router.use(rateLimit(options.rateLimiter ?? createMemoryKeyRateLimiter()));
   router.use(jsonBody(options.maxBodyBytes ?? 1_048_576));
   if (options.callbacks) router.use(callbackRoutes(options.callbacks));

@@ -96,7 +96,8 @@ const envSchema = z.object({
   CALLBACK_CONCURRENCY: int(1, 1_024).default(32),
   CALLBACK_PER_USER_CONCURRENCY: int(1, 1_024).default(4),
   CALLBACK_ATTEMPT_RETENTION_DAYS: int(1, 3_650).default(30),
-  RESULT_URL_TTL_SECONDS: int(1, 31_536_000).optional(),
+  RESULT_URL_TTL_SECONDS: int(1, 31_536_000).default(3_600),
+  FILE_ACCESS: z.enum(['signed', 'public']).default('signed'),
   MAINTENANCE_CRON: z
     .string()
     .regex(/^\S+( \S+){4}$/, 'must be a five-field cron expression, e.g. "*/10 * * * *"')
@@ -173,8 +174,10 @@ export interface GengateConfig {
     readonly perUserConcurrency: number;
     readonly attemptRetentionDays: number;
   };
-  /** Result URLs expire this long after they are handed out (signed); null = they never expire. */
-  readonly resultUrlTtlSeconds: number | null;
+  /** With FILE_ACCESS=signed: result URLs expire this long after they are handed out. */
+  readonly resultUrlTtlSeconds: number;
+  /** FILE_ACCESS: `signed` (expiring signed result URLs, the default) or `public` (plain URLs that never expire). */
+  readonly fileAccess: 'signed' | 'public';
   /** When the maintenance sweep runs (cron, UTC). */
   readonly maintenanceCron: string;
   /** A pending manual top-up not completed by an operator within this time is marked failed. */
@@ -321,7 +324,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       perUserConcurrency: c.CALLBACK_PER_USER_CONCURRENCY,
       attemptRetentionDays: c.CALLBACK_ATTEMPT_RETENTION_DAYS,
     },
-    resultUrlTtlSeconds: c.RESULT_URL_TTL_SECONDS ?? null,
+    resultUrlTtlSeconds: c.RESULT_URL_TTL_SECONDS,
+    fileAccess: c.FILE_ACCESS,
     maintenanceCron: c.MAINTENANCE_CRON,
     manualTopupExpiryHours: c.MANUAL_TOPUP_EXPIRY_HOURS,
     fetching: {

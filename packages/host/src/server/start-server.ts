@@ -6,6 +6,7 @@ import express from 'express';
 import type { Logger } from 'pino';
 import { createApiReferenceRouter } from '../http/api-reference.js';
 import { createGengateHost } from '../embed/create-gengate-host.js';
+import type { GengateHostOptions } from '../embed/gengate-host-options.js';
 import { graceDeadline } from '../embed/grace-deadline.js';
 import type { GengateConfig, ServerRole } from './config.js';
 import { openDatabase } from './database.js';
@@ -40,6 +41,8 @@ export interface StartServerOptions {
   readonly secrets?: readonly string[];
   /** Overrides config.role (the CLI's --role). */
   readonly role?: ServerRole;
+  /** Rebinds ports before anything resolves (createGengateHost's `configure`), e.g. TOKENS.Clock in tests. */
+  readonly configure?: GengateHostOptions['configure'];
 }
 
 function defaultAdapters(config: GengateConfig): ProviderAdapter[] {
@@ -74,6 +77,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     settings: config,
     metricsHost: config.host,
     ...(options.secrets ? { secrets: options.secrets } : {}),
+    ...(options.configure ? { configure: options.configure } : {}),
     ...(config.smtpUrl ? { smtp: { url: config.smtpUrl, from: config.mailFrom } } : {}),
     ...(p.processor === 'stripe'
       ? {
@@ -87,7 +91,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
         }
       : {}),
     // The web dashboard's session (with its CSRF token) is the router's authentication seam.
-    ...(dashboardEnabled ? { authenticate: (req) => dashboard?.authenticate(req) ?? Promise.resolve(null) } : {}),
+    ...(dashboardEnabled ? { authenticate: (req) => dashboard?.authenticate(req) ?? Promise.resolve(null), signInHint: 'sign in to the dashboard at /dashboard' } : {}),
   });
   const { gengate } = host;
   try {

@@ -10,8 +10,18 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { mediaTypeForExtension, type BlobBody, type BlobInfo, type BlobStore, type ByteRange, type OpenedBlob, type StoredBlob } from '@gengate/core';
+import {
+  mediaTypeForExtension,
+  type BlobBody,
+  type BlobInfo,
+  type BlobStore,
+  type ByteRange,
+  type OpenedBlob,
+  type PresignedResponseHeaders,
+  type StoredBlob,
+} from '@gengate/core';
 import { assertTaskId, BLOB_KEY, blobKeyExtension } from './blob-keys.js';
+import { contentDispositionFor } from './file-disposition.js';
 
 export interface S3BlobStoreSettings {
   readonly bucket: string;
@@ -112,7 +122,15 @@ export class S3BlobStore implements BlobStore {
     const source = counted(body);
     const upload = new Upload({
       client: this.client,
-      params: { Bucket: this.settings.bucket, Key, Body: source.stream, ContentType: mediaType },
+      // Safe metadata: whoever reads the object straight from the bucket gets the same disposition the
+      // gateway serves it with (active content such as SVG or HTML as an attachment).
+      params: {
+        Bucket: this.settings.bucket,
+        Key,
+        Body: source.stream,
+        ContentType: mediaType,
+        ContentDisposition: contentDispositionFor(mediaType, key),
+      },
       partSize: Math.max(MIN_PART, this.settings.partSizeBytes ?? MIN_PART),
       queueSize: 4,
       // A failed upload aborts its multipart upload: no part is left behind and no object appears.
@@ -178,8 +196,13 @@ export class S3BlobStore implements BlobStore {
     throw new Error(`S3 GetObject answered bytes=${range.start}-${range.end} with Content-Range ${out.ContentRange ?? 'missing'}`);
   }
 
-  async presignedUrl(key: string, ttlSeconds: number): Promise<string> {
-    return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key) }), { expiresIn: ttlSeconds });
+  async presignedUrl(key: string, ttlSeconds: number, response?: PresignedResponseHeaders): Promise<string> {
+    const command = new GetObjectCommand({
+      Bucket: this.settings.bucket,
+      Key: this.objectKey(key),
+      ...(response ? { ResponseContentType: response.contentType, ResponseContentDisposition: response.contentDisposition } : {}),
+    });
+    return getSignedUrl(this.client, command, { expiresIn: ttlSeconds });
   }
 
   /** Lists the task's objects page by page (1,000 a page) and deletes each page in one request. */

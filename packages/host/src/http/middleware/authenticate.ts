@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { ApiKeyRecord, AuthContext, Gengate } from '@gengate/core';
+import { CHALLENGE, GatewayError, type ApiKeyRecord, type AuthContext, type Gengate } from '@gengate/core';
 import type { Request, RequestHandler, Response } from 'express';
 
 /**
@@ -12,20 +12,41 @@ export type RequestAuthenticator = (req: Request) => Promise<AuthContext | null>
 /** The caller of a request: from an API key (with the key's record, for its limits) or from a seam (no key). */
 export type RequestAuth = AuthContext & { readonly key?: ApiKeyRecord };
 
+/** The seam, and how a person passes it, for the 401 of a request that carries neither it nor a key. */
+export interface AuthenticationSeam {
+  readonly authenticate: RequestAuthenticator;
+  /** E.g. `sign in to the dashboard`; default `sign in`. */
+  readonly signInHint?: string;
+}
+
 /**
- * Asks the seam first (when given); otherwise reads `Authorization: Bearer <key>` and resolves it
- * (401 unknown/revoked, 403 outside the IP whitelist).
+ * Resolves the caller: the seam first (when given); otherwise `Authorization: Bearer <key>` (401
+ * unknown/revoked, 403 outside the IP whitelist). With a seam and no key at all, the 401 names both ways
+ * in (the host's sign-in and API keys), not the API key alone.
  */
-export function authenticate(gengate: Gengate, clientIp: (req: IncomingMessage) => string | null, seam?: RequestAuthenticator): RequestHandler {
-  return async (req, res, next) => {
-    const viaSeam = seam ? await seam(req) : null;
-    if (viaSeam) {
-      res.locals['auth'] = { userId: viaSeam.userId, apiKeyId: viaSeam.apiKeyId } satisfies RequestAuth;
-    } else {
-      const header = req.headers.authorization ?? '';
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      res.locals['auth'] = (await gengate.authenticate.execute(match?.[1] ?? null, clientIp(req))) satisfies RequestAuth;
+export function callerResolver(gengate: Gengate, clientIp: (req: IncomingMessage) => string | null, seam?: AuthenticationSeam): (req: Request) => Promise<RequestAuth> {
+  return async (req) => {
+    const viaSeam = seam ? await seam.authenticate(req) : null;
+    if (viaSeam) return { userId: viaSeam.userId, apiKeyId: viaSeam.apiKeyId };
+    const header = req.headers.authorization ?? '';
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (seam && !match) {
+      throw new GatewayError(
+        'authentication_failed',
+        `Not signed in: ${seam.signInHint ?? 'sign in'}, or send an API key in the header Authorization: Bearer <API_KEY>.`,
+        { headers: CHALLENGE },
+      );
     }
+    return gengate.authenticate.execute(match?.[1] ?? null, clientIp(req));
+  };
+}
+
+/** Authenticates every request that reaches it (callerResolver); the caller is in `res.locals.auth`. */
+export function authenticate(gengate: Gengate, clientIp: (req: IncomingMessage) => string | null, seam?: AuthenticationSeam): RequestHandler {
+  const resolve = callerResolver(gengate, clientIp, seam);
+  return async (req, res, next) => {
+    const auth = await resolve(req);
+    res.locals['auth'] = auth satisfies RequestAuth;
     res.setHeader('Cache-Control', 'no-store');
     next();
   };

@@ -15,6 +15,24 @@ function clientError(err: unknown): GatewayError | null {
   return new GatewayError('invalid_request', 'The request is malformed (for example a path or query that does not decode).');
 }
 
+/** The path the gateway's messages name for its API root; a router mounted elsewhere names its own. */
+const DEFAULT_API_ROOT = '/api/v1';
+
+/**
+ * Remembers where the gateway's router is mounted (`req.baseUrl`, e.g. `/ai`), so that messages naming
+ * an endpoint (`GET /api/v1/models`, `POST /api/v1/billing/topup`) name the path the caller used.
+ */
+export const rememberApiRoot: RequestHandler = (req, res, next) => {
+  res.locals['apiRoot'] = req.baseUrl;
+  next();
+};
+
+/** The message with the default API root replaced by the mount the caller used (when it was remembered). */
+export function messageForMount(message: string, apiRoot: unknown): string {
+  if (typeof apiRoot !== 'string' || apiRoot === DEFAULT_API_ROOT) return message;
+  return message.replace(/(^|[\s(`'"])\/api\/v1(?=\/|[\s.,;:)`'"]|$)/g, (_m, before: string) => `${before}${apiRoot}`);
+}
+
 /** The one place an error becomes an HTTP response: `{ code, message, error: { type, param } }`. */
 export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
   let error: GatewayError;
@@ -32,7 +50,8 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next)
   }
   if (res.headersSent) return;
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  res.status(error.status).json(error.toBody());
+  const body = error.toBody();
+  res.status(error.status).json({ ...body, message: messageForMount(body.message, res.locals['apiRoot']) });
 };
 
 export const notFound: RequestHandler = (req) => {

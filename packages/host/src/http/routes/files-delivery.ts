@@ -1,6 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import { GatewayError, type BlobStore, type ByteRange } from '@gengate/core';
 import type { Request, Response } from 'express';
+import { contentDispositionFor, RESULT_FILE_CSP, servedContentType } from '../../storage/file-disposition.js';
 
 /** How result files reach clients: streamed through the gateway, or a 302 to a short-lived presigned URL. */
 export interface FileDeliveryOptions {
@@ -33,18 +34,27 @@ export function requestedRange(req: Request, size: number): ByteRange | null {
   return r ? { start: r.start, end: r.end } : null;
 }
 
-/** 302 to the store's presigned URL (S3); false when the store has none (then the file is streamed). */
+/**
+ * 302 to the store's presigned URL (S3); false when the store has none (then the file is streamed). The
+ * URL makes the store answer with the type the task recorded and its disposition (active content as an
+ * attachment), whatever metadata the object was stored with.
+ */
 export async function redirectToStore(
   res: Response,
   blobs: BlobStore,
   key: string,
+  mediaType: string,
   delivery: FileDeliveryOptions,
   expiresAt: number | null,
+  nowMs: number = Date.now(),
 ): Promise<boolean> {
   if (delivery.mode !== 'redirect' || !blobs.presignedUrl) return false;
   // A presigned URL never outlives the result URL it was reached through.
-  const left = expiresAt === null ? delivery.presignTtlSeconds : Math.max(1, expiresAt - Math.floor(Date.now() / 1000));
-  const url = await blobs.presignedUrl(key, Math.min(delivery.presignTtlSeconds, left));
+  const left = expiresAt === null ? delivery.presignTtlSeconds : Math.max(1, expiresAt - Math.floor(nowMs / 1000));
+  const url = await blobs.presignedUrl(key, Math.min(delivery.presignTtlSeconds, left), {
+    contentType: servedContentType(mediaType),
+    contentDisposition: contentDispositionFor(mediaType, key),
+  });
   res.status(302).setHeader('Cache-Control', 'no-store').setHeader('Location', url).end();
   return true;
 }
@@ -67,10 +77,12 @@ export async function streamFile(req: Request, res: Response, blobs: BlobStore, 
   if (req.method !== 'HEAD' && !opened) throw notFound();
   const size = opened?.size ?? info?.size ?? 0;
   const mediaType = opened?.mediaType ?? info?.mediaType ?? 'application/octet-stream';
-  // Text results are UTF-8; nosniff because these public URLs serve user-influenced content on the API's origin.
-  const text = mediaType.startsWith('text/') && !/;\s*charset=/i.test(mediaType);
-  res.setHeader('Content-Type', text ? `${mediaType}; charset=utf-8` : mediaType);
+  // User-influenced content on the API's (and the dashboard's) origin: never sniffed, never allowed to run
+  // (a sandboxing CSP), and anything but passive media downloaded rather than rendered (file-disposition.ts).
+  res.setHeader('Content-Type', servedContentType(mediaType));
   res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Security-Policy', RESULT_FILE_CSP);
+  res.setHeader('Content-Disposition', contentDispositionFor(mediaType, key));
   res.setHeader('Accept-Ranges', 'bytes');
   res.setHeader('Cache-Control', cacheControl);
   if (range) {

@@ -1,5 +1,6 @@
 import { GatewayError, isUuid, type BlobStore, type TaskStore } from '@gengate/core';
-import { Router } from 'express';
+import { Router, type Request } from 'express';
+import type { RequestAuth } from '../middleware/authenticate.js';
 import type { ResultUrlVerifier } from '../../storage/result-urls.js';
 import { deleteTaskFiles } from '../../storage/delete-task-files.js';
 import { redirectToStore, STREAM_DELIVERY, streamFile, type FileDeliveryOptions } from './files-delivery.js';
@@ -11,6 +12,13 @@ export interface FileRoutesOptions {
   readonly tasks: TaskStore;
   /** Set when result URLs expire (RESULT_URL_TTL_SECONDS): every request must then carry a valid signature. */
   readonly verifier?: ResultUrlVerifier | null;
+  /**
+   * Set in owner mode: resolves the caller (401 when there is none) and only the task's owner gets the
+   * file (another user's is a 404). No signature is needed then.
+   */
+  readonly caller?: (req: Request) => Promise<RequestAuth>;
+  /** Milliseconds since the epoch; default Date.now. */
+  readonly now?: () => number;
   /** Stream through the gateway (default) or redirect to a presigned URL (FILES_DELIVERY=redirect, S3 only). */
   readonly delivery?: FileDeliveryOptions;
 }
@@ -18,8 +26,9 @@ export interface FileRoutesOptions {
 const notFound = () => new GatewayError('not_found', 'No such result file.');
 
 /**
- * Result files: public capability URLs (the random task UUID is the secret part), served without an API
- * key so they can be handed to browsers, players and callback receivers. A file is served only while its
+ * Result files: capability URLs, signed and expiring by default (the host's RESULT_URL_TTL_SECONDS),
+ * served without an API key so they can be handed to browsers, players and callback receivers; or, in
+ * owner mode, to the task's owner only, authenticated as on every other route. A file is served only while its
  * task is `success` and lists it; the files of a task that ended in `fail` (a worker may store them after
  * a cancel) are deleted when found. With expiring URLs, `expires` and `signature` are checked first:
  * 403 result_url_invalid, 410 result_url_expired. Every check passes before a byte is streamed or a
@@ -28,8 +37,10 @@ const notFound = () => new GatewayError('not_found', 'No such result file.');
 export function fileRoutes(opts: FileRoutesOptions): Router {
   const router = Router();
   const delivery = opts.delivery ?? STREAM_DELIVERY;
+  const now = opts.now ?? Date.now;
   router.get('/files/:task_id/:name', async (req, res) => {
     const { task_id: taskId, name } = req.params;
+    const caller = opts.caller ? await opts.caller(req) : null;
     if (!isUuid(taskId) || taskId !== taskId.toLowerCase() || !NAME.test(name)) throw notFound();
     const key = `${taskId}/${name}`;
     let expiresAt: number | null = null;
@@ -40,15 +51,19 @@ export function fileRoutes(opts: FileRoutesOptions): Router {
       expiresAt = check.expiresAt;
     }
     const task = await opts.tasks.findById(taskId);
-    if (!task) throw notFound();
+    if (!task || (caller && task.userId !== caller.userId)) throw notFound();
     if (task.status !== 'success') {
       if (task.status === 'fail') await deleteTaskFiles(opts.blobs, taskId);
       throw notFound();
     }
-    if (!task.outputs.some((o) => o.key === key)) throw notFound();
-    if (await redirectToStore(res, opts.blobs, key, delivery, expiresAt)) return;
-    const cacheControl =
-      expiresAt === null ? 'public, max-age=31536000, immutable' : `private, max-age=${Math.max(0, expiresAt - Math.floor(Date.now() / 1000))}`;
+    const output = task.outputs.find((o) => o.key === key);
+    if (!output) throw notFound();
+    if (await redirectToStore(res, opts.blobs, key, output.mediaType, delivery, expiresAt, now())) return;
+    const cacheControl = caller
+      ? 'private, no-cache'
+      : expiresAt === null
+        ? 'public, max-age=31536000, immutable'
+        : `private, max-age=${Math.max(0, expiresAt - Math.floor(now() / 1000))}`;
     await streamFile(req, res, opts.blobs, key, cacheControl);
   });
   return router;
