@@ -1,4 +1,7 @@
+import { readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { FalAdapter, ReplicateAdapter } from '@gengate/adapters';
 import { createTestDatabase, FAKE_FILE_PATH, FakeFal, FakeReplicate, fakeMp4, type FakeJob, type FakeJobBook, type FakeUpstream, type TestDatabase } from '@gengate/testing';
 import pino from 'pino';
@@ -36,6 +39,8 @@ interface TaskBody {
 describe.each(['local', 's3'] as const)('racing completions of a long-running task (%s blob store)', (store) => {
   let db: TestDatabase;
   let s3: TestS3Server | null = null;
+  let dataDir: string;
+  const prefix = `race-${Date.now()}`;
   let server: RunningServer;
   let fal: FakeFal;
   let replicate: FakeReplicate;
@@ -50,10 +55,10 @@ describe.each(['local', 's3'] as const)('racing completions of a long-running ta
     const port = await freePort();
     const env: NodeJS.ProcessEnv = {
       DATABASE_URL: db.url,
-      GENGATE_DATA_DIR: tempDataDir(),
+      GENGATE_DATA_DIR: (dataDir = tempDataDir()),
       PORT: String(port),
       PUBLIC_URL: `http://127.0.0.1:${port}`,
-      ...(s3 ? s3.env(`race-${Date.now()}`) : {}),
+      ...(s3 ? s3.env(prefix) : {}),
     };
     // Quick status checks, so that a check meets the job's end (and downloads its result) within a round.
     const poll = { firstMs: 20, maxMs: 100 };
@@ -107,7 +112,22 @@ describe.each(['local', 's3'] as const)('racing completions of a long-running ta
     return { status: res.status, body: (await res.json()) as { received: boolean; applied: boolean; reason: string | null } };
   };
 
-  /** Ends `success`, every result file answers 200 with the upstream's bytes, and it was charged exactly once. */
+  /** The names of the files the blob store holds for a task. */
+  async function storedFiles(taskId: string): Promise<string[]> {
+    if (!s3) return readdirSync(join(dataDir, 'files', taskId)).sort();
+    const client = new S3Client({ region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    try {
+      const page = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: `${prefix}/${taskId}/` }));
+      return (page.Contents ?? []).map((o) => (o.Key ?? '').slice(`${prefix}/${taskId}/`.length)).sort();
+    } finally {
+      client.destroy();
+    }
+  }
+
+  /**
+   * Ends `success`, every result file answers 200 with the upstream's bytes, it was charged exactly once,
+   * and the store holds the task's result files and nothing else (a losing attempt removed what it wrote).
+   */
   async function expectPaidAndKept(key: string, taskId: string): Promise<void> {
     const task = await waitFor(
       async () => {
@@ -127,6 +147,16 @@ describe.each(['local', 's3'] as const)('racing completions of a long-running ta
     const usage = tx.data.filter((t) => t.task_id === taskId && t.payment_method === 'usage');
     expect(usage).toHaveLength(1);
     expect(usage[0]?.credits).toBeLessThan(0);
+    // The losing attempt deletes its own files after the winner's commit: wait for that, then compare.
+    const names = task.result_urls.map((u) => new URL(u).pathname.split('/').at(-1) ?? '');
+    const stored = await waitFor(
+      async () => {
+        const now = await storedFiles(taskId);
+        return now.length <= names.length ? now : null;
+      },
+      { timeoutMs: 10_000, intervalMs: 20, what: `the losing attempt of ${taskId} to remove its files` },
+    );
+    expect(stored).toEqual(names);
   }
 
   it.each(cases)(`$name: the same signed completion webhook posted twice at once, ${ROUNDS} rounds`, async (c) => {

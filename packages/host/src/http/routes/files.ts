@@ -1,10 +1,9 @@
 import { GatewayError, isUuid, type BlobStore, type TaskStore } from '@gengate/core';
 import { Router } from 'express';
 import type { ResultUrlVerifier } from '../../storage/result-urls.js';
+import { BLOB_NAME } from '../../storage/blob-keys.js';
 import { deleteTaskFiles } from '../../storage/delete-task-files.js';
 import { redirectToStore, STREAM_DELIVERY, streamFile, type FileDeliveryOptions } from './files-delivery.js';
-
-const NAME = /^output-\d+\.[a-z0-9]+$/;
 
 export interface FileRoutesOptions {
   readonly blobs: BlobStore;
@@ -30,7 +29,7 @@ export function fileRoutes(opts: FileRoutesOptions): Router {
   const delivery = opts.delivery ?? STREAM_DELIVERY;
   router.get('/files/:task_id/:name', async (req, res) => {
     const { task_id: taskId, name } = req.params;
-    if (!isUuid(taskId) || taskId !== taskId.toLowerCase() || !NAME.test(name)) throw notFound();
+    if (!isUuid(taskId) || taskId !== taskId.toLowerCase() || !BLOB_NAME.test(name)) throw notFound();
     const key = `${taskId}/${name}`;
     let expiresAt: number | null = null;
     if (opts.verifier) {
