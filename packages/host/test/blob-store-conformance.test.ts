@@ -119,6 +119,21 @@ describe.each(stores)('%s (BlobStore conformance)', (_name, make) => {
     await expect(store.deleteTask('../etc')).rejects.toThrow(/invalid task id/);
   });
 
+  it('keeps two attempts at one task apart: deleting one attempt’s files leaves the other’s (and a missing file is not an error)', async () => {
+    const store = make();
+    const winner = [`${TASK}/output-0-0123456789ab.mp4`, `${TASK}/output-1-0123456789ab.png`];
+    const loser = [`${TASK}/output-0-ba9876543210.mp4`, `${TASK}/output-1-ba9876543210.png`];
+    // Both attempts store at once, then the loser removes what it wrote.
+    await Promise.all([...winner, ...loser].map((key, i) => store.put(key, pattern(1, 1_000 + i), key.endsWith('.mp4') ? 'video/mp4' : 'image/png')));
+    await store.delete([...loser, `${TASK}/output-2-ba9876543210.png`]);
+    for (const key of loser) expect(await store.stat(key)).toBeNull();
+    expect(await store.stat(winner[0] ?? '')).toEqual({ size: 1_000, mediaType: 'video/mp4' });
+    expect(await store.stat(winner[1] ?? '')).toEqual({ size: 1_001, mediaType: 'image/png' });
+    expect((await bytesOf((await store.open(winner[0] ?? ''))?.body ?? pattern(0, 0))).equals(await bytesOf(pattern(1, 1_000)))).toBe(true);
+    await store.delete([]);
+    await expect(store.delete([`${TASK}/../../etc/passwd`])).rejects.toThrow(/invalid blob key/);
+  });
+
   it('lets a reader stop early (the stream is released, the file stays readable)', async () => {
     const store = make();
     const key = `${TASK}/output-0.mp4`;

@@ -54,12 +54,14 @@ describe('generation worker on PostgreSQL', () => {
       usage: { images: 1 },
       upstreamMetadata: { requestId: `req_${taskId.slice(0, 8)}`, finishReason: 'stop' },
     });
-    expect(task.outputs).toEqual([{ key: `${taskId}/output-0.png`, mediaType: 'image/png', bytes: PNG_BYTES.byteLength }]);
-    const blob = await h.blobs.get(`${taskId}/output-0.png`);
+    // Each attempt stores under names of its own: output-<n>-<attempt>.<ext>.
+    expect(task.outputs).toEqual([{ key: expect.stringMatching(new RegExp(`^${taskId}/output-0-[0-9a-f]{12}\\.png$`)), mediaType: 'image/png', bytes: PNG_BYTES.byteLength }]);
+    const key = task.outputs[0]?.key ?? '';
+    const blob = await h.blobs.get(key);
     expect(Buffer.from(blob?.data ?? []).equals(Buffer.from(PNG_BYTES))).toBe(true);
 
     const view = await host.gengate.getTask.execute(auth, taskId);
-    expect(view).toEqual({ task_id: taskId, status: 'success', error_message: null, created_at: expect.any(String), result_urls: [`http://127.0.0.1:9/api/v1/files/${taskId}/output-0.png`] });
+    expect(view).toEqual({ task_id: taskId, status: 'success', error_message: null, created_at: expect.any(String), result_urls: [`http://127.0.0.1:9/api/v1/files/${key}`] });
     const usage = await usageFor(host.stores, auth.userId, taskId);
     expect(usage).toHaveLength(1);
     expect(usage[0]).toMatchObject({ creditsMicro: -IMAGE_PRICE, amountMicroUsd: IMAGE_PRICE / 100, status: 'completed' });
@@ -92,7 +94,7 @@ describe('generation worker on PostgreSQL', () => {
     expect(task.pollSeq).toBe(3);
     expect(adapter.startCalls.get(taskId)).toBe(1);
     expect(adapter.statusCalls.get(taskId)).toBe(3);
-    expect(task.outputs).toEqual([{ key: `${taskId}/output-0.mp4`, mediaType: 'video/mp4', bytes: MP4_BYTES.byteLength }]);
+    expect(task.outputs).toEqual([{ key: expect.stringMatching(new RegExp(`^${taskId}/output-0-[0-9a-f]{12}\\.mp4$`)), mediaType: 'video/mp4', bytes: MP4_BYTES.byteLength }]);
     const price = 5 * VIDEO_PRICE_PER_SECOND;
     expect(task).toMatchObject({ chargedMicro: price, usage: { videoSeconds: 5 } });
     expect(await usageFor(host.stores, auth.userId, taskId)).toHaveLength(1);

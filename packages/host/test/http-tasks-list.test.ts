@@ -39,7 +39,7 @@ describe('GET /api/v1/run/tasks (extension)', () => {
     await h.drainJobs();
     const done = await request(h.app).get('/api/v1/run/tasks').set(auth).expect(200);
     const byId = new Map(done.body.data.map((t: { task_id: string }) => [t.task_id, t]));
-    expect(byId.get(image)).toMatchObject({ status: 'success', held_credits: 0, charged_credits: 2, result_urls: [expect.stringMatching(/\/output-0\.png$/)] });
+    expect(byId.get(image)).toMatchObject({ status: 'success', held_credits: 0, charged_credits: 2, result_urls: [expect.stringMatching(/\/output-0-[0-9a-f]{12}\.png$/)] });
     expect(byId.get(failing)).toMatchObject({ status: 'fail', charged_credits: null, held_credits: 0, error_message: expect.any(String) });
     expect((byId.get(chat) as { finished_at: string }).finished_at).toEqual(expect.any(String));
 

@@ -110,8 +110,8 @@ describe('result files: streamed, capped, type-checked, guarded', () => {
     trusted.add(files.origin);
     const { task } = await run(MODELS.urlImage, `${files.origin}/ok.png`);
     expect(task.status).toBe('success');
-    expect(task.outputs).toEqual([{ key: `${task.id}/output-0.png`, mediaType: 'image/png', bytes: PNG_BYTES.byteLength }]);
-    expect(Buffer.from((await disk.get(`${task.id}/output-0.png`))?.data ?? []).equals(Buffer.from(PNG_BYTES))).toBe(true);
+    expect(task.outputs).toEqual([{ key: expect.stringMatching(new RegExp(`^${task.id}/output-0-[0-9a-f]{12}\\.png$`)), mediaType: 'image/png', bytes: PNG_BYTES.byteLength }]);
+    expect(Buffer.from((await disk.get(task.outputs[0]?.key ?? ''))?.data ?? []).equals(Buffer.from(PNG_BYTES))).toBe(true);
   });
 
   it('sniffs a result served as application/octet-stream', async () => {

@@ -2905,8 +2905,8 @@ export interface operations {
             path: {
                 task_id: string;
                 /**
-                 * @description The file name from the task's `result_urls`.
-                 * @example output-0.png
+                 * @description The file name from the task's `result_urls` (`output-<n>-<attempt>.<ext>`; `output-<n>.<ext>` for files stored by earlier versions).
+                 * @example output-0-5f1c2e9a7b3d.png
                  */
                 name: string;
             };
@@ -3094,7 +3094,7 @@ export interface operations {
                  *       "task_id": "2a7c9685-e79e-4715-9abb-a77edfdb7de6",
                  *       "status": "success",
                  *       "result_urls": [
-                 *         "https://api.example.com/api/v1/files/2a7c9685-e79e-4715-9abb-a77edfdb7de6/output-0.gif"
+                 *         "https://api.example.com/api/v1/files/2a7c9685-e79e-4715-9abb-a77edfdb7de6/output-0-5f1c2e9a7b3d.gif"
                  *       ],
                  *       "error_message": null,
                  *       "created_at": "2026-11-22T13:16:09.905Z"

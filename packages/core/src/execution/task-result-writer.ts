@@ -17,10 +17,18 @@ import { checkedResult } from './result-limits.js';
 /** Micro-credits per micro-USD: 1 USD = 100 credits = 100,000,000 micro-credits. */
 const MICRO_CREDITS_PER_MICRO_USD = (CREDITS_PER_USD * MICRO_PER_CREDIT) / 1_000_000;
 
+/** A fresh name for one attempt at storing a task's results: 12 hex digits (48 random bits). */
+function attemptName(): string {
+  return crypto.randomUUID().replaceAll('-', '').slice(0, 12);
+}
+
 /**
  * Stores a successful generation's files in the gateway's blob store, prices what was produced (never
- * above the hold) and has the TaskCompletion commit the success. A task that ended meanwhile (cancelled)
- * is not charged and its stored files are deleted.
+ * above the hold) and has the TaskCompletion commit the success. Two attempts may race to complete one
+ * task (a status check downloading when the provider's webhook lands): each stores its files under names
+ * of its own (`<task_id>/output-<n>-<attempt>.<ext>`), the completion is applied once (the task row moves
+ * from generating to success once), and a losing attempt deletes only the files it wrote, never the
+ * winner's. A task that ended meanwhile (cancelled) is not charged.
  */
 export class TaskResultWriter {
   constructor(
@@ -37,7 +45,7 @@ export class TaskResultWriter {
     result: GenerationResult,
     signal: AbortSignal,
   ): Promise<{ ended: boolean; chargedMicro: number; files: number }> {
-    const outputs = await this.storeFiles(task.id, model.modality, result.files, signal);
+    const outputs = await this.storeFiles(task.id, attemptName(), model.modality, result.files, signal);
     const usage = result.usage ?? {};
     const charge = this.prices.charge(model, request, { costMicro: task.quotedCostMicro, chargeMicro: task.quotedMicro }, usage);
     const ended = await this.completion.succeed({
@@ -55,32 +63,36 @@ export class TaskResultWriter {
       chargeDescription: `${model.id} generation`,
       maxRunning: this.options.scheduling.maxRunningPerUser[model.modality],
     });
-    if (!ended) await this.discardFiles(task.id);
+    // Lost the race (another attempt completed the task, or it was cancelled): remove what this attempt wrote.
+    if (!ended) await this.blobs.delete(outputs.map((o) => o.key));
     return { ended, chargedMicro: charge.chargeMicro, files: outputs.length };
   }
 
-  /** Files of a task that did not succeed are never kept (and never served). */
-  async discardFiles(taskId: string): Promise<void> {
-    await this.blobs.deleteTask(taskId);
-  }
-
-  private async storeFiles(taskId: string, modality: Modality, files: readonly GeneratedFile[], signal: AbortSignal): Promise<TaskOutputFile[]> {
+  /** Stores the files under this attempt's names; when one fails, the ones already stored are deleted. */
+  private async storeFiles(taskId: string, attempt: string, modality: Modality, files: readonly GeneratedFile[], signal: AbortSignal): Promise<TaskOutputFile[]> {
     const outputs: TaskOutputFile[] = [];
-    for (const [i, file] of files.entries()) {
-      const source = file.kind === 'bytes' ? { body: oneChunk(file.data), type: file.mediaType } : await this.download(file.url, file.mediaType ?? null, signal);
-      const max = this.options.maxResultBytes[modality];
-      if ('declaredBytes' in source && source.declaredBytes !== undefined && source.declaredBytes > max) {
-        // Refused before reading a byte of it.
-        await source.body[Symbol.asyncIterator]().return?.();
-        throw new UpstreamError(`the result is larger than this gateway's limit of ${max} bytes for ${modality} files`, { kind: 'bad_output' });
-      }
-      const checked = await checkedResult(source.body, source.type, modality, max);
-      signal.throwIfAborted();
-      const key = `${taskId}/output-${i}.${extensionFor(checked.mediaType)}`;
-      const { bytes } = await this.blobs.put(key, checked.body, checked.mediaType);
-      outputs.push({ key, mediaType: checked.mediaType, bytes });
+    try {
+      for (const [i, file] of files.entries()) outputs.push(await this.storeFile(`${taskId}/output-${i}-${attempt}`, modality, file, signal));
+    } catch (err) {
+      await this.blobs.delete(outputs.map((o) => o.key)).catch(() => undefined);
+      throw err;
     }
     return outputs;
+  }
+
+  private async storeFile(name: string, modality: Modality, file: GeneratedFile, signal: AbortSignal): Promise<TaskOutputFile> {
+    const source = file.kind === 'bytes' ? { body: oneChunk(file.data), type: file.mediaType } : await this.download(file.url, file.mediaType ?? null, signal);
+    const max = this.options.maxResultBytes[modality];
+    if ('declaredBytes' in source && source.declaredBytes !== undefined && source.declaredBytes > max) {
+      // Refused before reading a byte of it.
+      await source.body[Symbol.asyncIterator]().return?.();
+      throw new UpstreamError(`the result is larger than this gateway's limit of ${max} bytes for ${modality} files`, { kind: 'bad_output' });
+    }
+    const checked = await checkedResult(source.body, source.type, modality, max);
+    signal.throwIfAborted();
+    const key = `${name}.${extensionFor(checked.mediaType)}`;
+    const { bytes } = await this.blobs.put(key, checked.body, checked.mediaType);
+    return { key, mediaType: checked.mediaType, bytes };
   }
 
   /**

@@ -154,13 +154,13 @@ export class MemoryTaskStore implements TaskStore {
     );
   }
   async saveUpstreamHandle(id: string, handle: TaskRecord['upstreamHandle']) {
-    this.patch(id, (t) => ({ ...t, upstreamHandle: handle }));
+    this.patch(id, (t) => ({ ...t, upstreamHandle: handle, webhookPayload: null }));
   }
-  async setNextCheck(id: string, checkNumber: number, progress: number | null) {
-    return this.patch(id, (t) => (t.status === 'generating' ? { ...t, pollSeq: checkNumber, progress: progress ?? t.progress } : null)) !== null;
+  async advanceCheck(id: string, current: number, progress: number | null) {
+    return this.patch(id, (t) => (t.status === 'generating' && t.pollSeq === current ? { ...t, pollSeq: current + 1, progress: progress ?? t.progress } : null)) !== null;
   }
   async saveWebhookPayload(id: string, payload: JsonValue) {
-    return this.patch(id, (t) => (t.status === 'generating' ? { ...t, webhookPayload: payload } : null)) !== null;
+    return this.patch(id, (t) => (t.status === 'generating' && t.webhookPayload === null ? { ...t, webhookPayload: payload } : null)) !== null;
   }
   async markSuccess(id: string, r: TaskSuccess) {
     return (

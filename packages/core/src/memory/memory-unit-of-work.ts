@@ -57,6 +57,9 @@ export class MemoryBlobStore implements BlobStore {
     })();
     return { body, size: blob.data.byteLength, mediaType: blob.mediaType, range: range ?? null };
   }
+  async delete(keys: readonly string[]) {
+    for (const key of keys) this.blobs.delete(key);
+  }
   async deleteTask(taskId: string) {
     for (const key of [...this.blobs.keys()]) if (key.startsWith(`${taskId}/`)) this.blobs.delete(key);
   }

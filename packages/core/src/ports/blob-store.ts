@@ -36,7 +36,10 @@ export interface PresignedResponseHeaders {
   readonly contentDisposition: string;
 }
 
-/** The gateway's own storage for result files. Keys are `<task_id>/<file name>`. */
+/**
+ * The gateway's own storage for result files. Keys are `<task_id>/<file name>`; each attempt at storing a
+ * task's results writes names of its own (`output-<n>-<attempt>.<ext>`), so attempts never share a file.
+ */
 export interface BlobStore {
   /** Stores a file, streaming it when given chunks; resolves with its size. A failing stream stores nothing. */
   put(key: string, body: BlobBody, mediaType: string): Promise<{ bytes: number }>;
@@ -55,6 +58,8 @@ export interface BlobStore {
   presignedUrl?(key: string, ttlSeconds: number, response?: PresignedResponseHeaders): Promise<string>;
   /** Deletes every file of a task (keys `<taskId>/...`); nothing to delete is not an error. */
   deleteTask(taskId: string): Promise<void>;
+  /** Deletes these files and no other (what one attempt stored); a file that is not there is not an error. */
+  delete(keys: readonly string[]): Promise<void>;
 }
 
 /** Turns a blob key into the absolute URL clients download it from. */

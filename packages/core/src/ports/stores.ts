@@ -101,14 +101,23 @@ export interface TaskStore {
   findForUser(id: string, userId: string): Promise<TaskRecord | null>;
   /** waiting -> generating (or generating -> generating on a new attempt); counts the attempt. Null when ended. */
   markGenerating(id: string, at: Date): Promise<TaskRecord | null>;
-  /** Saves (or, with null, clears) the upstream handle of a long-running generation. */
+  /**
+   * Saves (or, with null, clears) the upstream handle of a long-running generation. A completion webhook
+   * kept for the previous upstream job is cleared with it: it belongs to that job.
+   */
   saveUpstreamHandle(id: string, handle: JsonValue | null): Promise<void>;
   /**
-   * Records that status check `checkNumber` is the next one of a generating task (older chains of checks
-   * are then stale), with the progress the upstream reported. False when the task is not generating.
+   * Compare-and-set on the task's chain of status checks: when check `current` is still the task's latest
+   * (`pollSeq === current`) and the task is generating, makes check `current + 1` the next one (older
+   * checks are then stale) and records the progress the upstream reported. False otherwise: another check
+   * or a webhook moved the chain first, or the task is not generating.
    */
-  setNextCheck(id: string, checkNumber: number, progress: number | null): Promise<boolean>;
-  /** Keeps a verified completion webhook on a generating task; false when the task is not generating. */
+  advanceCheck(id: string, current: number, progress: number | null): Promise<boolean>;
+  /**
+   * Keeps a verified completion webhook on a generating task that has none yet: one completion per
+   * upstream job (a second delivery changes nothing). False when the task is not generating or already
+   * has one.
+   */
   saveWebhookPayload(id: string, payload: JsonValue): Promise<boolean>;
   /** generating -> success. False when the task was not generating (already ended). */
   markSuccess(id: string, result: TaskSuccess): Promise<boolean>;

@@ -54,7 +54,7 @@ export class ExecuteTask {
     private readonly registry: ModelRegistry,
     private readonly tasks: TaskStore,
     private readonly uow: UnitOfWork,
-    blobs: BlobStore,
+    private readonly blobs: BlobStore,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly prices: PriceBook,
@@ -84,14 +84,14 @@ export class ExecuteTask {
       const longRunning = p.adapter.isLongRunning(p.model.id);
       if (longRunning && task.upstreamHandle !== null) {
         // The upstream job was started by an earlier run of this job: follow it, never submit twice.
-        return await this.scheduleCheck({ ...p, task }, 1, null, null);
+        return await this.scheduleCheck({ ...p, task }, task.pollSeq, null, null);
       }
       return await this.withCall({ ...p, task }, shutdown, async (call) => {
         const step = await this.timed(p, p.adapter.isLongRunning(p.model.id) ? 'start' : 'generate', () => firstStep(p.adapter, call));
         if (step.kind === 'started') {
           p.log.info({ attempt: task.attempts }, 'upstream job started');
           // Persisted with the first status check, in one transaction: a restarted worker follows this handle instead of submitting again.
-          const outcome = await this.scheduleCheck({ ...p, task }, 1, null, null, step.handle);
+          const outcome = await this.scheduleCheck({ ...p, task }, task.pollSeq, null, null, step.handle);
           if (outcome === 'skipped') await this.cancelUpstream(p, call); // cancelled while starting: stop what was started
           return outcome;
         }
@@ -125,9 +125,9 @@ export class ExecuteTask {
           // The check itself failed, not the upstream job: ask again later, unless asking again cannot help.
           if (!isUpstreamError(error) || !error.isRetryable || call.abortSignal.aborted) throw error;
           p.log.warn({ err: error.message, kind: error.kind }, 'status check failed; checking again later');
-          return this.scheduleCheck(p, checkNumber + 1, null, retryDelayMs(1, error.retryAfterMs));
+          return this.scheduleCheck(p, checkNumber, null, retryDelayMs(1, error.retryAfterMs));
         }
-        if (step.kind === 'running') return this.scheduleCheck(p, checkNumber + 1, step.progress, step.retryAfterMs);
+        if (step.kind === 'running') return this.scheduleCheck(p, checkNumber, step.progress, step.retryAfterMs);
         if (step.kind === 'failed') throw step.error;
         try {
           return await this.finish(p, step, call);
@@ -136,7 +136,7 @@ export class ExecuteTask {
           // check instead of starting the generation again.
           if (!isUpstreamError(error) || !error.isRetryable || call.abortSignal.aborted) throw error;
           p.log.warn({ err: error.message }, 'result download failed; checking again later');
-          return this.scheduleCheck(p, checkNumber + 1, null, retryDelayMs(2, error.retryAfterMs));
+          return this.scheduleCheck(p, checkNumber, null, retryDelayMs(2, error.retryAfterMs));
         }
       });
     } finally {
@@ -192,7 +192,7 @@ export class ExecuteTask {
       if (shutdown.aborted) throw error;
       if (cancelled.aborted || error instanceof TaskCancelled) {
         p.log.info({}, 'upstream call aborted: the task was cancelled');
-        await this.results.discardFiles(p.task.id);
+        await this.discardFilesOfFailedTask(p.task.id);
         return 'skipped';
       }
       if (deadline.signal.aborted) {
@@ -258,13 +258,19 @@ export class ExecuteTask {
     return this.fail(p.task.id, message, p.log, isUpstreamError(error) && error.requestId ? { requestId: error.requestId } : undefined);
   }
 
-  private async scheduleCheck(p: Prepared, checkNumber: number, progress: number | null, hintMs: number | null, newHandle?: JsonValue): Promise<ExecuteOutcome> {
+  /**
+   * Schedules the check after check `current` (compare-and-set on the task's sequence): when a webhook or
+   * another check moved the chain on meanwhile, this one is stale and schedules nothing. Check numbers only
+   * grow, also across upstream jobs (a number is never reused); a new job's first check waits as a first check.
+   */
+  private async scheduleCheck(p: Prepared, current: number, progress: number | null, hintMs: number | null, newHandle?: JsonValue): Promise<ExecuteOutcome> {
+    const checkNumber = current + 1;
     const scheduled = await this.uow.run(async (tx) => {
       if (newHandle !== undefined) await tx.tasks.saveUpstreamHandle(p.task.id, newHandle);
-      if (!(await tx.tasks.setNextCheck(p.task.id, checkNumber, progress))) return false;
+      if (!(await tx.tasks.advanceCheck(p.task.id, current, progress))) return false;
       await tx.jobs.enqueueStatusCheck(p.task.id, {
         checkNumber,
-        startAfterMs: pollDelayMs(p.adapter, p.model, checkNumber, hintMs),
+        startAfterMs: pollDelayMs(p.adapter, p.model, newHandle !== undefined ? 1 : checkNumber, hintMs),
         providerId: p.model.provider,
       });
       return true;
@@ -282,9 +288,18 @@ export class ExecuteTask {
     }
   }
 
+  /**
+   * Results belong to successful tasks only: the files of a task whose row is `fail` are deleted (a worker
+   * may have stored some before the cancel or failure). Those of a task whose row is `success` never are,
+   * whoever asks: another attempt may have completed it meanwhile.
+   */
+  private async discardFilesOfFailedTask(taskId: string): Promise<void> {
+    if ((await this.tasks.findById(taskId))?.status === 'fail') await this.blobs.deleteTask(taskId);
+  }
+
   private async fail(taskId: string, message: string, log: Logger, metadata?: { requestId: string }): Promise<ExecuteOutcome> {
     const ended = await this.failTask.execute(taskId, message, metadata);
-    await this.results.discardFiles(taskId);
+    await this.discardFilesOfFailedTask(taskId);
     log.info({ message }, ended ? 'task failed' : 'task had already ended');
     return ended ? 'fail' : 'skipped';
   }

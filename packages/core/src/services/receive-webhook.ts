@@ -7,6 +7,9 @@ import { normalizeRunRequest } from '../run/normalize-request.js';
 import type { JsonValue } from '../util/json.js';
 import { isUuid } from '../util/uuid.js';
 
+/** Rolls the webhook's transaction back: the task moved to another upstream job meanwhile. */
+class StaleWebhook extends Error {}
+
 export interface WebhookReceipt {
   received: true;
   /** Whether it moved a task on; otherwise why not (unknown task, already ended, another job, not a completion). */
@@ -19,7 +22,10 @@ export interface WebhookReceipt {
  * is verified as the provider documents it (a forged one is a 400 and changes nothing); a verified
  * completion of the task's current upstream job is kept on the task and its status check runs at once,
  * reading the webhook instead of asking the upstream. Anything else is acknowledged and ignored, so a
- * webhook for an unknown or ended task, or delivered twice, changes nothing (and charges once).
+ * webhook for an unknown or ended task, or delivered twice (even twice at once), changes nothing (and
+ * charges once): the completion is kept once per upstream job (compare-and-set on the stored payload) and
+ * its check follows the task's latest one (compare-and-set on the sequence), so a check that was under way
+ * when it landed schedules nothing more (see TaskResultWriter for two checks completing at once).
  */
 export class ReceiveWebhook {
   constructor(
@@ -65,14 +71,27 @@ export class ReceiveWebhook {
     const event = adapter.readWebhook(payload, call);
     if (!event) return ignored('not a completion event');
     if (adapter.jobIdOf(task.upstreamHandle) !== event.jobId) return ignored('another upstream job');
-    const next = task.pollSeq + 1;
-    const applied = await this.uow.run(async (tx) => {
-      if (!(await tx.tasks.saveWebhookPayload(task.id, payload))) return false;
-      if (!(await tx.tasks.setNextCheck(task.id, next, null))) return false;
-      await tx.jobs.enqueueStatusCheck(task.id, { checkNumber: next, startAfterMs: 0, providerId });
-      return true;
-    });
-    if (!applied) return ignored('task ended meanwhile');
+    const jobIdOf = adapter.jobIdOf.bind(adapter);
+    const outcome = await this.uow
+      .run(async (tx): Promise<string | null> => {
+        // Compare-and-set on the stored completion: of two deliveries at once, one keeps its payload.
+        if (!(await tx.tasks.saveWebhookPayload(task.id, payload))) {
+          const now = await tx.tasks.findById(task.id);
+          return now?.status === 'generating' ? 'completion already received' : `task is ${now?.status ?? 'gone'}`;
+        }
+        // Read under the row lock the write above took: the latest sequence and upstream job.
+        const now = await tx.tasks.findById(task.id);
+        if (!now || now.upstreamHandle === null || jobIdOf(now.upstreamHandle) !== event.jobId) throw new StaleWebhook();
+        // Compare-and-set on the sequence: the check in flight (if any) becomes stale, this one is next.
+        if (!(await tx.tasks.advanceCheck(task.id, now.pollSeq, null))) throw new StaleWebhook();
+        await tx.jobs.enqueueStatusCheck(task.id, { checkNumber: now.pollSeq + 1, startAfterMs: 0, providerId });
+        return null;
+      })
+      .catch((err: unknown) => {
+        if (err instanceof StaleWebhook) return 'another upstream job';
+        throw err;
+      });
+    if (outcome !== null) return ignored(outcome);
     this.logger.info({ providerId, taskId: task.id, jobId: event.jobId, state: event.status.state }, 'provider webhook applied');
     return { received: true, applied: true, reason: null };
   }

@@ -86,9 +86,9 @@ export const taskSql = (schema: string) => ({
   forUser: `select * from ${schema}.tasks where id = $1 and user_id = $2`,
   markGenerating: `update ${schema}.tasks set status = 'generating', attempts = attempts + 1, started_at = coalesce(started_at, $2)
        where id = $1 and ${UNFINISHED} returning *`,
-  saveUpstreamHandle: `update ${schema}.tasks set upstream_handle = $2 where id = $1`,
-  setNextCheck: `update ${schema}.tasks set poll_seq = $2, progress = coalesce($3, progress) where id = $1 and status = 'generating'`,
-  saveWebhookPayload: `update ${schema}.tasks set webhook_payload = $2 where id = $1 and status = 'generating'`,
+  saveUpstreamHandle: `update ${schema}.tasks set upstream_handle = $2, webhook_payload = null where id = $1`,
+  advanceCheck: `update ${schema}.tasks set poll_seq = $2::integer + 1, progress = coalesce($3, progress) where id = $1 and status = 'generating' and poll_seq = $2::integer`,
+  saveWebhookPayload: `update ${schema}.tasks set webhook_payload = $2 where id = $1 and status = 'generating' and webhook_payload is null`,
   markSuccess: `${lockAccountFirst(schema)}
        update ${schema}.tasks set status = 'success', outputs = $2, warnings = $3, charged_micro = $4, cost_micro = $5, reported_cost_micro = $6,
          usage = $7, upstream_metadata = $8, progress = null, finished_at = $9
@@ -166,10 +166,10 @@ export class PgTaskStore implements TaskStore {
     await this.db.query(this.sql.saveUpstreamHandle, [id, handle === null ? null : JSON.stringify(handle)]);
   }
 
-  async setNextCheck(id: string, checkNumber: number, progress: number | null): Promise<boolean> {
+  async advanceCheck(id: string, current: number, progress: number | null): Promise<boolean> {
     const { rowCount } = await this.db.query(
-      this.sql.setNextCheck,
-      [id, checkNumber, progress],
+      this.sql.advanceCheck,
+      [id, current, progress],
     );
     return (rowCount ?? 0) > 0;
   }

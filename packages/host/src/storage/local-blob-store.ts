@@ -9,7 +9,7 @@ import { assertTaskId, BLOB_KEY, blobKeyExtension } from './blob-keys.js';
 
 
 /**
- * Result files on the local filesystem: `<root>/<task_id>/output-<n>.<ext>`, written atomically and read
+ * Result files on the local filesystem: `<root>/<task_id>/output-<n>-<attempt>.<ext>`, written atomically and read
  * as streams (a range with `createReadStream({ start, end })`), never whole for serving.
  */
 export class LocalBlobStore implements BlobStore {
@@ -56,6 +56,10 @@ export class LocalBlobStore implements BlobStore {
   async deleteTask(taskId: string): Promise<void> {
     assertTaskId(taskId);
     await rm(join(this.root, taskId), { recursive: true, force: true });
+  }
+
+  async delete(keys: readonly string[]): Promise<void> {
+    for (const key of keys) await rm(this.path(key).file, { force: true });
   }
 
   async stat(key: string): Promise<BlobInfo | null> {

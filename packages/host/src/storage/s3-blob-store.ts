@@ -222,6 +222,16 @@ export class S3BlobStore implements BlobStore {
     } while (ContinuationToken);
   }
 
+  /** Deletes the named objects, up to 1,000 a request (S3's limit); missing ones are not an error. */
+  async delete(keys: readonly string[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += 1_000) {
+      const Objects = keys.slice(i, i + 1_000).map((key) => ({ Key: this.objectKey(key) }));
+      const res = await this.client.send(new DeleteObjectsCommand({ Bucket: this.settings.bucket, Delete: { Objects, Quiet: true } }));
+      const failed = res.Errors ?? [];
+      if (failed.length > 0) throw new Error(`S3 could not delete ${failed.length} object(s): ${failed[0]?.Code ?? 'unknown error'}`);
+    }
+  }
+
   /** Releases the client's connections. */
   close(): void {
     this.client.destroy();

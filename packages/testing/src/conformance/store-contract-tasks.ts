@@ -198,20 +198,47 @@ export function describeTasksContract(f: StoreFixtures): void {
       expect((await stores().tasks.listUnfinished(1)).length).toBe(1);
     });
 
-    it('setNextCheck records the next status check and the progress of a generating task only', async () => {
+    it('advanceCheck moves the chain of status checks by compare-and-set, on a generating task only', async () => {
       const user = await newUser();
       const task = await newTask(user.id);
-      expect(await stores().tasks.setNextCheck(task.id, 1, null)).toBe(false);
+      expect(await stores().tasks.advanceCheck(task.id, 0, null)).toBe(false);
       await stores().tasks.markGenerating(task.id, new Date());
-      expect(await stores().tasks.setNextCheck(task.id, 1, null)).toBe(true);
-      expect(await stores().tasks.setNextCheck(task.id, 2, 0.25)).toBe(true);
+      expect(await stores().tasks.advanceCheck(task.id, 0, null)).toBe(true);
+      expect(await stores().tasks.advanceCheck(task.id, 1, 0.25)).toBe(true);
       expect(await stores().tasks.findById(task.id)).toMatchObject({ pollSeq: 2, progress: 0.25 });
-      expect(await stores().tasks.setNextCheck(task.id, 3, null)).toBe(true);
+      // A stale check (one that is no longer the latest) moves nothing, whatever it reports.
+      expect(await stores().tasks.advanceCheck(task.id, 1, 0.9)).toBe(false);
+      expect(await stores().tasks.advanceCheck(task.id, 0, 0.9)).toBe(false);
+      expect(await stores().tasks.findById(task.id)).toMatchObject({ pollSeq: 2, progress: 0.25 });
+      expect(await stores().tasks.advanceCheck(task.id, 2, null)).toBe(true);
       expect(await stores().tasks.findById(task.id)).toMatchObject({ pollSeq: 3, progress: 0.25 });
+      // Two checks of the same number racing: exactly one moves the chain on.
+      const raced = await Promise.all([stores().tasks.advanceCheck(task.id, 3, null), stores().tasks.advanceCheck(task.id, 3, null)]);
+      expect(raced.filter(Boolean)).toHaveLength(1);
+      expect((await stores().tasks.findById(task.id))?.pollSeq).toBe(4);
       await stores().tasks.saveUpstreamHandle(task.id, null);
       expect((await stores().tasks.findById(task.id))?.upstreamHandle).toBeNull();
       await stores().tasks.markFail(task.id, 'done', new Date());
-      expect(await stores().tasks.setNextCheck(task.id, 4, 0.5)).toBe(false);
+      expect(await stores().tasks.advanceCheck(task.id, 4, 0.5)).toBe(false);
+    });
+
+    it('saveWebhookPayload keeps one completion per upstream job, on a generating task only', async () => {
+      const user = await newUser();
+      const task = await newTask(user.id);
+      expect(await stores().tasks.saveWebhookPayload(task.id, { id: 'job-1' })).toBe(false);
+      await stores().tasks.markGenerating(task.id, new Date());
+      await stores().tasks.saveUpstreamHandle(task.id, { job: 'job-1' });
+      // The same delivery twice at once: kept once.
+      const saved = await Promise.all([stores().tasks.saveWebhookPayload(task.id, { id: 'job-1' }), stores().tasks.saveWebhookPayload(task.id, { id: 'job-1' })]);
+      expect(saved.filter(Boolean)).toHaveLength(1);
+      expect(await stores().tasks.saveWebhookPayload(task.id, { id: 'job-1', again: true })).toBe(false);
+      expect((await stores().tasks.findById(task.id))?.webhookPayload).toEqual({ id: 'job-1' });
+      // A new upstream job (a retry) clears what was kept for the old one.
+      await stores().tasks.saveUpstreamHandle(task.id, { job: 'job-2' });
+      expect((await stores().tasks.findById(task.id))?.webhookPayload).toBeNull();
+      expect(await stores().tasks.saveWebhookPayload(task.id, { id: 'job-2' })).toBe(true);
+      await stores().tasks.markFail(task.id, 'done', new Date());
+      expect(await stores().tasks.saveWebhookPayload(task.id, { id: 'job-3' })).toBe(false);
     });
 
     it('counts a user’s unfinished tasks per modality and admits queued ones oldest first', async () => {

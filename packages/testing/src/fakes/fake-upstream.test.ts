@@ -27,6 +27,21 @@ describe('FakeUpstream hold and release', () => {
     expect(f.held).toEqual([]);
   });
 
+  it('hold(match) holds only the calls it picks and answers the others meanwhile', async () => {
+    fake = await FakeUpstream.start([
+      { method: 'GET', path: '/status', handler: () => ({ body: { status: 'done' } }) },
+      { method: 'GET', path: '/files/a.mp4', handler: () => ({ body: 'bytes' }) },
+    ]);
+    const f = fake;
+    f.hold((call) => call.path.startsWith('/files/'));
+    const download = fetch(`${f.url}/files/a.mp4`);
+    await f.waitUntil(() => f.held.length === 1, 5_000, 'the download to be held');
+    expect((await (await fetch(`${f.url}/status`)).json()) as unknown).toEqual({ status: 'done' });
+    expect(f.held.map((c) => c.path)).toEqual(['/files/a.mp4']);
+    f.release();
+    expect(await (await download).text()).toBe('bytes');
+  });
+
   it('forgets a held call whose client went away', async () => {
     fake = await FakeUpstream.start([{ method: 'GET', path: '/slow', handler: () => ({ body: 'ok' }) }]);
     const f = fake;

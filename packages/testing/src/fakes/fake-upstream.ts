@@ -82,6 +82,8 @@ export class FakeUpstream {
   private readonly waiters: (() => void)[] = [];
   /** While holding: the calls being held open, each with what lets it go on. */
   private gate: { readonly call: RecordedCall; readonly open: () => void }[] | null = null;
+  /** Which calls the gate holds (default every call). */
+  private holds: (call: RecordedCall) => boolean = () => true;
 
   private constructor(
     private readonly server: Server,
@@ -137,11 +139,13 @@ export class FakeUpstream {
   }
 
   /**
-   * From now on every call is held open (counted in flight, not answered) until release(): a test can then
-   * see who is calling at once and decide when calls end, without timing.
+   * From now on every call (or every call `match` accepts, e.g. only result downloads) is held open
+   * (counted in flight, not answered) until release(): a test can then see who is calling at once and
+   * decide when calls end, without timing. Calls `match` refuses are answered as usual meanwhile.
    */
-  hold(): void {
+  hold(match: (call: RecordedCall) => boolean = () => true): void {
     this.gate ??= [];
+    this.holds = match;
   }
 
   /** The calls held open right now, oldest first. */
@@ -238,7 +242,7 @@ export class FakeUpstream {
       this.wake();
     });
     try {
-      if (this.gate) {
+      if (this.gate && this.holds(call)) {
         const gate = this.gate;
         const held = new Promise<void>((open) => gate.push({ call, open }));
         this.wake();

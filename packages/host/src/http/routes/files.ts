@@ -2,10 +2,9 @@ import { GatewayError, isUuid, type BlobStore, type TaskStore } from '@gengate/c
 import { Router, type Request } from 'express';
 import type { RequestAuth } from '../middleware/authenticate.js';
 import type { ResultUrlVerifier } from '../../storage/result-urls.js';
+import { BLOB_NAME } from '../../storage/blob-keys.js';
 import { deleteTaskFiles } from '../../storage/delete-task-files.js';
 import { redirectToStore, STREAM_DELIVERY, streamFile, type FileDeliveryOptions } from './files-delivery.js';
-
-const NAME = /^output-\d+\.[a-z0-9]+$/;
 
 export interface FileRoutesOptions {
   readonly blobs: BlobStore;
@@ -41,7 +40,7 @@ export function fileRoutes(opts: FileRoutesOptions): Router {
   router.get('/files/:task_id/:name', async (req, res) => {
     const { task_id: taskId, name } = req.params;
     const caller = opts.caller ? await opts.caller(req) : null;
-    if (!isUuid(taskId) || taskId !== taskId.toLowerCase() || !NAME.test(name)) throw notFound();
+    if (!isUuid(taskId) || taskId !== taskId.toLowerCase() || !BLOB_NAME.test(name)) throw notFound();
     const key = `${taskId}/${name}`;
     let expiresAt: number | null = null;
     if (opts.verifier) {

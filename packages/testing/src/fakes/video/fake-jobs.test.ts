@@ -35,4 +35,28 @@ describe('FakeJobBook hold and release', () => {
       await receiver.close();
     }
   });
+
+  it('keepWebhooks: sends no webhook on its own, and hands the signed message to the test to post', async () => {
+    const receiver = await FakeUpstream.start([{ method: 'POST', path: '/hook', handler: () => ({ body: { ok: true } }) }]);
+    const book = new FakeJobBook(async (job) => ({ jobId: job.id, url: job.webhookUrl ?? '', headers: { 'x-sig': `sig-${job.id}` }, body: JSON.stringify({ id: job.id }) }), {
+      durationMs: 1,
+    });
+    try {
+      book.keepWebhooks();
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      const job = book.submit({ model: 'm', input: {}, webhookUrl: `${receiver.url}/hook` });
+      vi.advanceTimersByTime(10);
+      vi.useRealTimers();
+      expect(book.phase(job, Date.now() + 60_000)).toBe('succeeded');
+      expect(await book.webhookMessage(job)).toEqual({ jobId: job.id, url: `${receiver.url}/hook`, headers: { 'x-sig': `sig-${job.id}` }, body: JSON.stringify({ id: job.id }) });
+      expect(await book.webhookMessage(book.submit({ model: 'm', input: {}, webhookUrl: null }))).toBeNull();
+      // Nothing was sent by the fake itself: no call can be on its way (sendWebhook returns before fetching).
+      expect(book.deliveries).toHaveLength(0);
+      expect(receiver.calls).toHaveLength(0);
+    } finally {
+      vi.useRealTimers();
+      book.close();
+      await receiver.close();
+    }
+  });
 });

@@ -58,6 +58,8 @@ export class FakeJobBook {
   private readonly held = new Set<FakeJob>();
   /** Held jobs whose webhook fell due while held: sent on release(). */
   private readonly webhooksDue = new Set<FakeJob>();
+  /** Set by keepWebhooks(): no webhook is sent on its own. */
+  private keepingWebhooks = false;
 
   constructor(
     private readonly deliver: (job: FakeJob) => Promise<Omit<FakeWebhookDelivery, 'status' | 'error'> | null>,
@@ -97,6 +99,19 @@ export class FakeJobBook {
     const due = [...this.webhooksDue];
     this.webhooksDue.clear();
     for (const job of due) void this.sendWebhook(job);
+  }
+
+  /**
+   * From now on no webhook is sent on its own: a test takes the signed message from webhookMessage() and
+   * posts it itself, when and as often as it needs (a provider retrying, a delivery racing a status check).
+   */
+  keepWebhooks(): void {
+    this.keepingWebhooks = true;
+  }
+
+  /** The signed completion webhook this fake sends for a job, as it would send it (null when the job asked for none). */
+  async webhookMessage(job: FakeJob): Promise<Omit<FakeWebhookDelivery, 'status' | 'error'> | null> {
+    return job.webhookUrl === null ? null : this.deliver(job);
   }
 
   submit(input: { id?: string; model: string; input: unknown; webhookUrl: string | null; durationMs?: number; meta?: Record<string, string> }): FakeJob {
@@ -172,7 +187,7 @@ export class FakeJobBook {
   }
 
   private async sendWebhook(job: FakeJob): Promise<void> {
-    if (job.cancelledAt !== null) return;
+    if (job.cancelledAt !== null || this.keepingWebhooks) return;
     const message = await this.deliver(job);
     if (!message) return;
     try {
