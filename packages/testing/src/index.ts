@@ -27,6 +27,8 @@ export { openAIError, openAIFaults, openAIRoutes, startFakeOpenAI } from './fake
 export type { FakeOpenAIOptions } from './fakes/openai/fake-openai.js';
 export { describeParameterTable } from './conformance/adapter/parameter-table.js';
 export type { ParameterOutcome, ParameterRow, ParameterTableOptions } from './conformance/adapter/parameter-table.js';
+export { checkCancel, checkResume } from './conformance/adapter/lifecycle-checks.js';
+export type { CheckOutcome, LifecycleCheckOptions } from './conformance/adapter/lifecycle-checks.js';
 export { describeWorkerRetry } from './conformance/adapter/worker-retry.js';
 export type { WorkerRetryOptions } from './conformance/adapter/worker-retry.js';
 export { anthropicError, anthropicFaults, anthropicRoutes, startFakeAnthropic } from './fakes/anthropic/fake-anthropic.js';
