@@ -165,6 +165,7 @@ export type { Authenticated } from './services/authenticate.js';
 export { BillingService, toTransactionView } from './services/billing.js';
 export type { TopupStarted } from './services/billing.js';
 export { AdminService } from './services/admin.js';
+export type { CreatedUser } from './services/admin.js';
 export { TOKENS } from './di/tokens.js';
 export { coreModule } from './di/core-module.js';
 export { createGengate, createGengateContainer, resolveGengate } from './di/create-gengate.js';
