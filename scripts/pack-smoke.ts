@@ -57,7 +57,7 @@ import { ERROR_CATALOGUE, type RunRequest as CoreRunRequest } from '@gengate/cor
 import { createSandboxAdapter } from '@gengate/adapters';
 import { openApiDocument } from '@gengate/host';
 import { loadConfig, type GengateConfig } from '@gengate/host/server';
-import type { HttpApiConformanceOptions } from '@gengate/testing';
+import type { HttpApiConformanceOptions } from '@gengate/testing/host';
 
 const bin = (name: string) => \`\${process.cwd()}/node_modules/.bin/\${name}\`;
 const env = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', SANDBOX_LATENCY_MS: '50' };

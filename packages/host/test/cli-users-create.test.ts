@@ -1,4 +1,4 @@
-import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDataDir } from './support/spawn-server.js';
 

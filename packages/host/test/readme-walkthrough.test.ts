@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServer, tempDataDir, type SpawnedServer } from './support/spawn-server.js';
 
