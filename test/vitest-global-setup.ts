@@ -6,7 +6,7 @@ import { startEmbeddedPostgres } from '../packages/host/src/server/embedded-post
 /**
  * One PostgreSQL server for the whole test run: DATABASE_URL when it is set (the machine's server in CI),
  * else an embedded one in a temporary directory. Each test file creates its own database on it
- * (createTestDatabase from @gengate/testing), so files never see each other's rows.
+ * (createTestDatabase from @gengate/testing/host), so files never see each other's rows.
  */
 export default async function setup(): Promise<() => Promise<void>> {
   if (process.env['DATABASE_URL']) {

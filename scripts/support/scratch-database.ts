@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres } from '@gengate/host/server';
-import { createTestDatabase } from '@gengate/testing';
+import { createTestDatabase } from '@gengate/testing/host';
 
 /** A throw-away database: a fresh one on DATABASE_URL's server when set, else an embedded PostgreSQL. */
 export async function scratchDatabase(): Promise<{ url: string; close(): Promise<void> }> {

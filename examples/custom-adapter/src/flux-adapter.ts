@@ -50,7 +50,7 @@ export class FluxAdapter implements ProviderAdapter {
       res = await fetch(url, {
         method: body ? 'POST' : 'GET',
         headers: { 'x-key': this.apiKey, accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
+        ...(body ? { body: JSON.stringify(body) } : {}),
         signal,
       });
     } catch (err) {

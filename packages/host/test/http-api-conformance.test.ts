@@ -1,4 +1,4 @@
-import { createTestDatabase, describeHttpApiConformance, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, describeHttpApiConformance, type TestDatabase } from '@gengate/testing/host';
 import { afterAll, beforeAll } from 'vitest';
 import { runCli, spawnServer, tempDataDir, type SpawnedServer } from './support/spawn-server.js';
 

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerViolations } from './support/ledger-invariant.js';

@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, posix, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 /** What makes the packages installable (the packed install itself is `npm run smoke:packages`, run by CI). */
@@ -40,7 +42,47 @@ describe('packaging', () => {
   });
 
   it('the host package ships the OpenAPI document it serves', () => {
-    expect(read('packages/host/package.json')['files']).toEqual(['dist', 'assets']);
+    expect(read('packages/host/package.json')['files']).toContain('assets');
+  });
+
+  it.each(PACKAGES)('@gengate/%s ships the sources its source maps name (src/, without tests), so stack traces link somewhere', { timeout: 60_000 }, async (name) => {
+    const dir = join(REPO, 'packages', name);
+    const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
+    const shipped = new Set((JSON.parse(stdout) as { files: { path: string }[] }[])[0]?.files.map((f) => f.path));
+    const maps = [...shipped].filter((f) => f.endsWith('.js.map') || f.endsWith('.d.ts.map'));
+    expect(maps.length).toBeGreaterThan(0);
+    const missing: string[] = [];
+    for (const m of maps) {
+      const map = JSON.parse(readFileSync(join(dir, m), 'utf8')) as { sources: string[]; sourceRoot?: string };
+      for (const s of map.sources) {
+        const target = posix.normalize(posix.join(posix.dirname(m), map.sourceRoot ?? '', s));
+        if (!shipped.has(target)) missing.push(`${m} -> ${target}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    expect([...shipped].filter((f) => /\.test\.ts$|(^|\/)test\//.test(f))).toEqual([]);
+  });
+
+  it("@gengate/testing: the adapter author's entry needs @gengate/core only; the host implementer's entry (./host) takes pg, smtp-server and @gengate/client as optional peers", () => {
+    const pkg = read('packages/testing/package.json');
+    expect(pkg['dependencies']).toEqual({ '@gengate/core': '^0.1.0' });
+    expect(Object.keys(pkg['exports'] as object)).toEqual(['.', './host']);
+    expect(pkg['peerDependenciesMeta']).toEqual({ '@gengate/client': { optional: true }, pg: { optional: true }, 'smtp-server': { optional: true } });
+    // The adapter author's entry, followed through its relative imports, imports no package but core, zod's and node's.
+    const src = join(REPO, 'packages/testing/src');
+    const seen = new Set<string>();
+    const packages = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const m of readFileSync(file, 'utf8').matchAll(/^(?:import|export)[^;]*? from '([^']+)';/gm)) {
+        const spec = m[1] ?? '';
+        if (spec.startsWith('.')) visit(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+        else packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] ?? spec));
+      }
+    };
+    visit(join(src, 'index.ts'));
+    expect([...packages].filter((p) => !p.startsWith('node:')).sort()).toEqual(['@gengate/core', 'vitest']);
   });
 
   it('@gengate/client depends on openapi-fetch only, and on no other gengate package', () => {

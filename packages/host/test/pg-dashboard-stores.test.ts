@@ -1,4 +1,4 @@
-import { createTestDatabase } from '@gengate/testing';
+import { createTestDatabase } from '@gengate/testing/host';
 import { describeDashboardStoresConformance } from '../../testing/src/conformance/index.js';
 import { runMigrations } from '../src/postgres/migrate.js';
 import { PgAccountDirectory } from '../src/postgres/pg-account-directory.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TransactionScope, UnitOfWork } from '@gengate/core';
-import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { pino } from 'pino';

@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
-import { createTestDatabase, FakeFal, FakeReplicate, type TestDatabase } from '@gengate/testing';
+import { FakeFal, FakeReplicate } from '@gengate/testing';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/server/config.js';

@@ -1,4 +1,4 @@
-import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compatDeclaration, NO_PROVIDER_SETTINGS } from './support/provider-fakes.js';
 import { runCli, spawnServer, tempDataDir, type SpawnedServer } from './support/spawn-server.js';

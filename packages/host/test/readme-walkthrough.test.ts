@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServer, tempDataDir, type SpawnedServer } from './support/spawn-server.js';
 
@@ -36,6 +36,8 @@ describe('README walk-through', () => {
 
   it('takes a chat, an image and a video task to success and downloads a real file of each type', { timeout: 120_000 }, async () => {
     const script = walkthroughScript().replaceAll('http://127.0.0.1:3000', server.url);
+    // The key is read under the name POST /api-keys uses (`key`), not the deprecated `api_key` alias.
+    expect(script).toMatch(/users create .*\| jq -r \.key\)/);
     const work = tempDataDir();
     // `npm run` must find the repository's package.json; the result files land in the scratch folder.
     const prelude = `npm() { command npm --prefix "${REPO}" "$@"; }\n`;

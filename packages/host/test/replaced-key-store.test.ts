@@ -1,6 +1,6 @@
 import { SandboxAdapter } from '@gengate/adapters';
 import { createGengate, MemoryBlobStore, UnitOfWorkTaskIntake, type ApiKeyPatch, type ApiKeyRecord, type KeyStore, type NewApiKey } from '@gengate/core';
-import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { pino } from 'pino';

@@ -1,4 +1,4 @@
-import { createTestDatabase } from '@gengate/testing';
+import { createTestDatabase } from '@gengate/testing/host';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnServer, tempDataDir, waitFor, type SpawnedServer } from './support/spawn-server.js';
 

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOSS_SCHEMA } from '../src/jobs/queues.js';
 import { cliProcess, runCli, spawnServer, tempDataDir, waitFor, type SpawnedServer } from './support/spawn-server.js';

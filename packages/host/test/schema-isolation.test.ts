@@ -1,4 +1,4 @@
-import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

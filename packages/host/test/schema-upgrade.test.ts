@@ -1,6 +1,6 @@
 import { SandboxAdapter } from '@gengate/adapters';
 import { createGengate, MemoryBlobStore } from '@gengate/core';
-import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliProcess, spawnServer, tempDataDir } from './support/spawn-server.js';
 

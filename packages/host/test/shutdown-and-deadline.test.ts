@@ -1,6 +1,6 @@
 import { SandboxAdapter } from '@gengate/adapters';
 import { createGengate, createMemoryStores, MemoryBlobStore } from '@gengate/core';
-import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualPaymentProcessor } from '../src/payments/manual-processor.js';

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startRecordingReceiver } from './support/callback-receivers.js';

@@ -1,4 +1,5 @@
-import { createTestDatabase, describeHttpApiConformance, FakeFal, FakeReplicate, FakeRunway, FakeVeo, type FakeJobBook, type TestDatabase } from '@gengate/testing';
+import { FakeFal, FakeReplicate, FakeRunway, FakeVeo, type FakeJobBook } from '@gengate/testing';
+import { createTestDatabase, describeHttpApiConformance, type TestDatabase } from '@gengate/testing/host';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { videoProvidersFromEnv } from '../src/server/video-providers.js';
 import { FAKE_KEYS, startProviderFakes, type ProviderFakes } from './support/provider-fakes.js';

@@ -1,19 +1,12 @@
+/**
+ * @gengate/testing: what an ADAPTER author needs: the adapter conformance suite (and its checks), fakes of
+ * the providers' documented HTTP APIs (FakeUpstream to write your own, FakeJobBook and fakeMp4 for
+ * long-running video APIs), the kit's call helpers, and an in-memory gengate for worker-retry tests. It
+ * depends on @gengate/core only. What a host implementer needs (HTTP and store suites, a test database,
+ * SMTP capture, a fake Stripe) is `@gengate/testing/host`.
+ */
 export { describeAdapterConformance, runAdapterCall } from './conformance/adapter-suite.js';
 export type { AdapterConformanceOptions, AdapterSuiteSection } from './conformance/adapter-suite.js';
-export { createTestDatabase } from './postgres/test-database.js';
-export type { TestDatabase } from './postgres/test-database.js';
-export { startFakeStripe } from './fakes/fake-stripe.js';
-export type { FakeCheckoutSession, FakeStripe } from './fakes/fake-stripe.js';
-export { startSmtpCapture } from './fakes/smtp-capture.js';
-export type { CapturedMail, SmtpCapture } from './fakes/smtp-capture.js';
-export { describeDashboardStoresConformance, describeHttpApiConformance, describeStoreConformance } from './conformance/index.js';
-export type {
-  DashboardStoresHarness,
-  HttpApiConformanceOptions,
-  StoreConformanceHarness,
-  StoreConformanceOptions,
-  StoreConformanceSkip,
-} from './conformance/index.js';
 export { createMemoryGengate, MEMORY_GENGATE_BASE_URL } from './fakes/memory-gengate.js';
 export type { MemoryGengate, MemoryGengateOptions } from './fakes/memory-gengate.js';
 export { FakeUpstream } from './fakes/fake-upstream.js';
@@ -27,6 +20,8 @@ export { openAIError, openAIFaults, openAIRoutes, startFakeOpenAI } from './fake
 export type { FakeOpenAIOptions } from './fakes/openai/fake-openai.js';
 export { describeParameterTable } from './conformance/adapter/parameter-table.js';
 export type { ParameterOutcome, ParameterRow, ParameterTableOptions } from './conformance/adapter/parameter-table.js';
+export { checkCancel, checkResume } from './conformance/adapter/lifecycle-checks.js';
+export type { CheckOutcome, LifecycleCheckOptions } from './conformance/adapter/lifecycle-checks.js';
 export { describeWorkerRetry } from './conformance/adapter/worker-retry.js';
 export type { WorkerRetryOptions } from './conformance/adapter/worker-retry.js';
 export { anthropicError, anthropicFaults, anthropicRoutes, startFakeAnthropic } from './fakes/anthropic/fake-anthropic.js';

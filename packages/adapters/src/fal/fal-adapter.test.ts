@@ -22,7 +22,7 @@ const model = (id: string): ModelDescriptor => {
 };
 const call = (id: string, request: RunRequest, webhookUrl: string | null = null) => kitCall(model(id), request, AbortSignal.timeout(10_000), webhookUrl);
 
-describeAdapterConformance('fal', { adapter: () => adapter(), upstream: fake.upstream, credential: KEY, timeoutMs: 10_000 });
+describeAdapterConformance('fal', { adapter: () => adapter(), upstream: fake.upstream, cancelsSeen: () => fake.jobs.cancelRequests, credential: KEY, timeoutMs: 10_000 });
 
 describe('fal adapter against the fake fal', () => {
   beforeEach(() => {

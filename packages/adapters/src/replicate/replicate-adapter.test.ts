@@ -24,7 +24,7 @@ const call = (id: string, request: RunRequest, webhookUrl: string | null = null)
 const requestFor = (m: ModelDescriptor): RunRequest =>
   m.id === 'replicate.kling-v2.1' ? { ...minimalRequest(m), video_params: { duration: 5, image_urls: ['https://img.example/start.png'] } } : minimalRequest(m);
 
-describeAdapterConformance('replicate', { adapter: () => adapter(), upstream: fake.upstream, credential: TOKEN, requestFor, timeoutMs: 10_000 });
+describeAdapterConformance('replicate', { adapter: () => adapter(), upstream: fake.upstream, cancelsSeen: () => fake.jobs.cancelRequests, credential: TOKEN, requestFor, timeoutMs: 10_000 });
 
 describe('replicate adapter against the fake Replicate', () => {
   beforeEach(() => {

@@ -21,7 +21,7 @@ const call = (id: string, request: RunRequest) => kitCall(model(id), request, Ab
 const requestFor = (m: ModelDescriptor): RunRequest =>
   m.id === 'runway.gen4-turbo' ? { ...minimalRequest(m), video_params: { duration: 5, image_urls: ['https://img.example/first.png'] } } : minimalRequest(m);
 
-describeAdapterConformance('runway', { adapter, upstream: fake.upstream, credential: SECRET, requestFor, timeoutMs: 10_000 });
+describeAdapterConformance('runway', { adapter, upstream: fake.upstream, cancelsSeen: () => fake.jobs.cancelRequests, credential: SECRET, requestFor, timeoutMs: 10_000 });
 
 describe('runway adapter against the fake Runway API', () => {
   beforeEach(() => {

@@ -2,10 +2,17 @@ import type { z } from 'zod';
 import type { ModelCapabilities } from './capabilities.js';
 import type { Modality } from './modality.js';
 import type { ModelPricing, PriceSource } from './pricing.js';
-import type { JsonObject } from '../util/json.js';
+import type { JsonValue } from '../util/json.js';
+
+/**
+ * What a provider-parameter schema reads and produces: a JSON object whose optional keys may read as
+ * undefined (zod types `.optional()` keys as `?: T | undefined`, which an adapter author's
+ * `exactOptionalPropertyTypes` would otherwise refuse). The normalized request drops undefined keys.
+ */
+export type ProviderParamsObject = { readonly [key: string]: JsonValue | undefined };
 
 /** A strict zod object schema for a model's `provider_params` (its own parameters beyond the generic ones). */
-export type ProviderParamsSchema = z.ZodType<JsonObject, JsonObject>;
+export type ProviderParamsSchema = z.ZodType<ProviderParamsObject, ProviderParamsObject>;
 
 /** A catalog entry as an adapter declares it. `id` is `<category>.<model_name>`. */
 export interface ModelDescriptor {

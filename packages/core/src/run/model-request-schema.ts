@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ChatCapabilities, ImageCapabilities, VideoCapabilities } from '../model/capabilities.js';
-import type { ModelDescriptor } from '../model/model.js';
+import type { ModelDescriptor, ProviderParamsObject } from '../model/model.js';
 
 /*
  * A model's own request schema, derived from its capabilities (data) and its provider-parameter schema.
@@ -83,8 +83,15 @@ function llmParams(c: ChatCapabilities) {
   });
 }
 
+/**
+ * The model's own schema for a run body (already of the generic shape). Declared rather than inferred: the
+ * inferred type names conditional keys as `key?: ZodOptional<...> | undefined`, which a consumer's
+ * `exactOptionalPropertyTypes` with `skipLibCheck: false` rejects in the published declarations.
+ */
+export type ModelRequestSchema = z.ZodType<{ readonly provider_params: ProviderParamsObject }>;
+
 /** The model's own schema for the whole run body. */
-export function modelRequestSchema(model: ModelDescriptor) {
+export function modelRequestSchema(model: ModelDescriptor): ModelRequestSchema {
   const c = model.capabilities;
   const base = {
     prompt: z.string().optional(),

@@ -3,8 +3,8 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { ChatCapabilities, ImageCapabilities, VideoCapabilities } from '../model/capabilities.js';
 import { ratioValue, type AspectRatio } from '../model/modality.js';
 import type { ModelDescriptor } from '../model/model.js';
-import type { JsonObject } from '../util/json.js';
-import { modelRequestSchema } from './model-request-schema.js';
+import type { JsonObject, JsonValue } from '../util/json.js';
+import { modelRequestSchema, type ModelRequestSchema } from './model-request-schema.js';
 import type { NormalizedChatRequest, NormalizedImageRequest, NormalizedRequest, NormalizedVideoRequest } from './normalized-request.js';
 import { runRequestSchema, type RunRequest } from './run-request.schema.js';
 
@@ -14,8 +14,8 @@ function unsupported(param: string, message: string): GatewayError {
   return new GatewayError('unsupported_parameter', message, { param });
 }
 
-const schemaCache = new WeakMap<ModelDescriptor, ReturnType<typeof modelRequestSchema>>();
-function schemaFor(model: ModelDescriptor): ReturnType<typeof modelRequestSchema> {
+const schemaCache = new WeakMap<ModelDescriptor, ModelRequestSchema>();
+function schemaFor(model: ModelDescriptor): ModelRequestSchema {
   let s = schemaCache.get(model);
   if (!s) schemaCache.set(model, (s = modelRequestSchema(model)));
   return s;
@@ -160,7 +160,10 @@ function normalizeChat(req: RunRequest, caps: ChatCapabilities, providerParams: 
 export function normalizeRunRequest(model: ModelDescriptor, req: RunRequest): NormalizedRequest {
   const checked = schemaFor(model).safeParse(req);
   if (!checked.success) throw modelSchemaError(model, checked.error);
-  const providerParams: JsonObject = checked.data.provider_params ?? {};
+  // Keys a schema reads as undefined (an optional key it filled with nothing) are not sent upstream.
+  const providerParams: JsonObject = Object.fromEntries(
+    Object.entries(checked.data.provider_params).filter((e): e is [string, JsonValue] => e[1] !== undefined),
+  );
   const caps = model.capabilities;
   switch (caps.modality) {
     case 'video':

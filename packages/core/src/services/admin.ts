@@ -12,6 +12,15 @@ const createUserSchema = z.strictObject({
   credits: z.number().min(0).max(1_000_000_000).default(0),
 });
 
+/** A user made by AdminService.createUser (printed as JSON by `gengate users create`). */
+export interface CreatedUser {
+  readonly user_id: string;
+  /** The first API key's secret, shown once. */
+  readonly key: string;
+  /** @deprecated The former name of `key` (same value), kept for one release: removed in 0.2. */
+  readonly api_key: string;
+}
+
 /** Operator use cases (CLI): create a user with a first API key, grant credits, complete manual purchases. */
 export class AdminService {
   constructor(
@@ -19,7 +28,11 @@ export class AdminService {
     private readonly ids: IdGenerator,
   ) {}
 
-  async createUser(input: { email: string; credits?: number }): Promise<{ user_id: string; api_key: string }> {
+  /**
+   * Creates a user with a first API key. The key is `key`, the name POST /api-keys answers with; `api_key`
+   * is the same value under its former name, kept for one release (0.1.x) and removed in 0.2.
+   */
+  async createUser(input: { email: string; credits?: number }): Promise<CreatedUser> {
     const parsed = createUserSchema.safeParse(input);
     if (!parsed.success) throw GatewayError.fromZod(parsed.error);
     const { email, credits } = parsed.data;
@@ -42,7 +55,7 @@ export class AdminService {
         limits: { perMinute: null, perHour: null, perDay: null },
         ipWhitelist: [],
       });
-      return { user_id: user.id, api_key: secret };
+      return { user_id: user.id, key: secret, api_key: secret };
     });
   }
 

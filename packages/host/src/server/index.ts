@@ -3,6 +3,8 @@
  * embedded PostgreSQL, real providers from the environment, the logger with secret masking, the
  * standalone dashboard. An app that embeds gengate imports `@gengate/host` instead.
  */
+// First: refuses an older Node.js with one clear line before any dependency can crash at import.
+import '../node-version-guard.js';
 export { startServer, type RunningServer, type StartServerOptions } from './start-server.js';
 export { loadConfig, ConfigError, type GengateConfig, type ServerRole } from './config.js';
 export { createLogger } from './logger.js';

@@ -1,6 +1,6 @@
 import { SandboxAdapter } from '@gengate/adapters';
 import { createDashboardServices, createGengate, MemoryBlobStore, type DashboardServices, type Gengate, type Mailer, type MailMessage } from '@gengate/core';
-import { createTestDatabase } from '@gengate/testing';
+import { createTestDatabase } from '@gengate/testing/host';
 import express, { type Express } from 'express';
 import type pg from 'pg';
 import { pino, type Logger } from 'pino';

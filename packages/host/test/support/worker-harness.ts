@@ -22,7 +22,7 @@ import {
   WebhookRejected,
 } from '@gengate/core';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { pino } from 'pino';

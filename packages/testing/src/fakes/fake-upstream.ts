@@ -12,7 +12,10 @@ export interface RecordedCall {
   readonly query: Readonly<Record<string, string>>;
   /** Lower-case header names; credential headers are recorded as `[credential]`. */
   readonly headers: Readonly<Record<string, string>>;
-  /** The credential the request carried (Authorization, x-api-key, ...), for tests that check it was sent. */
+  /**
+   * The whole value of the credential header the request carried, as sent: `Bearer <key>` for Authorization,
+   * `Key <key>` for fal's, the bare key for x-api-key / x-goog-api-key / api-key / x-key. Null without one.
+   */
   readonly credential: string | null;
   /** Parsed JSON body, else the text, else null. Multipart bodies are kept as text. */
   readonly body: unknown;

@@ -51,6 +51,7 @@ export class FakeJobBook {
   readonly jobs = new Map<string, FakeJob>();
   readonly deliveries: FakeWebhookDelivery[] = [];
   private submissionCount = 0;
+  private cancelRequestCount = 0;
   private readonly failures: FakeJobFailure[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private holding = false;
@@ -72,6 +73,14 @@ export class FakeJobBook {
   /** Jobs accepted since start (or the last reset): one per task, restarts included, is the contract. */
   get submissions(): number {
     return this.submissionCount;
+  }
+
+  /**
+   * Cancel requests received since start (for a live job or an ended one; reset() does not clear it): the
+   * adapter conformance suite's `cancelsSeen` hook, e.g. `cancelsSeen: () => fake.jobs.cancelRequests`.
+   */
+  get cancelRequests(): number {
+    return this.cancelRequestCount;
   }
 
   /** The next `times` submitted jobs end in this failure. */
@@ -158,6 +167,7 @@ export class FakeJobBook {
 
   /** Cancels a job that has not ended; false when it already had. */
   cancel(job: FakeJob): boolean {
+    this.cancelRequestCount += 1;
     const p = this.phase(job);
     if (p === 'succeeded' || p === 'failed' || p === 'cancelled') return false;
     job.cancelledAt = Date.now();
