@@ -1,4 +1,4 @@
-import { startSmtpCapture, type SmtpCapture } from '@gengate/testing';
+import { startSmtpCapture, type SmtpCapture } from '@gengate/testing/host';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailer } from '../src/mail/create-mailer.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSandboxAdapter } from '@gengate/adapters';
 import { TOKENS, type Clock, type CreateGengateOptions } from '@gengate/core';
-import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import express from 'express';
 import pg from 'pg';
 import { pino } from 'pino';
