@@ -23,9 +23,15 @@ export function servesInline(mediaType: string): boolean {
   return INLINE.test(bareType(mediaType));
 }
 
-/** `inline` or `attachment`, with the file's name (`output-0.png`: the last part of a blob key, always plain ASCII). */
+/**
+ * `inline` or `attachment`, with the file's name as a person should see it: the last part of the blob key
+ * without the attempt that stored it (`output-0-<attempt>.png` is offered as `output-0.png`), plain ASCII.
+ */
 export function contentDispositionFor(mediaType: string, key: string): string {
-  const name = key.slice(key.lastIndexOf('/') + 1).replace(/[^A-Za-z0-9._-]/g, '_');
+  const name = key
+    .slice(key.lastIndexOf('/') + 1)
+    .replace(/^(output-\d+)-[0-9a-f]{12}(\.[a-z0-9]+)$/, '$1$2')
+    .replace(/[^A-Za-z0-9._-]/g, '_');
   return `${servesInline(mediaType) ? 'inline' : 'attachment'}; filename="${name}"`;
 }
 
