@@ -20,10 +20,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../fakes/fake-upstream.js';
 import { kitCall } from './adapter/adapter-call.js';
+import { describeAdapterStreamChecks } from './adapter/adapter-stream-checks.js';
 import { describeAdapterUpstreamChecks } from './adapter/adapter-upstream-checks.js';
 import { minimalRequest } from './adapter/adapter-requests.js';
 
-export type AdapterSuiteSection = 'calls' | 'abort' | 'resume' | 'cancel' | 'errors' | 'parameters' | 'price-source';
+export type AdapterSuiteSection = 'calls' | 'abort' | 'resume' | 'cancel' | 'errors' | 'parameters' | 'price-source' | 'stream';
 
 export interface AdapterConformanceOptions {
   /** A fresh adapter pointed at a fake upstream (never the internet). Called again for the resume check. */
@@ -194,6 +195,8 @@ export function describeAdapterConformance(name: string, options: AdapterConform
         if (handle !== undefined) await expect(adapter.cancel(handle, call)).resolves.toBeUndefined();
       }
     });
+
+    if (!skip.has('stream')) describeAdapterStreamChecks({ adapter: options.adapter, failing });
 
     if (options.upstream) {
       describeAdapterUpstreamChecks({

@@ -3,6 +3,9 @@
  * - Chat Completions: https://platform.openai.com/docs/api-reference/chat/create (request `model`,
  *   `messages`, `max_tokens`/`max_completion_tokens`, `temperature`, `top_p`, `stop`, `seed`, penalties;
  *   response `chat.completion` with `choices[].message`, `finish_reason` and `usage`).
+ * - Streaming (`stream: true`): https://platform.openai.com/docs/api-reference/chat-streaming (server-sent
+ *   `data:` events of `chat.completion.chunk` objects: the role first, content deltas, the `finish_reason`,
+ *   with `stream_options.include_usage` a last chunk with empty `choices` and the `usage`, then `data: [DONE]`).
  * - Images: https://platform.openai.com/docs/api-reference/images/create (request `model`, `prompt`, `n`,
  *   `size`, `quality`, `background`, `output_format`; response `data[].b64_json` and `usage`).
  * - Errors: https://platform.openai.com/docs/guides/error-codes (body `{ error: { message, type, param, code } }`,
@@ -60,6 +63,11 @@ function chatCompletion(call: RecordedCall, o: FakeOpenAIOptions): FakeReply {
     completion_tokens_details: { reasoning_tokens: 0 },
   };
   if (o.reportCost) usage['cost'] = ((promptTokens + reply.tokens) * o.reportCost.microUsdPerToken) / 1_000_000;
+  const finishReason = reply.truncated ? 'length' : 'stop';
+  if (b['stream'] === true) {
+    const options = isRecord(b['stream_options']) ? b['stream_options'] : {};
+    return chatStream(String(b['model']), reply.text, finishReason, options['include_usage'] === true ? usage : null);
+  }
   return {
     headers: requestHeaders(),
     body: {
@@ -72,6 +80,23 @@ function chatCompletion(call: RecordedCall, o: FakeOpenAIOptions): FakeReply {
       system_fingerprint: 'fp_fake',
     },
   };
+}
+
+/** The answer as server-sent chunks (https://platform.openai.com/docs/api-reference/chat-streaming). */
+function chatStream(model: string, text: string, finishReason: string, usage: Record<string, unknown> | null): FakeReply {
+  const id = fakeId('chatcmpl-');
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices, ...extra })}\n\n`;
+  const words = text.split(' ');
+  const events = [
+    chunk([{ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }]),
+    ...words.map((w, i) => chunk([{ index: 0, delta: { content: i === 0 ? w : ` ${w}` }, logprobs: null, finish_reason: null }])),
+    chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: finishReason }]),
+    ...(usage ? [chunk([], { usage })] : []),
+    'data: [DONE]\n\n',
+  ];
+  return { headers: { ...requestHeaders(), 'content-type': 'text/event-stream' }, body: events.join('') };
 }
 
 function imageGeneration(call: RecordedCall): FakeReply {
