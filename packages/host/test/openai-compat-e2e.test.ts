@@ -170,6 +170,26 @@ describe('POST /v1/chat/completions on provider fakes', () => {
   });
 });
 
+describe('POST /v1/images/generations', () => {
+  it('answers b64_json by default and gengate result URLs when asked, charged as on /api/v1/run', async () => {
+    const b64 = await client.images.generate({ model: 'sandbox.pixel-image', prompt: 'a red square', size: '64x48', n: 2 });
+    expect(b64.data).toHaveLength(2);
+    const png = Buffer.from(b64.data?.[0]?.b64_json ?? '', 'base64');
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([64, 48]);
+    const v1Charge = (await usageCharges())[0]?.credits;
+    expect(v1Charge).toBe(await chargeOnRun('sandbox.pixel-image', { prompt: 'a red square', image_params: { width: 64, height: 48, n: 2 } }));
+    const byUrl = await client.images.generate({ model: 'sandbox.pixel-image', prompt: 'a blue square', response_format: 'url' });
+    const url = byUrl.data?.[0]?.url ?? '';
+    expect(url.startsWith(`${server.url}/api/v1/files/`)).toBe(true);
+    const file = await fetch(url);
+    expect(file.headers.get('content-type')).toContain('image/png');
+    const openai = await client.images.generate({ model: 'openai.gpt-image-2', prompt: 'a fox', size: '1024x1536', quality: 'low' });
+    expect(Buffer.from(openai.data?.[0]?.b64_json ?? '', 'base64').readUInt32BE(20)).toBe(1536);
+    expect(fakes.openai.calls.at(-1)?.body).toMatchObject({ model: 'gpt-image-2', prompt: 'a fox', quality: 'low' });
+  });
+});
+
 describe('errors on /v1 raise the SDK typed errors', () => {
   it('wrong key -> AuthenticationError, unknown model -> NotFoundError, exhausted credits and rate limit -> RateLimitError', async () => {
     const wrong = new OpenAI({ baseURL: `${server.directUrl}/v1`, apiKey: 'gg_wrong', maxRetries: 0 });

@@ -8,7 +8,7 @@ import type { TaskRecord } from '../model/task.js';
 import type { PriceBook } from '../pricing/price-book.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { CallPermit, ProviderCallLimiter } from '../ports/call-limiter.js';
-import type { GenerationResult, ProviderAdapter, UpstreamMetadata } from '../ports/provider-adapter.js';
+import type { AdapterCall, GenerationResult, ProviderAdapter, UpstreamMetadata } from '../ports/provider-adapter.js';
 import type { TaskStore } from '../ports/stores.js';
 import { OPEN_GATE, type SubmissionGate } from '../ports/submission-gate.js';
 import type { Clock, IdGenerator, Logger } from '../ports/system.js';
@@ -47,7 +47,15 @@ export class InlineRun {
     readonly adapter: ProviderAdapter,
     readonly request: NormalizedRequest,
     private readonly permit: Extract<CallPermit, { acquired: true }>,
-    private readonly deps: { results: TaskResultWriter; failTask: FailTask; inflight: InflightCalls; telemetry: Telemetry; clock: Clock; logger: Logger },
+    private readonly deps: {
+      results: TaskResultWriter;
+      failTask: FailTask;
+      inflight: InflightCalls;
+      telemetry: Telemetry;
+      clock: Clock;
+      logger: Logger;
+      readInput: ExecuteTaskOptions['readInput'];
+    },
     deadlineMs: number,
   ) {
     const deadline = new AbortController();
@@ -59,6 +67,12 @@ export class InlineRun {
 
   get taskId(): string {
     return this.task.id;
+  }
+
+  /** The adapter call of this task (for a one-shot or long-running model run in process), aborted by `signal` too. */
+  adapterCall(signal: AbortSignal): AdapterCall {
+    const abortSignal = AbortSignal.any([this.signal, signal]);
+    return { taskId: this.task.id, model: this.model, request: this.request, abortSignal, readInput: (url) => this.deps.readInput(url, abortSignal), webhookUrl: null };
   }
 
   /** Commits what was produced: the output stored, the charge from `result.usage` (never above the hold). */
@@ -188,7 +202,7 @@ export class RunInline {
       throw new GatewayError('conflict', 'The task ended before it started (cancelled); nothing was charged.');
     }
     this.telemetry.taskStarted({ modelId: model.id, provider: model.provider });
-    const deps = { results: this.results, failTask: this.failTask, inflight: this.inflight, telemetry: this.telemetry, clock: this.clock, logger: this.logger };
+    const deps = { results: this.results, failTask: this.failTask, inflight: this.inflight, telemetry: this.telemetry, clock: this.clock, logger: this.logger, readInput: this.options.readInput };
     return { kind: 'started', run: new InlineRun(task, model, this.registry.adapterFor(model.id), normalized, permit, deps, this.options.deadlineMs[model.modality]) };
   }
 }

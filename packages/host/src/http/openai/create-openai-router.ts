@@ -8,6 +8,7 @@ import { methodNotAllowed } from '../middleware/error-handler.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { requestContext } from '../middleware/request-context.js';
 import { chatCompletions } from './chat-completions.js';
+import { imageGenerations } from './images.js';
 import { modelsRoutes } from './models.js';
 import { openAIErrorHandler, openAINotFound } from './openai-errors.js';
 import { openAIRateLimit } from './openai-rate-limit.js';
@@ -55,6 +56,10 @@ export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
         keepAliveMs: options.keepAliveMs ?? 10_000,
       }),
     )
+    .all(methodNotAllowed('POST'));
+  router
+    .route('/images/generations')
+    .post(imageGenerations({ gengate, tasks: stores.tasks, blobs: options.blobStore, aliases }))
     .all(methodNotAllowed('POST'));
   router.use(modelsRoutes(gengate, aliases));
   router.use(openAINotFound);
