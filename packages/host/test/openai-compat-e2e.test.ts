@@ -190,6 +190,34 @@ describe('POST /v1/images/generations', () => {
   });
 });
 
+describe('video jobs at /v1/videos (https://platform.openai.com/docs/api-reference/videos)', () => {
+  it('creates a job (multipart), retrieves it to completed, lists it, downloads it whole and by range, then deletes it', async () => {
+    const created = await client.videos.create({ model: 'sandbox.motion-video', prompt: 'a bouncing ball', seconds: '5' as never, size: '1280x720' });
+    expect(created).toMatchObject({ object: 'video', status: 'queued', seconds: '5', size: '1280x720', model: 'sandbox.motion-video' });
+    const done = await waitFor(
+      async () => {
+        const v = await client.videos.retrieve(created.id);
+        return v.status === 'completed' || v.status === 'failed' ? v : null;
+      },
+      { timeoutMs: 30_000, intervalMs: 100, what: 'the video job to complete' },
+    );
+    expect(done).toMatchObject({ status: 'completed', progress: 100 });
+    const task = (await (await api(`/run/tasks/${created.id}`)).json()) as { status: string };
+    expect(task.status).toBe('success');
+    const listed: string[] = [];
+    for await (const v of client.videos.list()) listed.push(v.id);
+    expect(listed).toContain(created.id);
+    const whole = Buffer.from(await (await client.videos.downloadContent(created.id)).arrayBuffer());
+    expect(whole.subarray(0, 3).toString()).toBe('GIF');
+    const part = await fetch(`${server.directUrl}/v1/videos/${created.id}/content`, { headers: { Authorization: `Bearer ${key}`, Range: 'bytes=0-9' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 0-9/${whole.length}`);
+    expect(Buffer.from(await part.arrayBuffer())).toEqual(whole.subarray(0, 10));
+    expect(await client.videos.delete(created.id)).toMatchObject({ id: created.id, deleted: true });
+    await expect(client.videos.downloadContent(created.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+  });
+});
+
 describe('errors on /v1 raise the SDK typed errors', () => {
   it('wrong key -> AuthenticationError, unknown model -> NotFoundError, exhausted credits and rate limit -> RateLimitError', async () => {
     const wrong = new OpenAI({ baseURL: `${server.directUrl}/v1`, apiKey: 'gg_wrong', maxRetries: 0 });

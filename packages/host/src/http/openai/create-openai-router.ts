@@ -13,6 +13,7 @@ import { modelsRoutes } from './models.js';
 import { openAIErrorHandler, openAINotFound } from './openai-errors.js';
 import { openAIRateLimit } from './openai-rate-limit.js';
 import { RevocationWatch } from './revocation-watch.js';
+import { videosRoutes } from './videos.js';
 
 export interface OpenAIRouterOptions {
   readonly gengate: Gengate;
@@ -42,8 +43,10 @@ export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
   router.use(requestContext(options.logger));
   router.use(authenticate(gengate, createClientIpResolver(options.trustProxy ?? [])));
   router.use(openAIRateLimit(options.rateLimiter ?? createMemoryKeyRateLimiter()));
-  router.use(jsonBody(options.maxBodyBytes ?? 8 * 1_048_576));
   const stores = gengate.container.get(TOKENS.Stores);
+  // Before the JSON body parser: video jobs are created as multipart/form-data.
+  router.use(videosRoutes({ gengate, tasks: stores.tasks, blobs: options.blobStore, aliases }));
+  router.use(jsonBody(options.maxBodyBytes ?? 8 * 1_048_576));
   router
     .route('/chat/completions')
     .post(
