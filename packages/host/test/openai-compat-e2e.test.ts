@@ -153,12 +153,17 @@ describe('POST /v1/chat/completions on the sandbox', () => {
 });
 
 describe('POST /v1/chat/completions on provider fakes', () => {
-  it('answers through OpenAI (streamed and not), Anthropic and Google, charged as on /api/v1/run', async () => {
+  it('answers through OpenAI, Anthropic and Google, streamed and not, charged as on /api/v1/run', async () => {
     for (const model of ['openai.gpt-4o-mini', 'anthropic.claude-haiku-5-5', 'google.gemini-3.5-flash']) {
       const answer = await client.chat.completions.create({ model, messages: [{ role: 'user', content: `Hello from ${model}` }], max_tokens: 32 });
       expect(answer.choices[0]?.message.content, model).toBe(`Echo: Hello from ${model}`);
       const v1Charge = (await usageCharges())[0]?.credits;
       expect(v1Charge, model).toBe(await chargeOnRun(model, { prompt: `Hello from ${model}`, llm_params: { max_tokens: 32 } }));
+      const streamed = await client.chat.completions.create({ model, messages: [{ role: 'user', content: `Streamed from ${model}` }], max_tokens: 32, stream: true });
+      let text = '';
+      for await (const c of streamed) text += c.choices[0]?.delta.content ?? '';
+      expect(text, model).toBe(`Echo: Streamed from ${model}`);
+      expect((await usageCharges())[0]?.credits, model).toBe(await chargeOnRun(model, { prompt: `Streamed from ${model}`, llm_params: { max_tokens: 32 } }));
     }
     const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello streamed' }], max_tokens: 32, stream: true, stream_options: { include_usage: true } });
     const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];

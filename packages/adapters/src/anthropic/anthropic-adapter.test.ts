@@ -22,8 +22,7 @@ async function failure(fault: Parameters<typeof fake.failNext>[0]): Promise<Upst
   return e;
 }
 
-// 'stream': the Anthropic fake does not answer `stream: true` yet (the v3 stream check runs on the sandbox, OpenAI and compatible fakes).
-describeAdapterConformance('anthropic', { adapter, upstream: fake, credential: KEY, skip: ['stream'] });
+describeAdapterConformance('anthropic', { adapter, upstream: fake, credential: KEY });
 
 describe('anthropic: the exact upstream requests', () => {
   it('POST /v1/messages with x-api-key, anthropic-version, the system prompt, max_tokens and temperature', async () => {

@@ -22,8 +22,7 @@ async function failure(fault: Parameters<typeof fake.failNext>[0], id = 'google.
   return e;
 }
 
-// 'stream': the Gemini fake does not serve streamGenerateContent yet (the v3 stream check runs on the sandbox, OpenAI and compatible fakes).
-describeAdapterConformance('google', { adapter, upstream: fake, credential: KEY, skip: ['stream'] });
+describeAdapterConformance('google', { adapter, upstream: fake, credential: KEY });
 
 describe('google: the exact upstream requests', () => {
   it('chat: POST /v1beta/models/gemini-3.5-flash:generateContent with x-goog-api-key, generationConfig, systemInstruction, thinking and safety settings', async () => {

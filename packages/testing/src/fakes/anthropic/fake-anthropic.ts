@@ -4,6 +4,9 @@
  *   `anthropic-version`; request `model`, `max_tokens`, `messages`, `system`, `temperature`, `top_p`,
  *   `thinking`, `output_config.effort`; response `type: "message"` with `content[]`, `stop_reason`
  *   (`end_turn`, `max_tokens`, `refusal`) and `usage.input_tokens` / `usage.output_tokens`).
+ * - Streaming (`stream: true`): https://docs.anthropic.com/en/api/messages-streaming (server-sent events
+ *   message_start, content_block_start, content_block_delta with text_delta, content_block_stop,
+ *   message_delta with `stop_reason` and the output `usage`, message_stop).
  * - Errors: https://docs.anthropic.com/en/api/errors (body `{ type: "error", error: { type, message },
  *   request_id }`; 400 invalid_request_error, 401 authentication_error, 403 permission_error,
  *   404 not_found_error, 413 request_too_large, 429 rate_limit_error with `retry-after`, 500 api_error,
@@ -65,12 +68,26 @@ function messages(call: RecordedCall): FakeReply {
     };
   }
   const reply = echoReply(user, b['max_tokens']);
+  const stopReason = reply.truncated ? 'max_tokens' : 'end_turn';
+  if (b['stream'] === true) {
+    const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    const words = reply.text.split(' ');
+    const events = [
+      event('message_start', { message: { ...base, content: [], stop_reason: null, usage: { input_tokens: inputTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } } }),
+      event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+      ...words.map((w, i) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: i === 0 ? w : ` ${w}` } })),
+      event('content_block_stop', { index: 0 }),
+      event('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: reply.tokens } }),
+      event('message_stop', {}),
+    ];
+    return { headers: { 'request-id': id, 'content-type': 'text/event-stream' }, body: events.join('') };
+  }
   return {
     headers: { 'request-id': id },
     body: {
       ...base,
       content: [{ type: 'text', text: reply.text }],
-      stop_reason: reply.truncated ? 'max_tokens' : 'end_turn',
+      stop_reason: stopReason,
       usage: { input_tokens: inputTokens, output_tokens: reply.tokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
     },
   };

@@ -6,6 +6,9 @@
  *   `thinkingConfig`), `safetySettings`; response `candidates[].content.parts[]` (`text`, or
  *   `inlineData {mimeType, data}` for images), `finishReason` (STOP, MAX_TOKENS, SAFETY, IMAGE_SAFETY...),
  *   `usageMetadata`, `modelVersion`, `responseId`).
+ * - streamGenerateContent with `alt=sse`: https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
+ *   (server-sent `data:` events, each a GenerateContentResponse with the next text parts; the last carries
+ *   `finishReason` and `usageMetadata`).
  * - Image generation with Gemini image models and their 1K output sizes per aspect ratio:
  *   https://ai.google.dev/gemini-api/docs/image-generation
  * - Errors: https://ai.google.dev/gemini-api/docs/troubleshooting (body `{ error: { code, message, status,
@@ -47,7 +50,7 @@ function usage(prompt: number, candidates: number) {
   return { promptTokenCount: prompt, candidatesTokenCount: candidates, totalTokenCount: prompt + candidates };
 }
 
-function generateContent(call: RecordedCall, model: string): FakeReply {
+function generateContent(call: RecordedCall, model: string, stream = false): FakeReply {
   if (!call.credential) return googleError(403, 'PERMISSION_DENIED', 'Method doesn\'t allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.');
   const b = call.body;
   if (!isRecord(b) || !Array.isArray(b['contents']) || b['contents'].length === 0) return googleError(400, 'INVALID_ARGUMENT', '* GenerateContentRequest.contents: contents is not specified');
@@ -81,6 +84,15 @@ function generateContent(call: RecordedCall, model: string): FakeReply {
     };
   }
   const reply = echoReply(prompt, Number(config['maxOutputTokens'] ?? 8192));
+  if (stream) {
+    const words = reply.text.split(' ');
+    const events = words.map((w, i) => {
+      const last = i === words.length - 1;
+      const candidate = { content: { role: 'model', parts: [{ text: i === 0 ? w : ` ${w}` }] }, index: 0, ...(last ? { finishReason: reply.truncated ? 'MAX_TOKENS' : 'STOP' } : {}) };
+      return `data: ${JSON.stringify({ candidates: [candidate], usageMetadata: usage(promptTokens, last ? reply.tokens : i + 1), ...base })}\r\n\r\n`;
+    });
+    return { headers: { 'content-type': 'text/event-stream' }, body: events.join('') };
+  }
   return {
     body: {
       candidates: [{ content: { role: 'model', parts: [{ text: reply.text }] }, finishReason: reply.truncated ? 'MAX_TOKENS' : 'STOP', index: 0 }],
@@ -91,9 +103,13 @@ function generateContent(call: RecordedCall, model: string): FakeReply {
 }
 
 const GENERATE = /^\/v1beta\/models\/([^/:]+):generateContent$/;
+const STREAM = /^\/v1beta\/models\/([^/:]+):streamGenerateContent$/;
 
 export function googleRoutes(): FakeRoute[] {
-  return [{ method: 'POST', path: GENERATE, handler: (call) => generateContent(call, GENERATE.exec(call.path)?.[1] ?? '') }];
+  return [
+    { method: 'POST', path: GENERATE, handler: (call) => generateContent(call, GENERATE.exec(call.path)?.[1] ?? '') },
+    { method: 'POST', path: STREAM, handler: (call) => generateContent(call, STREAM.exec(call.path)?.[1] ?? '', true) },
+  ];
 }
 
 /** Starts a fake Gemini API; point the adapter's baseURL at `${fake.url}/v1beta`. */
