@@ -125,30 +125,43 @@ describe('POST /v1/chat/completions on the sandbox', () => {
     }
   });
 
-  it('round-trips a tool call and answers a json_schema response format', async () => {
+  it('round-trips a tool call (non-streamed and streamed) and answers a json_schema response format, on the sandbox and on OpenAI', async () => {
     const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
       { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
     ];
-    const first = await client.chat.completions.create({ model: 'sandbox.echo-chat', messages: [{ role: 'user', content: 'Paris' }], tools });
-    const call = first.choices[0]?.message.tool_calls?.[0];
-    expect(first.choices[0]?.finish_reason).toBe('tool_calls');
-    expect(call?.type === 'function' ? [call.function.name, JSON.parse(call.function.arguments)] : null).toEqual(['get_weather', { city: 'Paris' }]);
-    const second = await client.chat.completions.create({
-      model: 'sandbox.echo-chat',
-      tools,
-      messages: [
-        { role: 'user', content: 'Paris' },
-        { role: 'assistant', content: null, tool_calls: first.choices[0]?.message.tool_calls ?? [] },
-        { role: 'tool', tool_call_id: call?.id ?? '', content: 'sunny' },
-      ],
-    });
-    expect(second.choices[0]?.message.content).toMatch(/^Sandbox reply to tool result: sunny/);
-    const structured = await client.chat.completions.create({
-      model: 'sandbox.echo-chat',
-      messages: [{ role: 'user', content: 'Ada' }],
-      response_format: { type: 'json_schema', json_schema: { name: 'person', schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } },
-    });
-    expect(JSON.parse(structured.choices[0]?.message.content ?? '')).toEqual({ name: 'Ada' });
+    for (const model of ['sandbox.echo-chat', 'openai.gpt-4o-mini']) {
+      const first = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Paris' }], tools });
+      const call = first.choices[0]?.message.tool_calls?.[0];
+      expect(first.choices[0]?.finish_reason, model).toBe('tool_calls');
+      expect(call?.type === 'function' ? [call.function.name, JSON.parse(call.function.arguments)] : null, model).toEqual(['get_weather', { city: 'Paris' }]);
+      const second = await client.chat.completions.create({
+        model,
+        tools,
+        messages: [
+          { role: 'user', content: 'Paris' },
+          { role: 'assistant', content: null, tool_calls: first.choices[0]?.message.tool_calls ?? [] },
+          { role: 'tool', tool_call_id: call?.id ?? '', content: 'sunny' },
+        ],
+      });
+      expect(second.choices[0]?.message.content, model).toMatch(/sunny/);
+      const streamed = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Rome' }], tools, stream: true });
+      let name = '';
+      let args = '';
+      let finish: string | null = null;
+      for await (const c of streamed) {
+        const d = c.choices[0]?.delta.tool_calls?.[0];
+        name += d?.function?.name ?? '';
+        args += d?.function?.arguments ?? '';
+        finish = c.choices[0]?.finish_reason ?? finish;
+      }
+      expect([name, JSON.parse(args), finish], model).toEqual(['get_weather', { city: 'Rome' }, 'tool_calls']);
+      const structured = await client.chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: 'Ada' }],
+        response_format: { type: 'json_schema', json_schema: { name: 'person', schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } },
+      });
+      expect(JSON.parse(structured.choices[0]?.message.content ?? ''), model).toEqual({ name: 'Ada' });
+    }
   });
 });
 
