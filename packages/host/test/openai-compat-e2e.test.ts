@@ -125,11 +125,11 @@ describe('POST /v1/chat/completions on the sandbox', () => {
     }
   });
 
-  it('round-trips a tool call (non-streamed and streamed) and answers a json_schema response format, on the sandbox and on OpenAI', async () => {
+  it('round-trips a tool call (non-streamed and streamed) and answers a json_schema response format, on the sandbox, OpenAI, Anthropic and Google', async () => {
     const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
       { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
     ];
-    for (const model of ['sandbox.echo-chat', 'openai.gpt-4o-mini']) {
+    for (const model of ['sandbox.echo-chat', 'openai.gpt-4o-mini', 'anthropic.claude-haiku-5-5', 'google.gemini-3.5-flash']) {
       const first = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Paris' }], tools });
       const call = first.choices[0]?.message.tool_calls?.[0];
       expect(first.choices[0]?.finish_reason, model).toBe('tool_calls');

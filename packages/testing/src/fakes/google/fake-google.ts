@@ -9,6 +9,10 @@
  * - streamGenerateContent with `alt=sse`: https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  *   (server-sent `data:` events, each a GenerateContentResponse with the next text parts; the last carries
  *   `finishReason` and `usageMetadata`).
+ * - Function calling: https://ai.google.dev/gemini-api/docs/function-calling (request `tools[].functionDeclarations`
+ *   and `toolConfig.functionCallingConfig`; answer a `functionCall {name, args}` part; the next turn carries a
+ *   `functionResponse` part) and structured output: https://ai.google.dev/gemini-api/docs/structured-output
+ *   (`generationConfig.responseMimeType: application/json` with `responseSchema` or `responseJsonSchema`).
  * - Image generation with Gemini image models and their 1K output sizes per aspect ratio:
  *   https://ai.google.dev/gemini-api/docs/image-generation
  * - Errors: https://ai.google.dev/gemini-api/docs/troubleshooting (body `{ error: { code, message, status,
@@ -16,7 +20,7 @@
  *   404 NOT_FOUND, 429 RESOURCE_EXHAUSTED with a RetryInfo `retryDelay`, 500 INTERNAL, 503 UNAVAILABLE).
  */
 import { FakeUpstream, type FakeFault, type FakeReply, type FakeRoute, type RecordedCall } from '../fake-upstream.js';
-import { countTokens, echoReply, FAKE_REFUSE_MARKER, fakeId, isRecord } from '../fake-text.js';
+import { countTokens, echoReply, FAKE_REFUSE_MARKER, fakeId, fillSchema, isRecord } from '../fake-text.js';
 import { colourOf, solidPng } from '../png.js';
 
 /** Output sizes of the Gemini 3 image models at the default 1K resolution, per aspect ratio. */
@@ -83,7 +87,15 @@ function generateContent(call: RecordedCall, model: string, stream = false): Fak
       },
     };
   }
-  const reply = echoReply(prompt, Number(config['maxOutputTokens'] ?? 8192));
+  const answered = functionResponseText(b['contents']);
+  const fn = answered === null ? chosenFunction(b) : null;
+  if (fn) {
+    const part = { functionCall: { name: fn.name, args: fillSchema(fn.schema, prompt) } };
+    const body = { candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }], usageMetadata: usage(promptTokens, 5), ...base };
+    return stream ? { headers: { 'content-type': 'text/event-stream' }, body: `data: ${JSON.stringify(body)}\r\n\r\n` } : { body };
+  }
+  const json = answered === null && config['responseMimeType'] === 'application/json' ? JSON.stringify(fillSchema(config['responseJsonSchema'] ?? config['responseSchema'], prompt)) : null;
+  const reply = json !== null ? { text: json, tokens: countTokens(json), truncated: false } : echoReply(answered ?? prompt, Number(config['maxOutputTokens'] ?? 8192));
   if (stream) {
     const words = reply.text.split(' ');
     const events = words.map((w, i) => {
@@ -100,6 +112,24 @@ function generateContent(call: RecordedCall, model: string, stream = false): Fak
       ...base,
     },
   };
+}
+
+/** The text of the last turn's functionResponse parts, when it answers a function call. */
+function functionResponseText(contents: unknown[]): string | null {
+  const last = contents.filter(isRecord).at(-1);
+  const parts = Array.isArray(last?.['parts']) ? last['parts'].filter(isRecord) : [];
+  const responses = parts.flatMap((p) => (isRecord(p['functionResponse']) ? [p['functionResponse']] : []));
+  if (responses.length === 0) return null;
+  return responses.map((r) => JSON.stringify(r['response'] ?? {})).join('\n');
+}
+
+function chosenFunction(b: Record<string, unknown>): { name: string; schema: unknown } | null {
+  const declarations = (Array.isArray(b['tools']) ? b['tools'].filter(isRecord) : []).flatMap((t) => (Array.isArray(t['functionDeclarations']) ? t['functionDeclarations'].filter(isRecord) : []));
+  const config = isRecord(b['toolConfig']) && isRecord(b['toolConfig']['functionCallingConfig']) ? b['toolConfig']['functionCallingConfig'] : {};
+  if (declarations.length === 0 || config['mode'] === 'NONE') return null;
+  const allowed = Array.isArray(config['allowedFunctionNames']) ? config['allowedFunctionNames'] : null;
+  const f = declarations.find((d) => allowed === null || allowed.includes(d['name']));
+  return f && typeof f['name'] === 'string' ? { name: f['name'], schema: f['parameters'] ?? f['parametersJsonSchema'] } : null;
 }
 
 const GENERATE = /^\/v1beta\/models\/([^/:]+):generateContent$/;

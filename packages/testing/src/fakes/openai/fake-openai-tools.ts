@@ -6,22 +6,7 @@
  * message answers a call) and https://platform.openai.com/docs/guides/structured-outputs
  * (`response_format: { type: "json_schema", json_schema: { name, schema } }`: the content is JSON of the schema).
  */
-import { isRecord } from '../fake-text.js';
-
-/** A value of a JSON schema: required and listed properties filled, strings with `text`, numbers 1. */
-export function fillSchema(schema: unknown, text: string): unknown {
-  if (!isRecord(schema)) return text;
-  if (Array.isArray(schema['enum']) && schema['enum'].length > 0) return schema['enum'][0];
-  const type = schema['type'] ?? (isRecord(schema['properties']) ? 'object' : 'string');
-  if (type === 'object') {
-    const props = isRecord(schema['properties']) ? schema['properties'] : {};
-    return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, fillSchema(v, text)]));
-  }
-  if (type === 'array') return [fillSchema(schema['items'], text)];
-  if (type === 'integer' || type === 'number') return 1;
-  if (type === 'boolean') return true;
-  return text;
-}
+import { fillSchema, isRecord } from '../fake-text.js';
 
 export type FakeChatAnswer =
   | { readonly kind: 'tool_call'; readonly id: string; readonly name: string; readonly arguments: string }
