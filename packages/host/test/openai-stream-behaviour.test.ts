@@ -46,6 +46,8 @@ beforeAll(async () => {
     blobStore,
     resultUrls: { urlFor: (k) => `http://gengate.test/api/v1/files/${k}` },
     paymentProcessor: new ManualPaymentProcessor(),
+    // One running chat per user: a second concurrent call is refused, never queued.
+    scheduling: { maxRunningPerUser: { chat: 1, image: 4, video: 4 } },
   });
   const logger = pino({ level: 'silent' });
   const app = express()
@@ -169,6 +171,22 @@ describe('revocation and idempotency', () => {
     expect(((await other.json()) as { error: { type: string } }).error.type).toBe('invalid_request_error');
     const tx = (await (await fetch(`${base}/api/v1/billing/transactions`, { headers: { Authorization: `Bearer ${key}` } })).json()) as { data: { payment_method: string }[] };
     expect(tx.data.filter((t) => t.payment_method === 'usage')).toHaveLength(1);
+  });
+});
+
+describe('admission', () => {
+  it("refuses a call beyond the user's running chat slots with the SDK's RateLimitError, holding nothing", async () => {
+    const key = await user();
+    const client = new OpenAI({ baseURL: `${base}/v1`, apiKey: key, maxRetries: 0 });
+    const open = await client.chat.completions.create({ model: 'sandbox.echo-chat', messages: [{ role: 'user', content: 'first' }], max_tokens: 8, stream: true });
+    const iterator = open[Symbol.asyncIterator]();
+    await iterator.next(); // the role chunk: the first call holds its slot
+    const refused = await client.chat.completions.create({ model: 'sandbox.echo-chat', messages: [{ role: 'user', content: 'second' }] }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.RateLimitError);
+    expect((refused as InstanceType<typeof OpenAI.RateLimitError>).code).toBe('rate_limit_exceeded');
+    for (let next = await iterator.next(); !next.done; next = await iterator.next());
+    const tasks = (await (await fetch(`${base}/api/v1/run/tasks`, { headers: { Authorization: `Bearer ${key}` } })).json()) as { data: unknown[] };
+    expect(tasks.data).toHaveLength(1);
   });
 });
 
