@@ -154,6 +154,7 @@ export { MAX_PER_PAGE, pageQuerySchema } from './services/pagination.js';
 export { toTaskView } from './services/task-view.js';
 export { refusePrivateInputs, SubmitRun } from './services/submit-run.js';
 export type { RunAccepted } from './services/submit-run.js';
+export { InlineRun, RunInline, type InlineOptions, type InlineStart } from './services/run-inline.js';
 export { GetTask } from './services/get-task.js';
 export { DEFAULT_DEADLINES_MS, ExecuteTask } from './services/execute-task.js';
 export type { ExecuteOutcome, ExecuteTaskOptions } from './services/execute-task.js';

@@ -63,12 +63,12 @@ describe('packaging', () => {
     expect([...shipped].filter((f) => /\.test\.ts$|(^|\/)test\//.test(f))).toEqual([]);
   });
 
-  it("@gengate/testing: the adapter author's entry needs @gengate/core only; the host implementer's entry (./host) takes pg, smtp-server and @gengate/client as optional peers", () => {
+  it("@gengate/testing: the adapter author's entry needs @gengate/core (and the AI SDK's provider types, for the stream checks) only; the host implementer's entry (./host) takes pg, smtp-server and @gengate/client as optional peers", () => {
     const pkg = read('packages/testing/package.json');
-    expect(pkg['dependencies']).toEqual({ '@gengate/core': '^0.1.0' });
+    expect(pkg['dependencies']).toEqual({ '@ai-sdk/provider': '4.0.38', '@gengate/core': '^0.1.0' });
     expect(Object.keys(pkg['exports'] as object)).toEqual(['.', './host']);
     expect(pkg['peerDependenciesMeta']).toEqual({ '@gengate/client': { optional: true }, pg: { optional: true }, 'smtp-server': { optional: true } });
-    // The adapter author's entry, followed through its relative imports, imports no package but core, zod's and node's.
+    // The adapter author's entry, followed through its relative imports, imports no package but core, the AI SDK's provider types (type-only), vitest and node's.
     const src = join(REPO, 'packages/testing/src');
     const seen = new Set<string>();
     const packages = new Set<string>();
@@ -82,7 +82,7 @@ describe('packaging', () => {
       }
     };
     visit(join(src, 'index.ts'));
-    expect([...packages].filter((p) => !p.startsWith('node:')).sort()).toEqual(['@gengate/core', 'vitest']);
+    expect([...packages].filter((p) => !p.startsWith('node:')).sort()).toEqual(['@ai-sdk/provider', '@gengate/core', 'vitest']);
   });
 
   it('@gengate/client depends on openapi-fetch only, and on no other gengate package', () => {

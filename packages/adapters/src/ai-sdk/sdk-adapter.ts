@@ -1,5 +1,7 @@
 import {
   ADAPTER_SPECIFICATION_VERSION,
+  isUpstreamError,
+  upstreamErrorFromNetwork,
   UpstreamError,
   type AdapterAvailability,
   type AdapterCall,
@@ -10,7 +12,9 @@ import {
   type ProviderAdapter,
   type ProviderParamsSchema,
 } from '@gengate/core';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { z } from 'zod';
+import { toUpstreamError, type SdkErrorContext } from './sdk-error.js';
 
 /** A model of an SDK-based adapter: its catalog entry and the upstream's own name for it. */
 export interface SdkModelEntry {
@@ -71,6 +75,27 @@ export abstract class SdkAdapter implements ProviderAdapter {
   }
 
   protected abstract chat(call: AdapterCall, req: NormalizedChatRequest): Promise<GenerationResult>;
+
+  /** The SDK's language model of an upstream chat model name (streamed by the host's dialect edges). */
+  protected abstract chatLanguageModel(upstream: string): LanguageModelV4;
+
+  /** How this provider's errors are classified and redacted. */
+  protected abstract errorContext(): SdkErrorContext;
+
+  /** v3: the AI SDK language model of a chat model of this adapter. */
+  languageModel(modelId: string): LanguageModelV4 {
+    const model = this.models.find((m) => m.id === modelId);
+    if (model?.modality !== 'chat') throw new Error(`${this.providerId} has no chat model ${modelId}`);
+    return this.chatLanguageModel(this.upstreamModel(modelId));
+  }
+
+  /** v3: classifies what the language model threw or streamed as an error part. */
+  upstreamError(error: unknown): UpstreamError {
+    if (!this.availability.available) return new UpstreamError(this.availability.reason, { kind: 'authentication' });
+    const classified = toUpstreamError(error, this.errorContext());
+    // An abort or a broken connection mid-stream: the stream could not be read to its end.
+    return isUpstreamError(classified) ? classified : upstreamErrorFromNetwork(classified);
+  }
 
   protected image(call: AdapterCall, _req: NormalizedImageRequest): Promise<GenerationResult> {
     return Promise.reject(new Error(`${this.providerId} offers no image model ${call.model.id}`));

@@ -1,7 +1,9 @@
 import '../ai-sdk/empty-env-guard.js';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { createAnthropic, type AnthropicProvider } from '@ai-sdk/anthropic';
 import type { AdapterCall, GenerationResult, NormalizedChatRequest } from '@gengate/core';
 import { keyAvailability, NO_KEY, type ProviderConnection } from '../ai-sdk/credentials.js';
+import type { SdkErrorContext } from '../ai-sdk/sdk-error.js';
 import { runChat } from '../ai-sdk/run-chat.js';
 import { SdkAdapter } from '../ai-sdk/sdk-adapter.js';
 import { refineAnthropicError } from './anthropic-errors.js';
@@ -21,6 +23,14 @@ export class AnthropicAdapter extends SdkAdapter {
       baseURL: connection.baseURL || ANTHROPIC_DEFAULT_BASE_URL,
       ...(connection.fetch ? { fetch: connection.fetch } : {}),
     });
+  }
+
+  protected chatLanguageModel(upstream: string): LanguageModelV4 {
+    return this.sdk.messages(upstream);
+  }
+
+  protected errorContext(): SdkErrorContext {
+    return { secrets: this.secrets, refine: refineAnthropicError };
   }
 
   protected async chat(call: AdapterCall, req: NormalizedChatRequest): Promise<GenerationResult> {

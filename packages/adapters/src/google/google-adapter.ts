@@ -1,7 +1,9 @@
 import '../ai-sdk/empty-env-guard.js';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { createGoogle, type GoogleProvider } from '@ai-sdk/google';
 import type { AdapterCall, GenerationResult, NormalizedChatRequest, NormalizedImageRequest } from '@gengate/core';
 import { keyAvailability, NO_KEY, type ProviderConnection } from '../ai-sdk/credentials.js';
+import type { SdkErrorContext } from '../ai-sdk/sdk-error.js';
 import { runChat } from '../ai-sdk/run-chat.js';
 import { runImage } from '../ai-sdk/run-image.js';
 import { SdkAdapter } from '../ai-sdk/sdk-adapter.js';
@@ -24,8 +26,16 @@ export class GoogleAdapter extends SdkAdapter {
     });
   }
 
+  protected errorContext(): SdkErrorContext {
+    return { secrets: this.secrets, refine: refineGoogleError, retryAfterFromBody: googleRetryDelayMs };
+  }
+
   private context(call: AdapterCall) {
-    return { abortSignal: call.abortSignal, secrets: this.secrets, refine: refineGoogleError, retryAfterFromBody: googleRetryDelayMs };
+    return { abortSignal: call.abortSignal, ...this.errorContext() };
+  }
+
+  protected chatLanguageModel(upstream: string): LanguageModelV4 {
+    return this.sdk.languageModel(upstream);
   }
 
   protected chat(call: AdapterCall, req: NormalizedChatRequest): Promise<GenerationResult> {

@@ -1,7 +1,9 @@
 import '../ai-sdk/empty-env-guard.js';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { createOpenAICompatible, type OpenAICompatibleProvider } from '@ai-sdk/openai-compatible';
 import type { AdapterAvailability, AdapterCall, GenerationResult, NormalizedChatRequest } from '@gengate/core';
 import { keyAvailability } from '../ai-sdk/credentials.js';
+import type { SdkErrorContext } from '../ai-sdk/sdk-error.js';
 import { runChat } from '../ai-sdk/run-chat.js';
 import { SdkAdapter } from '../ai-sdk/sdk-adapter.js';
 import { refineOpenAIError } from '../openai/openai-errors.js';
@@ -36,9 +38,19 @@ export class OpenAICompatibleAdapter extends SdkAdapter {
     this.sdk = createOpenAICompatible({
       name: config.id,
       baseURL: this.baseURL,
+      // A streamed call always asks for usage (stream_options.include_usage): it is what the charge is computed from.
+      includeUsage: true,
       ...(connection.apiKey ? { apiKey: connection.apiKey } : {}),
       ...(connection.fetch ? { fetch: connection.fetch } : {}),
     });
+  }
+
+  protected chatLanguageModel(upstream: string): LanguageModelV4 {
+    return this.sdk.chatModel(upstream);
+  }
+
+  protected errorContext(): SdkErrorContext {
+    return { secrets: this.secrets, refine: refineOpenAIError };
   }
 
   protected chat(call: AdapterCall, req: NormalizedChatRequest): Promise<GenerationResult> {

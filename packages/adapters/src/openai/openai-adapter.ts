@@ -1,7 +1,9 @@
 import '../ai-sdk/empty-env-guard.js';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { createOpenAI, type OpenAIProvider } from '@ai-sdk/openai';
 import type { AdapterCall, GenerationResult, NormalizedChatRequest, NormalizedImageRequest } from '@gengate/core';
 import { keyAvailability, NO_KEY, type ProviderConnection } from '../ai-sdk/credentials.js';
+import type { SdkErrorContext } from '../ai-sdk/sdk-error.js';
 import { runChat } from '../ai-sdk/run-chat.js';
 import { runImage } from '../ai-sdk/run-image.js';
 import { SdkAdapter } from '../ai-sdk/sdk-adapter.js';
@@ -22,6 +24,14 @@ export class OpenAIAdapter extends SdkAdapter {
       baseURL: connection.baseURL || OPENAI_DEFAULT_BASE_URL,
       ...(connection.fetch ? { fetch: connection.fetch } : {}),
     });
+  }
+
+  protected chatLanguageModel(upstream: string): LanguageModelV4 {
+    return this.sdk.chat(upstream);
+  }
+
+  protected errorContext(): SdkErrorContext {
+    return { secrets: this.secrets, refine: refineOpenAIError };
   }
 
   protected chat(call: AdapterCall, req: NormalizedChatRequest): Promise<GenerationResult> {

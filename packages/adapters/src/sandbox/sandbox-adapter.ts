@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ADAPTER_SPECIFICATION_VERSION,
+  isUpstreamError,
+  upstreamErrorFromNetwork,
   UpstreamError,
   type AdapterCall,
   type GenerationResult,
@@ -13,6 +15,8 @@ import {
   type TaskWarning,
 } from '@gengate/core';
 import { dimensionsFor, hashString, renderAnimatedGif, renderPng } from './media/index.js';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { SandboxLanguageModel } from './sandbox-language-model.js';
 import { sandboxChatWarnings, sandboxReply } from './sandbox-chat.js';
 import { SANDBOX_FAIL_MARKER, SANDBOX_MODELS } from './sandbox-models.js';
 
@@ -155,6 +159,18 @@ export class SandboxAdapter implements ProviderAdapter {
       fps: this.fps,
     });
     return { state: 'succeeded', result: { files: [{ kind: 'bytes', data, mediaType: 'image/gif' }], warnings: videoWarnings(req) } };
+  }
+
+  /** v3: the chat model as an AI SDK language model, streamed word by word over the configured chat latency. */
+  languageModel(modelId: string): LanguageModelV4 {
+    const model = this.models.find((m) => m.id === modelId);
+    if (model?.modality !== 'chat') throw new Error(`the sandbox has no chat model ${modelId}`);
+    return new SandboxLanguageModel(modelId, this.latency.chat);
+  }
+
+  /** v3: the sandbox throws and streams UpstreamErrors; anything else is a broken stream. */
+  upstreamError(error: unknown): UpstreamError {
+    return isUpstreamError(error) ? error : upstreamErrorFromNetwork(error);
   }
 
   private latencyFor(call: AdapterCall): number {

@@ -7,11 +7,16 @@ export function countTokens(text: string): number {
 
 const FILLER = ['The', 'sandbox', 'model', 'runs', 'offline', 'and', 'answers', 'deterministically', 'for', 'testing.'];
 
+/** The words of the deterministic reply to a prompt: at most maxTokens, padded to min(maxTokens, 24). */
+export function replyWords(prompt: string, maxTokens: number, lead = 'Sandbox reply to:'): string[] {
+  const words = [...lead.split(' '), ...prompt.split(/\s+/).filter(Boolean)];
+  for (let i = 0; words.length < Math.min(maxTokens, 24); i++) words.push(FILLER[i % FILLER.length] ?? '');
+  return words.slice(0, maxTokens);
+}
+
 /** A deterministic reply of at most maxTokens words, and its usage. */
 export function sandboxReply(req: NormalizedChatRequest): { text: string; usage: TokenUsage } {
-  const words = ['Sandbox', 'reply', 'to:', ...req.prompt.split(/\s+/).filter(Boolean)];
-  for (let i = 0; words.length < Math.min(req.maxTokens, 24); i++) words.push(FILLER[i % FILLER.length] ?? '');
-  const out = words.slice(0, req.maxTokens);
+  const out = replyWords(req.prompt, req.maxTokens);
   const text = out.join(' ');
   const input = countTokens(req.prompt) + (req.system === null ? 0 : countTokens(req.system));
   return { text, usage: { inputTokens: input, outputTokens: out.length } };

@@ -97,3 +97,6 @@ export const SANDBOX_MODELS = {
 
 /** A prompt containing this marker makes any sandbox model fail deterministically. */
 export const SANDBOX_FAIL_MARKER = '[sandbox:fail]';
+
+/** A streamed chat whose prompt contains this marker breaks after three pieces (an upstream dropping mid-stream). */
+export const SANDBOX_DROP_MARKER = '[sandbox:drop]';

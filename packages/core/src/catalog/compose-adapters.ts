@@ -18,6 +18,9 @@ export function composeAdapters(parts: readonly ProviderAdapter[]): ProviderAdap
   };
   const at = (call: AdapterCall) => of(call.model.id);
   const hooked = parts.find((p) => p.verifyWebhook && p.readWebhook && p.jobIdOf);
+  // v3 streaming: the parts share credentials, so one classifier serves the provider's language models.
+  const streaming = parts.find((p) => p.languageModel);
+  const classifier = parts.find((p) => p.upstreamError);
   const unavailable = parts.find((p) => p.availability && !p.availability.available)?.availability;
   return {
     specificationVersion: ADAPTER_SPECIFICATION_VERSION,
@@ -44,6 +47,8 @@ export function composeAdapters(parts: readonly ProviderAdapter[]): ProviderAdap
     cancel: async (handle, call) => {
       await at(call).cancel?.(handle, call);
     },
+    ...(streaming ? { languageModel: (modelId: string) => of(modelId).languageModel?.(modelId) ?? missing(modelId) } : {}),
+    ...(classifier?.upstreamError ? { upstreamError: classifier.upstreamError.bind(classifier) } : {}),
     pollDelayMs: (n, model) => of(model.id).pollDelayMs?.(n, model) ?? defaultPollDelayMs(n),
     ...(hooked
       ? {
@@ -53,4 +58,8 @@ export function composeAdapters(parts: readonly ProviderAdapter[]): ProviderAdap
         }
       : {}),
   };
+}
+
+function missing(modelId: string): never {
+  throw new Error(`${modelId} has no languageModel()`);
 }

@@ -10,6 +10,7 @@ import { ExecuteTask } from '../services/execute-task.js';
 import { FailTask } from '../services/fail-task.js';
 import { GetTask } from '../services/get-task.js';
 import { ManageKeys } from '../services/manage-keys.js';
+import { RunInline } from '../services/run-inline.js';
 import { SubmitRun } from '../services/submit-run.js';
 import { ReceiveWebhook } from '../services/receive-webhook.js';
 import { SweepTasks } from '../services/sweep-tasks.js';
@@ -36,6 +37,28 @@ export const coreModule = new ContainerModule(({ bind }) => {
           c.get(TOKENS.PriceBook),
           c.get(TOKENS.Scheduling),
           c.get(TOKENS.AllowPrivateInputs),
+          c.get(TOKENS.SubmissionGate),
+          c.get(TOKENS.Telemetry),
+        ),
+    )
+    .inSingletonScope();
+  bind(TOKENS.RunInline)
+    .toDynamicValue(
+      (c) =>
+        new RunInline(
+          c.get(TOKENS.Registry),
+          c.get(TOKENS.TaskIntake),
+          c.get(TOKENS.Stores).tasks,
+          c.get(TOKENS.Ids),
+          c.get(TOKENS.Clock),
+          c.get(TOKENS.Logger),
+          c.get(TOKENS.PriceBook),
+          c.get(TOKENS.ExecutionOptions),
+          c.get(TOKENS.CallLimiter),
+          c.get(TOKENS.InflightCalls),
+          c.get(TOKENS.BlobStore),
+          c.get(TOKENS.TaskCompletion),
+          c.get(TOKENS.FailTask),
           c.get(TOKENS.SubmissionGate),
           c.get(TOKENS.Telemetry),
         ),

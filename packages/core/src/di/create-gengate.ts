@@ -32,6 +32,7 @@ import type { ListTasks } from '../services/list-tasks.js';
 import type { ManageKeys } from '../services/manage-keys.js';
 import type { QuoteRun } from '../services/quote-run.js';
 import type { ReceiveWebhook } from '../services/receive-webhook.js';
+import type { RunInline } from '../services/run-inline.js';
 import type { SubmitRun } from '../services/submit-run.js';
 import type { SweepTasks } from '../services/sweep-tasks.js';
 import { coreModule } from './core-module.js';
@@ -72,6 +73,8 @@ export interface Gengate {
   readonly container: Container;
   readonly registry: ModelRegistry;
   readonly submitRun: SubmitRun;
+  /** Calls the API process runs itself (streamed chat on /v1): the same hold, task and settlement. */
+  readonly runInline: RunInline;
   readonly getTask: GetTask;
   readonly listTasks: ListTasks;
   readonly quoteRun: QuoteRun;
@@ -161,6 +164,7 @@ export function resolveGengate(container: Container): Gengate {
   Object.defineProperties(gengate, {
     registry: lazy(TOKENS.Registry),
     submitRun: lazy(TOKENS.SubmitRun),
+    runInline: lazy(TOKENS.RunInline),
     getTask: lazy(TOKENS.GetTask),
     listTasks: lazy(TOKENS.ListTasks),
     quoteRun: lazy(TOKENS.QuoteRun),

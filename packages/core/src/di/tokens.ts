@@ -22,6 +22,7 @@ import type { CancelTask } from '../services/cancel-task.js';
 import type { FailTask } from '../services/fail-task.js';
 import type { GetTask } from '../services/get-task.js';
 import type { ManageKeys } from '../services/manage-keys.js';
+import type { RunInline } from '../services/run-inline.js';
 import type { SubmitRun } from '../services/submit-run.js';
 import type { ReceiveWebhook } from '../services/receive-webhook.js';
 import type { SweepTasks } from '../services/sweep-tasks.js';
@@ -53,6 +54,7 @@ export const TOKENS = {
   SubmissionGate: token<SubmissionGate>('SubmissionGate'),
   Registry: token<ModelRegistry>('Registry'),
   SubmitRun: token<SubmitRun>('SubmitRun'),
+  RunInline: token<RunInline>('RunInline'),
   GetTask: token<GetTask>('GetTask'),
   ExecuteTask: token<ExecuteTask>('ExecuteTask'),
   FailTask: token<FailTask>('FailTask'),

@@ -1,3 +1,4 @@
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { UpstreamError } from '../errors/upstream-error.js';
 import type { ModelDescriptor } from '../model/model.js';
 import type { TaskWarning } from '../model/task.js';
@@ -9,8 +10,11 @@ import type { JsonValue } from '../util/json.js';
  * The literal version of the adapter contract; bumped on any breaking change.
  * v2: open capabilities and per-model provider parameters, prices in upstream micro-USD, usage and cost
  * in results, classified upstream errors, availability, and reference inputs read through the host.
+ * v3: chat models stream: `languageModel(modelId)` hands the host the AI SDK language model (`LanguageModelV4`:
+ * `doStream`/`doGenerate` with messages, tools and structured output in the SDK's own types) and
+ * `upstreamError` classifies what it throws or streams as an error.
  */
-export const ADAPTER_SPECIFICATION_VERSION = 'gengate.adapter/v2' as const;
+export const ADAPTER_SPECIFICATION_VERSION = 'gengate.adapter/v3' as const;
 
 /** Bytes of a user's reference input, read by the host through its address guard and size cap. */
 export interface InputFile {
@@ -140,6 +144,15 @@ export interface ProviderAdapter {
   status?(handle: JsonValue, call: AdapterCall): Promise<LongRunningStatus>;
   /** Asks the upstream to stop a long-running generation, where it can. */
   cancel?(handle: JsonValue, call: AdapterCall): Promise<void>;
+  /**
+   * v3, required of an adapter offering chat models: the AI SDK language model behind a chat model
+   * (`LanguageModelV4`), called by the host's dialect edges (`/v1/chat/completions`) in the API process.
+   * Its `doStream` ends with a `finish` part carrying the upstream's reported usage (ask the upstream for
+   * it, e.g. OpenAI's `stream_options.include_usage`), honours `abortSignal`, and does no retries.
+   */
+  languageModel?(modelId: string): LanguageModelV4;
+  /** v3: classifies an error thrown by, or streamed as an `error` part of, `languageModel`'s calls (secrets redacted). */
+  upstreamError?(error: unknown): UpstreamError;
   /**
    * Delay before the n-th status check (n = 1 for the first check after start), in milliseconds.
    * Default: 2 s, backing off to 10 s. Follow the provider's recommendation.

@@ -10,6 +10,11 @@ export interface TaskIntakeRequest {
   readonly maxQueued: number;
   /** The provider of the task's model (its generation job is grouped by it). */
   readonly providerId: string;
+  /**
+   * A call run by the API process itself (a streamed chat): no generation job is enqueued. Such a task
+   * is never queued: give `maxQueued: 0`, so a user whose running slots are taken is refused.
+   */
+  readonly inline?: boolean;
   /** With an Idempotency-Key: the key, the hash of the request and the response to remember. */
   readonly idempotency: { readonly key: string; readonly requestHash: string; readonly response: JsonObject } | null;
 }

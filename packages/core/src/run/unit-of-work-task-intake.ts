@@ -43,7 +43,7 @@ export class UnitOfWorkTaskIntake implements TaskIntake {
     const admitted = counts.admitted < r.maxRunning;
     if (!admitted && counts.queued >= r.maxQueued) throw new Refusal({ outcome: 'queue_full', ...counts });
     await tx.tasks.insert({ ...task, admitted });
-    if (admitted) await tx.jobs.enqueueGeneration(task.id, { providerId: r.providerId });
+    if (admitted && r.inline !== true) await tx.jobs.enqueueGeneration(task.id, { providerId: r.providerId });
     if (idempotency && !(await tx.idempotency.save(task.userId, idempotency.key, idempotency.requestHash, idempotency.response))) {
       throw new Refusal({ outcome: 'idempotency_race' });
     }

@@ -102,7 +102,8 @@ const REFUSAL_REASON: Readonly<Record<Exclude<TaskIntakeResult, { outcome: 'acce
   queue_full: 'too_many_tasks',
 };
 
-function refusalOrReplay(result: Exclude<TaskIntakeResult, { outcome: 'accepted' }>, hash: string | null, modality: string): RunAccepted {
+/** Throws the refusal (402, 401, 429), or answers the replay of an earlier request with the same Idempotency-Key (409 when it differs). */
+export function refusalOrReplay(result: Exclude<TaskIntakeResult, { outcome: 'accepted' }>, hash: string | null, modality: string): RunAccepted {
   switch (result.outcome) {
     case 'replay':
       return replay(result, hash ?? '');

@@ -1,11 +1,12 @@
 import { join } from 'node:path';
 import { createGengate, fetchInput, GatewayError, TOKENS, type BlobStore, type Gengate, type Mailer, type PaymentProcessor, type ResultUrlResolver } from '@gengate/core';
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import pino, { type Logger } from 'pino';
 import { CallbackRepository } from '../callbacks/callback-repository.js';
 import { createGengateRouter } from '../http/create-router.js';
+import { createOpenAIRouter } from '../http/openai/create-openai-router.js';
 import { createRequestScopedLogger } from '../http/request-log-scope.js';
 import { newBoss, startBoss } from '../jobs/queues.js';
 import { createOps, type Ops } from '../ops/start-ops.js';
@@ -34,6 +35,8 @@ export interface GengateHost {
   readonly gengate: Gengate;
   /** The whole API as one Express router: `app.use(mountPath, host.router)`. */
   readonly router: Router;
+  /** With the `openai` option: the OpenAI-compatible surface, `app.use('/v1', host.openaiRouter)`; null otherwise. */
+  readonly openaiRouter: Router | null;
   /** The pool gengate's stores use (yours when you gave one). */
   readonly pool: pg.Pool;
   /** The PostgreSQL schema of gengate's tables. */
@@ -214,7 +217,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     ...(options.fileDelivery ? { fileDelivery: options.fileDelivery } : {}),
   });
   const router = Router();
-  router.use(async (_req, res, next) => {
+  const ready: RequestHandler = async (_req, res, next) => {
     try {
       await start();
     } catch (err) {
@@ -224,14 +227,31 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
       return;
     }
     next();
-  });
+  };
+  router.use(ready);
   router.use(api);
+  const openai = options.openai === undefined || options.openai === false ? null : options.openai === true ? {} : options.openai;
+  const openaiRouter = openai
+    ? Router()
+        .use(ready)
+        .use(
+          createOpenAIRouter({
+            gengate,
+            blobStore,
+            logger,
+            trustProxy: [...settings.trustProxy],
+            rateLimiter: options.rateLimiter ?? createPgKeyRateLimiter(pool, schema),
+            ...openai,
+          }),
+        )
+    : null;
 
   let workers: HostWorkers | null = null;
   let closing: Promise<void> | null = null;
   return {
     gengate,
     router,
+    openaiRouter,
     pool,
     schema,
     boss,

@@ -71,6 +71,11 @@ export interface GengateHostOptions {
   readonly publicUrl?: string | (() => string);
   /** Where you mount `router` under the public URL; default `/api/v1`. */
   readonly mountPath?: string;
+  /**
+   * Builds `openaiRouter`, the OpenAI-compatible surface (chat completions, models) to mount at `/v1`:
+   * `true`, or its options (operator model aliases, keep-alive interval). Default off.
+   */
+  readonly openai?: boolean | { readonly modelAliases?: Readonly<Record<string, string>>; readonly keepAliveMs?: number; readonly revocationCheckMs?: number };
   /** Counts per-key rate limits; default in PostgreSQL, shared by every process. */
   readonly rateLimiter?: KeyRateLimiter;
   /** Largest accepted JSON body; default 1 MiB. */

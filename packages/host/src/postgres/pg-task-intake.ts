@@ -37,16 +37,17 @@ export class PgTaskIntake implements TaskIntake {
 
   async accept(r: TaskIntakeRequest): Promise<TaskIntakeResult> {
     const boss = this.boss;
-    if (!boss) throw new Error('this process was started without a job queue');
-    const jobId = randomUUID();
+    if (!boss && r.inline !== true) throw new Error('this process was started without a job queue');
+    // An inline call (run by the API process) has no job: gengate_submit_task takes a null job id.
+    const jobId = r.inline === true ? null : randomUUID();
     try {
       const admitted = await pipelinedTransaction(
         this.pool,
         async (p) => {
-          await p.sendJob(boss, QUEUES.generate, { taskId: r.task.id }, { ...generationJobOptions(r.providerId), id: jobId });
+          if (jobId !== null && boss) await p.sendJob(boss, QUEUES.generate, { taskId: r.task.id }, { ...generationJobOptions(r.providerId), id: jobId });
           return { result: p.query<{ admitted: boolean }>(this.submit, this.parameters(r, jobId)).then((res) => res.rows[0]?.admitted === true) };
         },
-        this.wakeIfAdmitted(r.task.id),
+        r.inline === true ? undefined : this.wakeIfAdmitted(r.task.id),
       );
       return { outcome: 'accepted', admitted };
     } catch (err) {
@@ -56,7 +57,7 @@ export class PgTaskIntake implements TaskIntake {
     }
   }
 
-  private parameters(r: TaskIntakeRequest, jobId: string): unknown[] {
+  private parameters(r: TaskIntakeRequest, jobId: string | null): unknown[] {
     const t = r.task;
     const idem = r.idempotency;
     return [

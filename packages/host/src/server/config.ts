@@ -63,6 +63,7 @@ const envSchema = z.object({
   STATUS_CHECK_CONCURRENCY: int(1, 1_024).default(16),
   PRICE_MARKUP: z.string().default('1').refine((v) => parseMarkupFactor(v) !== null, 'must be a factor such as 1.25 (up to 4 decimals, at most 100)'),
   PRICE_MARKUP_OVERRIDES: keyValueList(parseMarkupFactor, 'factor (a provider id or a model id)'),
+  OPENAI_MODEL_ALIASES: keyValueList((v) => (/^[a-z0-9][a-z0-9-]*\.[a-z0-9][a-z0-9._:-]*$/i.test(v) ? v : null), 'gengate model id (alias=provider.model)'),
   TASKS_RUNNING_PER_USER_CHAT: int(1, 10_000).default(8),
   TASKS_RUNNING_PER_USER_IMAGE: int(1, 10_000).default(4),
   TASKS_RUNNING_PER_USER_VIDEO: int(1, 10_000).default(50),
@@ -125,6 +126,8 @@ const envSchema = z.object({
 export type ServerRole = 'api' | 'worker' | 'all';
 
 export interface GengateConfig {
+  /** Names /v1 clients may send for a model (alias -> gengate model id), from OPENAI_MODEL_ALIASES. */
+  readonly openaiModelAliases: Readonly<Record<string, string>>;
   readonly port: number;
   readonly host: string;
   /** Base URL clients reach the server at (result URLs are built from it); null = derived after listening. */
@@ -286,6 +289,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     dataDir: resolve(cwd, c.GENGATE_DATA_DIR ?? '.gengate'),
     logLevel: c.LOG_LEVEL,
     trustProxy: c.TRUST_PROXY,
+    openaiModelAliases: Object.fromEntries(c.OPENAI_MODEL_ALIASES),
     workerConcurrency: c.WORKER_CONCURRENCY,
     checkConcurrency: c.STATUS_CHECK_CONCURRENCY,
     markup: {

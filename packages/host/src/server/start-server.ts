@@ -74,6 +74,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
     fileDelivery: config.fileDelivery,
     publicUrl: () => baseUrl,
     mountPath: '/api/v1',
+    openai: { modelAliases: config.openaiModelAliases },
     settings: config,
     metricsHost: config.host,
     ...(options.secrets ? { secrets: options.secrets } : {}),
@@ -124,6 +125,8 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   if (serveApi) {
     app.use('/docs', createApiReferenceRouter({ openApiUrl: '/api/v1/openapi.json' }));
     app.use('/api/v1', host.router);
+    // The OpenAI-compatible surface: the OpenAI SDKs' baseURL is <origin>/v1.
+    if (host.openaiRouter) app.use('/v1', host.openaiRouter);
     if (dashboard) {
       app.use('/dashboard', dashboard.router);
       app.get('/', (_req, res) => res.redirect(302, '/dashboard/'));

@@ -12,6 +12,8 @@ const CLI = join(REPO_ROOT, 'packages/host/src/server/cli.ts');
 export interface SpawnedServer {
   /** The server's base URL, through a proxy that checks every exchange against docs/openapi.yaml. */
   readonly url: string;
+  /** The server itself, without the proxy (which buffers whole bodies): for streamed answers. */
+  readonly directUrl: string;
   readonly process: ChildProcess;
   readonly output: () => string;
   /**
@@ -55,8 +57,9 @@ export async function spawnServer(env: NodeJS.ProcessEnv): Promise<SpawnedServer
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  let port: number;
   try {
-    const port = await new Promise<number>((resolvePromise, reject) => {
+    port = await new Promise<number>((resolvePromise, reject) => {
       const onData = () => {
         const m = /gengate is serving \S+\/api\/v1 \(port (\d+)\)/.exec(out);
         if (m?.[1]) {
@@ -74,6 +77,7 @@ export async function spawnServer(env: NodeJS.ProcessEnv): Promise<SpawnedServer
   }
   return {
     url: proxy.url,
+    directUrl: `http://127.0.0.1:${port}`,
     process: child,
     output: () => out,
     async loggedOutput() {

@@ -16,11 +16,12 @@ import {
 import { describe, expect, it, type TestContext } from 'vitest';
 import type { FakeUpstream } from '../fakes/fake-upstream.js';
 import { kitCall } from './adapter/adapter-call.js';
+import { describeAdapterStreamChecks } from './adapter/adapter-stream-checks.js';
 import { describeAdapterUpstreamChecks } from './adapter/adapter-upstream-checks.js';
 import { minimalRequest } from './adapter/adapter-requests.js';
 import { checkCancel, checkResume, type CheckOutcome, type LifecycleCheckOptions } from './adapter/lifecycle-checks.js';
 
-export type AdapterSuiteSection = 'calls' | 'abort' | 'resume' | 'cancel' | 'errors' | 'parameters' | 'price-source';
+export type AdapterSuiteSection = 'calls' | 'abort' | 'resume' | 'cancel' | 'errors' | 'parameters' | 'price-source' | 'stream';
 
 export interface AdapterConformanceOptions {
   /** A fresh adapter pointed at a fake upstream (never the internet). Called again for the resume check. */
@@ -196,6 +197,8 @@ export function describeAdapterConformance(name: string, options: AdapterConform
     it.skipIf(skip.has('cancel') || skip.has('calls'))('asks the upstream to cancel a started long-running job, and the upstream sees the cancel', async (ctx) => {
       report(ctx, await checkCancel(lifecycle));
     });
+
+    if (!skip.has('stream')) describeAdapterStreamChecks({ adapter: options.adapter, failing });
 
     if (options.upstream) {
       describeAdapterUpstreamChecks({

@@ -21,3 +21,19 @@ export function fakeId(prefix: string): string {
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/** A value of a JSON schema: required and listed properties filled, strings with `text`, numbers 1. */
+export function fillSchema(schema: unknown, text: string): unknown {
+  if (!isRecord(schema)) return text;
+  if (Array.isArray(schema['enum']) && schema['enum'].length > 0) return schema['enum'][0];
+  const declared = schema['type'];
+  const type = typeof declared === 'string' ? declared.toLowerCase() : isRecord(schema['properties']) ? 'object' : 'string';
+  if (type === 'object') {
+    const props = isRecord(schema['properties']) ? schema['properties'] : {};
+    return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, fillSchema(v, text)]));
+  }
+  if (type === 'array') return [fillSchema(schema['items'], text)];
+  if (type === 'integer' || type === 'number') return 1;
+  if (type === 'boolean') return true;
+  return text;
+}

@@ -4,6 +4,14 @@
  *   `anthropic-version`; request `model`, `max_tokens`, `messages`, `system`, `temperature`, `top_p`,
  *   `thinking`, `output_config.effort`; response `type: "message"` with `content[]`, `stop_reason`
  *   (`end_turn`, `max_tokens`, `refusal`) and `usage.input_tokens` / `usage.output_tokens`).
+ * - Streaming (`stream: true`): https://docs.anthropic.com/en/api/messages-streaming (server-sent events
+ *   message_start, content_block_start, content_block_delta with text_delta, content_block_stop,
+ *   message_delta with `stop_reason` and the output `usage`, message_stop).
+ * - Tool use: https://docs.anthropic.com/en/docs/build-with-claude/tool-use (request `tools[]` of `{ name,
+ *   description, input_schema }`, `tool_choice`; answer a `tool_use` content block `{ id, name, input }` with
+ *   `stop_reason: "tool_use"`; the next user message carries `tool_result` blocks) and structured outputs
+ *   (https://docs.anthropic.com/en/docs/build-with-claude/structured-outputs: `output_config.format` of
+ *   type `json_schema`, the text is JSON of the schema). Streamed tool input comes as `input_json_delta`.
  * - Errors: https://docs.anthropic.com/en/api/errors (body `{ type: "error", error: { type, message },
  *   request_id }`; 400 invalid_request_error, 401 authentication_error, 403 permission_error,
  *   404 not_found_error, 413 request_too_large, 429 rate_limit_error with `retry-after`, 500 api_error,
@@ -13,7 +21,7 @@
  *   temperature and top_p together.
  */
 import { FakeUpstream, type FakeFault, type FakeReply, type FakeRoute, type RecordedCall } from '../fake-upstream.js';
-import { countTokens, echoReply, FAKE_REFUSE_MARKER, fakeId, isRecord } from '../fake-text.js';
+import { countTokens, echoReply, FAKE_REFUSE_MARKER, fakeId, fillSchema, isRecord } from '../fake-text.js';
 
 let sequence = 0;
 const requestId = () => `req_fake${(++sequence).toString(16).padStart(10, '0')}`;
@@ -64,16 +72,67 @@ function messages(call: RecordedCall): FakeReply {
       body: { ...base, content: [], stop_reason: 'refusal', usage: { input_tokens: inputTokens, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } },
     };
   }
-  const reply = echoReply(user, b['max_tokens']);
+  const toolResult = lastToolResult(b['messages']);
+  const tool = toolResult === null ? chosenTool(b) : null;
+  const format = isRecord(b['output_config']) && isRecord(b['output_config']['format']) ? b['output_config']['format'] : null;
+  const json = tool === null && toolResult === null && format?.['type'] === 'json_schema' ? JSON.stringify(fillSchema(format['schema'], user)) : null;
+  const reply = json !== null ? { text: json, tokens: countTokens(json), truncated: false } : echoReply(toolResult ?? user, b['max_tokens']);
+  const toolUse = tool ? { type: 'tool_use', id: `toolu_fake${b['messages'].length}`, name: tool.name, input: fillSchema(tool.schema, user) } : null;
+  const stopReason = toolUse ? 'tool_use' : reply.truncated ? 'max_tokens' : 'end_turn';
+  if (b['stream'] === true && toolUse) {
+    const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    const events = [
+      event('message_start', { message: { ...base, content: [], stop_reason: null, usage: { input_tokens: inputTokens, output_tokens: 1 } } }),
+      event('content_block_start', { index: 0, content_block: { ...toolUse, input: {} } }),
+      event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(toolUse.input) } }),
+      event('content_block_stop', { index: 0 }),
+      event('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 5 } }),
+      event('message_stop', {}),
+    ];
+    return { headers: { 'request-id': id, 'content-type': 'text/event-stream' }, body: events.join('') };
+  }
+  if (toolUse) {
+    return { headers: { 'request-id': id }, body: { ...base, content: [toolUse], stop_reason: stopReason, usage: { input_tokens: inputTokens, output_tokens: 5 } } };
+  }
+  if (b['stream'] === true) {
+    const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    const words = reply.text.split(' ');
+    const events = [
+      event('message_start', { message: { ...base, content: [], stop_reason: null, usage: { input_tokens: inputTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } } }),
+      event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+      ...words.map((w, i) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: i === 0 ? w : ` ${w}` } })),
+      event('content_block_stop', { index: 0 }),
+      event('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: reply.tokens } }),
+      event('message_stop', {}),
+    ];
+    return { headers: { 'request-id': id, 'content-type': 'text/event-stream' }, body: events.join('') };
+  }
   return {
     headers: { 'request-id': id },
     body: {
       ...base,
       content: [{ type: 'text', text: reply.text }],
-      stop_reason: reply.truncated ? 'max_tokens' : 'end_turn',
+      stop_reason: stopReason,
       usage: { input_tokens: inputTokens, output_tokens: reply.tokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
     },
   };
+}
+
+/** The text of the last message's tool_result blocks, when the last message answers a tool call. */
+function lastToolResult(messages: unknown[]): string | null {
+  const last = messages.filter(isRecord).at(-1);
+  const blocks = Array.isArray(last?.['content']) ? last['content'].filter(isRecord) : [];
+  const results = blocks.filter((c) => c['type'] === 'tool_result');
+  if (results.length === 0) return null;
+  return results.map((r) => (typeof r['content'] === 'string' ? r['content'] : textOf(r['content']))).join('\n');
+}
+
+function chosenTool(b: Record<string, unknown>): { name: string; schema: unknown } | null {
+  const tools = Array.isArray(b['tools']) ? b['tools'].filter(isRecord) : [];
+  const choice = isRecord(b['tool_choice']) ? b['tool_choice'] : {};
+  if (tools.length === 0 || choice['type'] === 'none') return null;
+  const tool = tools.find((t) => choice['type'] !== 'tool' || t['name'] === choice['name']);
+  return tool && typeof tool['name'] === 'string' ? { name: tool['name'], schema: tool['input_schema'] } : null;
 }
 
 export function anthropicRoutes(): FakeRoute[] {

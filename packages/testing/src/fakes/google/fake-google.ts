@@ -6,6 +6,13 @@
  *   `thinkingConfig`), `safetySettings`; response `candidates[].content.parts[]` (`text`, or
  *   `inlineData {mimeType, data}` for images), `finishReason` (STOP, MAX_TOKENS, SAFETY, IMAGE_SAFETY...),
  *   `usageMetadata`, `modelVersion`, `responseId`).
+ * - streamGenerateContent with `alt=sse`: https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
+ *   (server-sent `data:` events, each a GenerateContentResponse with the next text parts; the last carries
+ *   `finishReason` and `usageMetadata`).
+ * - Function calling: https://ai.google.dev/gemini-api/docs/function-calling (request `tools[].functionDeclarations`
+ *   and `toolConfig.functionCallingConfig`; answer a `functionCall {name, args}` part; the next turn carries a
+ *   `functionResponse` part) and structured output: https://ai.google.dev/gemini-api/docs/structured-output
+ *   (`generationConfig.responseMimeType: application/json` with `responseSchema` or `responseJsonSchema`).
  * - Image generation with Gemini image models and their 1K output sizes per aspect ratio:
  *   https://ai.google.dev/gemini-api/docs/image-generation
  * - Errors: https://ai.google.dev/gemini-api/docs/troubleshooting (body `{ error: { code, message, status,
@@ -13,7 +20,7 @@
  *   404 NOT_FOUND, 429 RESOURCE_EXHAUSTED with a RetryInfo `retryDelay`, 500 INTERNAL, 503 UNAVAILABLE).
  */
 import { FakeUpstream, type FakeFault, type FakeReply, type FakeRoute, type RecordedCall } from '../fake-upstream.js';
-import { countTokens, echoReply, FAKE_REFUSE_MARKER, fakeId, isRecord } from '../fake-text.js';
+import { countTokens, echoReply, FAKE_REFUSE_MARKER, fakeId, fillSchema, isRecord } from '../fake-text.js';
 import { colourOf, solidPng } from '../png.js';
 
 /** Output sizes of the Gemini 3 image models at the default 1K resolution, per aspect ratio. */
@@ -47,7 +54,7 @@ function usage(prompt: number, candidates: number) {
   return { promptTokenCount: prompt, candidatesTokenCount: candidates, totalTokenCount: prompt + candidates };
 }
 
-function generateContent(call: RecordedCall, model: string): FakeReply {
+function generateContent(call: RecordedCall, model: string, stream = false): FakeReply {
   if (!call.credential) return googleError(403, 'PERMISSION_DENIED', 'Method doesn\'t allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.');
   const b = call.body;
   if (!isRecord(b) || !Array.isArray(b['contents']) || b['contents'].length === 0) return googleError(400, 'INVALID_ARGUMENT', '* GenerateContentRequest.contents: contents is not specified');
@@ -80,7 +87,24 @@ function generateContent(call: RecordedCall, model: string): FakeReply {
       },
     };
   }
-  const reply = echoReply(prompt, Number(config['maxOutputTokens'] ?? 8192));
+  const answered = functionResponseText(b['contents']);
+  const fn = answered === null ? chosenFunction(b) : null;
+  if (fn) {
+    const part = { functionCall: { name: fn.name, args: fillSchema(fn.schema, prompt) } };
+    const body = { candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }], usageMetadata: usage(promptTokens, 5), ...base };
+    return stream ? { headers: { 'content-type': 'text/event-stream' }, body: `data: ${JSON.stringify(body)}\r\n\r\n` } : { body };
+  }
+  const json = answered === null && config['responseMimeType'] === 'application/json' ? JSON.stringify(fillSchema(config['responseJsonSchema'] ?? config['responseSchema'], prompt)) : null;
+  const reply = json !== null ? { text: json, tokens: countTokens(json), truncated: false } : echoReply(answered ?? prompt, Number(config['maxOutputTokens'] ?? 8192));
+  if (stream) {
+    const words = reply.text.split(' ');
+    const events = words.map((w, i) => {
+      const last = i === words.length - 1;
+      const candidate = { content: { role: 'model', parts: [{ text: i === 0 ? w : ` ${w}` }] }, index: 0, ...(last ? { finishReason: reply.truncated ? 'MAX_TOKENS' : 'STOP' } : {}) };
+      return `data: ${JSON.stringify({ candidates: [candidate], usageMetadata: usage(promptTokens, last ? reply.tokens : i + 1), ...base })}\r\n\r\n`;
+    });
+    return { headers: { 'content-type': 'text/event-stream' }, body: events.join('') };
+  }
   return {
     body: {
       candidates: [{ content: { role: 'model', parts: [{ text: reply.text }] }, finishReason: reply.truncated ? 'MAX_TOKENS' : 'STOP', index: 0 }],
@@ -90,10 +114,32 @@ function generateContent(call: RecordedCall, model: string): FakeReply {
   };
 }
 
+/** The text of the last turn's functionResponse parts, when it answers a function call. */
+function functionResponseText(contents: unknown[]): string | null {
+  const last = contents.filter(isRecord).at(-1);
+  const parts = Array.isArray(last?.['parts']) ? last['parts'].filter(isRecord) : [];
+  const responses = parts.flatMap((p) => (isRecord(p['functionResponse']) ? [p['functionResponse']] : []));
+  if (responses.length === 0) return null;
+  return responses.map((r) => JSON.stringify(r['response'] ?? {})).join('\n');
+}
+
+function chosenFunction(b: Record<string, unknown>): { name: string; schema: unknown } | null {
+  const declarations = (Array.isArray(b['tools']) ? b['tools'].filter(isRecord) : []).flatMap((t) => (Array.isArray(t['functionDeclarations']) ? t['functionDeclarations'].filter(isRecord) : []));
+  const config = isRecord(b['toolConfig']) && isRecord(b['toolConfig']['functionCallingConfig']) ? b['toolConfig']['functionCallingConfig'] : {};
+  if (declarations.length === 0 || config['mode'] === 'NONE') return null;
+  const allowed = Array.isArray(config['allowedFunctionNames']) ? config['allowedFunctionNames'] : null;
+  const f = declarations.find((d) => allowed === null || allowed.includes(d['name']));
+  return f && typeof f['name'] === 'string' ? { name: f['name'], schema: f['parameters'] ?? f['parametersJsonSchema'] } : null;
+}
+
 const GENERATE = /^\/v1beta\/models\/([^/:]+):generateContent$/;
+const STREAM = /^\/v1beta\/models\/([^/:]+):streamGenerateContent$/;
 
 export function googleRoutes(): FakeRoute[] {
-  return [{ method: 'POST', path: GENERATE, handler: (call) => generateContent(call, GENERATE.exec(call.path)?.[1] ?? '') }];
+  return [
+    { method: 'POST', path: GENERATE, handler: (call) => generateContent(call, GENERATE.exec(call.path)?.[1] ?? '') },
+    { method: 'POST', path: STREAM, handler: (call) => generateContent(call, STREAM.exec(call.path)?.[1] ?? '', true) },
+  ];
 }
 
 /** Starts a fake Gemini API; point the adapter's baseURL at `${fake.url}/v1beta`. */

@@ -3,6 +3,9 @@
  * - Chat Completions: https://platform.openai.com/docs/api-reference/chat/create (request `model`,
  *   `messages`, `max_tokens`/`max_completion_tokens`, `temperature`, `top_p`, `stop`, `seed`, penalties;
  *   response `chat.completion` with `choices[].message`, `finish_reason` and `usage`).
+ * - Streaming (`stream: true`): https://platform.openai.com/docs/api-reference/chat-streaming (server-sent
+ *   `data:` events of `chat.completion.chunk` objects: the role first, content deltas, the `finish_reason`,
+ *   with `stream_options.include_usage` a last chunk with empty `choices` and the `usage`, then `data: [DONE]`).
  * - Images: https://platform.openai.com/docs/api-reference/images/create (request `model`, `prompt`, `n`,
  *   `size`, `quality`, `background`, `output_format`; response `data[].b64_json` and `usage`: `input_tokens`,
  *   `input_tokens_details.text_tokens` / `image_tokens`, `output_tokens`, `total_tokens`, as documented at
@@ -15,6 +18,7 @@
 import { FakeUpstream, type FakeFault, type FakeReply, type FakeRoute, type RecordedCall } from '../fake-upstream.js';
 import { countTokens, echoReply, FAKE_REFUSE_MARKER, fakeId, isRecord } from '../fake-text.js';
 import { colourOf, solidPng } from '../png.js';
+import { toolOrStructured } from './fake-openai-tools.js';
 
 export interface FakeOpenAIOptions {
   /** Path prefix of the API (default `/v1`, as at https://api.openai.com/v1). */
@@ -78,7 +82,12 @@ function chatCompletion(call: RecordedCall, o: FakeOpenAIOptions): FakeReply {
     return openAIError(400, 'Your request was rejected as a result of our safety system.', 'invalid_request_error', 'content_policy_violation');
   }
   const maxTokens = Number(b['max_completion_tokens'] ?? b['max_tokens'] ?? 4096);
-  const reply = echoReply(user, maxTokens);
+  const special = toolOrStructured(b, user);
+  const reply =
+    special === null ? echoReply(user, maxTokens)
+    : special.kind === 'tool_result' ? echoReply(special.text, maxTokens)
+    : { text: special.kind === 'json' ? special.text : '', tokens: countTokens(special.kind === 'json' ? special.text : special.arguments), truncated: false };
+  const toolCall = special?.kind === 'tool_call' ? special : null;
   const promptTokens = messages.reduce((n, m) => n + countTokens(textOf(m['content'])), 0);
   const usage: Record<string, unknown> = {
     prompt_tokens: promptTokens,
@@ -88,6 +97,11 @@ function chatCompletion(call: RecordedCall, o: FakeOpenAIOptions): FakeReply {
     completion_tokens_details: { reasoning_tokens: 0 },
   };
   if (o.reportCost) usage['cost'] = ((promptTokens + reply.tokens) * o.reportCost.microUsdPerToken) / 1_000_000;
+  const finishReason = toolCall ? 'tool_calls' : reply.truncated ? 'length' : 'stop';
+  if (b['stream'] === true) {
+    const options = isRecord(b['stream_options']) ? b['stream_options'] : {};
+    return chatStream(String(b['model']), reply.text, finishReason, options['include_usage'] === true ? usage : null, toolCall);
+  }
   return {
     headers: requestHeaders(),
     body: {
@@ -95,11 +109,43 @@ function chatCompletion(call: RecordedCall, o: FakeOpenAIOptions): FakeReply {
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: b['model'],
-      choices: [{ index: 0, message: { role: 'assistant', content: reply.text, refusal: null }, logprobs: null, finish_reason: reply.truncated ? 'length' : 'stop' }],
+      choices: [
+        {
+          index: 0,
+          message: toolCall
+            ? { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: toolCall.id, type: 'function', function: { name: toolCall.name, arguments: toolCall.arguments } }] }
+            : { role: 'assistant', content: reply.text, refusal: null },
+          logprobs: null,
+          finish_reason: finishReason,
+        },
+      ],
       usage,
       system_fingerprint: 'fp_fake',
     },
   };
+}
+
+/** The answer as server-sent chunks (https://platform.openai.com/docs/api-reference/chat-streaming). */
+function chatStream(model: string, text: string, finishReason: string, usage: Record<string, unknown> | null, toolCall: { id: string; name: string; arguments: string } | null): FakeReply {
+  const id = fakeId('chatcmpl-');
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices, ...extra })}\n\n`;
+  const words = text.split(' ');
+  const deltas = toolCall
+    ? [
+        { tool_calls: [{ index: 0, id: toolCall.id, type: 'function', function: { name: toolCall.name, arguments: '' } }] },
+        { tool_calls: [{ index: 0, function: { arguments: toolCall.arguments } }] },
+      ]
+    : words.map((w, i) => ({ content: i === 0 ? w : ` ${w}` }));
+  const events = [
+    chunk([{ index: 0, delta: { role: 'assistant', content: toolCall ? null : '', refusal: null }, logprobs: null, finish_reason: null }]),
+    ...deltas.map((delta) => chunk([{ index: 0, delta, logprobs: null, finish_reason: null }])),
+    chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: finishReason }]),
+    ...(usage ? [chunk([], { usage })] : []),
+    'data: [DONE]\n\n',
+  ];
+  return { headers: { ...requestHeaders(), 'content-type': 'text/event-stream' }, body: events.join('') };
 }
 
 function imageGeneration(call: RecordedCall): FakeReply {

@@ -1,0 +1,208 @@
+import type { ModelRegistry } from '../catalog/model-registry.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { ExecuteTaskOptions } from '../execution/execution-options.js';
+import type { InflightCalls } from '../execution/inflight-calls.js';
+import { TaskResultWriter } from '../execution/task-result-writer.js';
+import type { ModelDescriptor } from '../model/model.js';
+import type { TaskRecord } from '../model/task.js';
+import type { PriceBook } from '../pricing/price-book.js';
+import type { BlobStore } from '../ports/blob-store.js';
+import type { CallPermit, ProviderCallLimiter } from '../ports/call-limiter.js';
+import type { AdapterCall, GenerationResult, ProviderAdapter, UpstreamMetadata } from '../ports/provider-adapter.js';
+import type { TaskStore } from '../ports/stores.js';
+import { OPEN_GATE, type SubmissionGate } from '../ports/submission-gate.js';
+import type { Clock, IdGenerator, Logger } from '../ports/system.js';
+import type { TaskCompletion } from '../ports/task-completion.js';
+import type { TaskIntake } from '../ports/task-intake.js';
+import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.js';
+import { validateRunRequest } from '../run/normalize-request.js';
+import type { NormalizedRequest } from '../run/normalized-request.js';
+import { requestHash } from '../run/request-hash.js';
+import type { AuthContext } from './auth-context.js';
+import type { FailTask } from './fail-task.js';
+import { refusalOrReplay } from './submit-run.js';
+
+export interface InlineOptions {
+  readonly idempotencyKey?: string;
+  /** The caller's whole request (a dialect's body), hashed with the run request for the Idempotency-Key check. */
+  readonly fingerprint?: unknown;
+}
+
+/** The outcome of starting an inline call: a running task, or the task an earlier call with the same Idempotency-Key created. */
+export type InlineStart = { readonly kind: 'started'; readonly run: InlineRun } | { readonly kind: 'replay'; readonly taskId: string };
+
+/**
+ * A task run by the API process itself (a streamed chat on /v1): held and written as `generating` before
+ * the first upstream byte; ended exactly once by `succeed` (charged from the usage, never above the hold,
+ * by the same TaskResultWriter and TaskCompletion as a worker's task) or `fail` (the hold released by FailTask).
+ */
+export class InlineRun {
+  private ended = false;
+  readonly signal: AbortSignal;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    readonly task: TaskRecord,
+    readonly model: ModelDescriptor,
+    readonly adapter: ProviderAdapter,
+    readonly request: NormalizedRequest,
+    private readonly permit: Extract<CallPermit, { acquired: true }>,
+    private readonly deps: {
+      results: TaskResultWriter;
+      failTask: FailTask;
+      inflight: InflightCalls;
+      telemetry: Telemetry;
+      clock: Clock;
+      logger: Logger;
+      readInput: ExecuteTaskOptions['readInput'];
+    },
+    deadlineMs: number,
+  ) {
+    const deadline = new AbortController();
+    this.timer = setTimeout(() => deadline.abort(new Error(`the call passed its deadline of ${Math.round(deadlineMs / 1000)} s`)), deadlineMs);
+    this.timer.unref();
+    // Cancelling the task (POST /run/tasks/{id}/cancel, here or in another process) aborts the call.
+    this.signal = AbortSignal.any([deps.inflight.begin(task.id), deadline.signal]);
+  }
+
+  get taskId(): string {
+    return this.task.id;
+  }
+
+  /** The adapter call of this task (for a one-shot or long-running model run in process), aborted by `signal` too. */
+  adapterCall(signal: AbortSignal): AdapterCall {
+    const abortSignal = AbortSignal.any([this.signal, signal]);
+    return { taskId: this.task.id, model: this.model, request: this.request, abortSignal, readInput: (url) => this.deps.readInput(url, abortSignal), webhookUrl: null };
+  }
+
+  /** Commits what was produced: the output stored, the charge from `result.usage` (never above the hold). */
+  async succeed(result: GenerationResult): Promise<{ chargedMicro: number; ended: boolean }> {
+    if (!this.close()) return { chargedMicro: 0, ended: false };
+    try {
+      const outcome = await this.deps.results.commitSuccess(this.task, this.model, this.request, result, AbortSignal.timeout(30_000));
+      const startedAt = this.task.startedAt;
+      if (outcome.ended) {
+        this.deps.telemetry.taskEnded({
+          modelId: this.model.id,
+          provider: this.model.provider,
+          outcome: 'success',
+          generationMs: startedAt ? this.deps.clock.now().getTime() - startedAt.getTime() : null,
+        });
+      }
+      this.deps.logger.info({ taskId: this.task.id, chargedMicro: outcome.chargedMicro, ended: outcome.ended }, 'inline task settled');
+      return { chargedMicro: outcome.chargedMicro, ended: outcome.ended };
+    } finally {
+      await this.permit.release();
+    }
+  }
+
+  /** Ends the task in `fail` with nothing charged (the upstream produced nothing usable). */
+  async fail(message: string, metadata?: UpstreamMetadata): Promise<void> {
+    if (!this.close()) return;
+    try {
+      await this.deps.failTask.execute(this.task.id, message, metadata);
+      this.deps.logger.info({ taskId: this.task.id, message }, 'inline task failed');
+    } finally {
+      await this.permit.release();
+    }
+  }
+
+  private close(): boolean {
+    if (this.ended) return false;
+    this.ended = true;
+    clearTimeout(this.timer);
+    this.deps.inflight.end(this.task.id);
+    return true;
+  }
+}
+
+/**
+ * Starts a call the API process runs itself, through the rules of POST /run/{model_id}: the model's
+ * schema, the quote, the back-pressure gate, the provider's call limits, and the TaskIntake (the hold, the
+ * key still active, the user's running slots; never queued), then marks the task generating.
+ */
+export class RunInline {
+  private readonly results: TaskResultWriter;
+
+  constructor(
+    private readonly registry: ModelRegistry,
+    private readonly intake: TaskIntake,
+    private readonly tasks: TaskStore,
+    private readonly ids: IdGenerator,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly prices: PriceBook,
+    private readonly options: ExecuteTaskOptions,
+    private readonly limiter: ProviderCallLimiter,
+    private readonly inflight: InflightCalls,
+    blobs: BlobStore,
+    completion: TaskCompletion,
+    private readonly failTask: FailTask,
+    private readonly gate: SubmissionGate = OPEN_GATE,
+    private readonly telemetry: Telemetry = NO_TELEMETRY,
+  ) {
+    this.results = new TaskResultWriter(completion, blobs, prices, options);
+  }
+
+  /** `body` is a run request (prompt, llm_params...) as POST /run/{model_id} takes it: what is quoted and stored on the task. */
+  async begin(auth: AuthContext, modelId: string, body: unknown, options: InlineOptions = {}): Promise<InlineStart> {
+    const model = this.registry.requireRunnable(modelId);
+    const { request, normalized } = validateRunRequest(model, body);
+    const quote = this.prices.quote(model, normalized);
+    const key = options.idempotencyKey;
+    const hash = key === undefined ? null : requestHash(model.id, options.fingerprint === undefined ? request : { request, dialect: options.fingerprint });
+    const gate = this.gate.state();
+    if (!gate.open) {
+      throw new GatewayError('overloaded', `The gateway is overloaded (${gate.waiting} generation jobs waiting); nothing was held. Retry after Retry-After seconds.`, {
+        headers: { 'Retry-After': String(gate.retryAfterSeconds) },
+      });
+    }
+    const taskId = this.ids.uuid();
+    const permit = await this.limiter.acquire(model.provider, taskId);
+    if (!permit.acquired) {
+      const seconds = Math.max(1, Math.ceil(permit.retryAfterMs / 1000));
+      throw new GatewayError('overloaded', `The provider ${model.provider} is at its call limit on this gateway; nothing was held. Retry after ${seconds} s.`, {
+        headers: { 'Retry-After': String(seconds) },
+      });
+    }
+    let result: Awaited<ReturnType<TaskIntake['accept']>>;
+    try {
+      result = await this.intake.accept({
+        task: {
+          id: taskId,
+          userId: auth.userId,
+          apiKeyId: auth.apiKeyId,
+          modelId: model.id,
+          modality: model.modality,
+          request,
+          callbackUrl: null,
+          quotedMicro: quote.chargeMicro,
+          quotedCostMicro: quote.costMicro,
+        },
+        maxRunning: this.options.scheduling.maxRunningPerUser[model.modality],
+        maxQueued: 0,
+        providerId: model.provider,
+        inline: true,
+        idempotency: key === undefined || hash === null ? null : { key, requestHash: hash, response: { task_id: taskId } },
+      });
+    } catch (error) {
+      await permit.release();
+      throw error;
+    }
+    if (result.outcome !== 'accepted') {
+      await permit.release();
+      if (result.outcome === 'idempotency_race') throw new GatewayError('conflict', 'Another request with this Idempotency-Key is in flight; retry.', { param: 'Idempotency-Key' });
+      // A refusal throws (402, 401, 429); a replay answers the earlier call's task.
+      return { kind: 'replay', taskId: refusalOrReplay(result, hash, model.modality).task_id };
+    }
+    this.telemetry.taskSubmitted({ modelId: model.id, provider: model.provider });
+    const task = await this.tasks.markGenerating(taskId, this.clock.now());
+    if (!task) {
+      await permit.release();
+      throw new GatewayError('conflict', 'The task ended before it started (cancelled); nothing was charged.');
+    }
+    this.telemetry.taskStarted({ modelId: model.id, provider: model.provider });
+    const deps = { results: this.results, failTask: this.failTask, inflight: this.inflight, telemetry: this.telemetry, clock: this.clock, logger: this.logger, readInput: this.options.readInput };
+    return { kind: 'started', run: new InlineRun(task, model, this.registry.adapterFor(model.id), normalized, permit, deps, this.options.deadlineMs[model.modality]) };
+  }
+}

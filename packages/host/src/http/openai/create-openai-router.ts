@@ -1,0 +1,71 @@
+import { TOKENS, type BlobStore, type Gengate, type KeyRateLimiter } from '@gengate/core';
+import { Router } from 'express';
+import type { Logger } from 'pino';
+import { createMemoryKeyRateLimiter } from '../../limits/create-rate-limiters.js';
+import { createClientIpResolver } from '../client-ip.js';
+import { authenticate } from '../middleware/authenticate.js';
+import { methodNotAllowed } from '../middleware/error-handler.js';
+import { jsonBody } from '../middleware/json-body.js';
+import { requestContext } from '../middleware/request-context.js';
+import { chatCompletions } from './chat-completions.js';
+import { imageGenerations } from './images.js';
+import { modelsRoutes } from './models.js';
+import { openAIErrorHandler, openAINotFound } from './openai-errors.js';
+import { openAIRateLimit } from './openai-rate-limit.js';
+import { RevocationWatch } from './revocation-watch.js';
+import { videosRoutes } from './videos.js';
+
+export interface OpenAIRouterOptions {
+  readonly gengate: Gengate;
+  readonly blobStore: BlobStore;
+  readonly logger: Logger;
+  /** The same key limiter /api/v1 uses (one count per key across both surfaces). */
+  readonly rateLimiter?: KeyRateLimiter;
+  readonly trustProxy?: readonly string[];
+  /** Operator aliases: a name clients send -> a gengate model id. */
+  readonly modelAliases?: Readonly<Record<string, string>>;
+  /** Interval of `: keep-alive` comments on an open stream; default 10 s. */
+  readonly keepAliveMs?: number;
+  /** How often the keys of open streams are checked for revocation; default 250 ms. */
+  readonly revocationCheckMs?: number;
+  readonly maxBodyBytes?: number;
+}
+
+/**
+ * The OpenAI-compatible surface as one Express router, mounted at `/v1` (the OpenAI SDK's `baseURL` is
+ * `<origin>/v1`): the same API keys, IP whitelists, key limits, holds, tasks and ledger as /api/v1, every
+ * error in OpenAI's envelope.
+ */
+export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
+  const { gengate } = options;
+  const aliases = options.modelAliases ?? {};
+  const router = Router();
+  router.use(requestContext(options.logger));
+  router.use(authenticate(gengate, createClientIpResolver(options.trustProxy ?? [])));
+  router.use(openAIRateLimit(options.rateLimiter ?? createMemoryKeyRateLimiter()));
+  const stores = gengate.container.get(TOKENS.Stores);
+  // Before the JSON body parser: video jobs are created as multipart/form-data.
+  router.use(videosRoutes({ gengate, tasks: stores.tasks, blobs: options.blobStore, aliases }));
+  router.use(jsonBody(options.maxBodyBytes ?? 8 * 1_048_576));
+  router
+    .route('/chat/completions')
+    .post(
+      chatCompletions({
+        gengate,
+        tasks: stores.tasks,
+        blobs: options.blobStore,
+        revocations: new RevocationWatch(stores.keys, options.revocationCheckMs ?? 250),
+        aliases,
+        keepAliveMs: options.keepAliveMs ?? 10_000,
+      }),
+    )
+    .all(methodNotAllowed('POST'));
+  router
+    .route('/images/generations')
+    .post(imageGenerations({ gengate, tasks: stores.tasks, blobs: options.blobStore, aliases }))
+    .all(methodNotAllowed('POST'));
+  router.use(modelsRoutes(gengate, aliases));
+  router.use(openAINotFound);
+  router.use(openAIErrorHandler);
+  return router;
+}
