@@ -114,7 +114,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   app.disable('x-powered-by');
   // API answers are `Cache-Control: no-store`: an ETag (a SHA-1 of every body) would never be used.
   app.set('etag', false);
-  // Every role: request metrics, /healthz, /readyz, and /metrics unless METRICS_PORT serves it apart.
+  // Every role: request metrics, /healthz, /readyz, and /metrics only behind METRICS_TOKEN when METRICS_PORT does not serve it.
   app.use(host.ops.httpMetrics);
   app.use(host.ops.router);
   if (serveApi) {
@@ -137,7 +137,12 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   if (!config.publicUrl) baseUrl = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${port}`;
 
   if (role !== 'api') await host.startWorkers();
-  logger.info({ url: baseUrl, database: db.where, role, worker: role !== 'api', metricsUrl: host.metricsUrl() }, `gengate listening on ${baseUrl}`);
+  const metrics = host.metricsUrl()
+    ? `on METRICS_PORT${config.ops.metricsToken ? ' (bearer token)' : ''}`
+    : config.ops.metricsToken
+      ? 'on PORT, bearer token required'
+      : 'not served (set METRICS_PORT or METRICS_TOKEN)';
+  logger.info({ url: baseUrl, database: db.where, role, worker: role !== 'api', metricsUrl: host.metricsUrl(), metrics }, `gengate listening on ${baseUrl}`);
 
   let closing: Promise<void> | null = null;
   return {
