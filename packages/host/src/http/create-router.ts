@@ -51,6 +51,8 @@ export interface GengateRouterOptions {
   readonly resultUrlVerifier?: ResultUrlVerifier;
   /** How result files are served: streamed (default) or a 302 to the blob store's presigned URL. */
   readonly fileDelivery?: FileDeliveryOptions;
+  /** Refused requests (4xx, 503 overloaded) of one kind are summarized in one log line per this interval; default 10 s. */
+  readonly refusalSummaryMs?: number;
 }
 
 /**
@@ -60,7 +62,7 @@ export interface GengateRouterOptions {
 export function createGengateRouter(options: GengateRouterOptions): Router {
   const { gengate } = options;
   const router = Router();
-  router.use(requestContext(options.logger));
+  router.use(requestContext(options.logger, options.refusalSummaryMs === undefined ? {} : { refusalSummaryMs: options.refusalSummaryMs }));
   router.use(openApiDocumentRoutes());
   router.use(
     fileRoutes({
