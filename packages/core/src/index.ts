@@ -82,7 +82,7 @@ export type { UpstreamResponseLike } from './errors/upstream-response.js';
 export { upstreamFailureMessage } from './errors/upstream-failure-message.js';
 export { capExceeded, USER_CAPS } from './errors/caps.js';
 export type { UserCap } from './errors/caps.js';
-export { ADAPTER_SPECIFICATION_VERSION, WebhookRejected } from './ports/provider-adapter.js';
+export { ADAPTER_SPECIFICATION_VERSION, WebhookRejected, WebhookUnverifiable } from './ports/provider-adapter.js';
 export type {
   AdapterAvailability,
   AdapterCall,

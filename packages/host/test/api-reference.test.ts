@@ -48,4 +48,22 @@ describe('the OpenAPI document and the API reference page', () => {
     expect(css.text).not.toMatch(/url\(\s*["']?(https?:)?\/\//); // no fonts or images from elsewhere
     expect((await request(app).get('/docs/index.html')).status).toBe(404); // only the listed assets are served
   });
+
+  it('sends a Content-Security-Policy and frame protection with the page and every asset (no inline script, no framing)', async () => {
+    for (const path of ['/docs', '/docs/', '/docs/init.js', '/docs/swagger-ui.css', '/docs/swagger-ui-bundle.js']) {
+      const res = await request(app).get(path);
+      expect(res.status, path).toBe(200);
+      const csp = String(res.headers['content-security-policy'] ?? '');
+      expect(csp, path).toContain("default-src 'self'");
+      expect(csp, path).toContain("script-src 'self'");
+      expect(csp, path).not.toMatch(/script-src[^;]*'unsafe-(inline|eval)'/);
+      expect(csp, path).toContain("frame-ancestors 'none'");
+      expect(csp, path).toContain("object-src 'none'");
+      expect(res.headers['x-frame-options'], path).toBe('DENY');
+      expect(res.headers['x-content-type-options'], path).toBe('nosniff');
+      expect(res.headers['referrer-policy'], path).toBe('no-referrer');
+    }
+    const page = await request(app).get('/docs');
+    expect(page.text).not.toMatch(/<script>[^<]/); // every script is a same-origin file the policy allows
+  });
 });

@@ -32,9 +32,11 @@ async function receiver(statuses: number[]): Promise<{ url: string; received: Re
   };
 }
 
+const METRICS_TOKEN = 'callbacks-test-metrics-token';
+
 /** gengate_callbacks_total by result, from the server's /metrics (outside the API prefix: not contract-checked). */
 async function callbackCounts(server: SpawnedServer): Promise<Record<'delivered' | 'retried' | 'abandoned', number>> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const text = await (await fetch(`${server.url}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })).text();
   const value = (result: string) => Number(new RegExp(`^gengate_callbacks_total\\{result="${result}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
   return { delivered: value('delivered'), retried: value('retried'), abandoned: value('abandoned') };
 }
@@ -52,7 +54,7 @@ describe('task callbacks', () => {
   async function host(extra: NodeJS.ProcessEnv) {
     const db = await createTestDatabase();
     dbs.push(db);
-    const env = { DATABASE_URL: db.url, GENGATE_DATA_DIR: tempDataDir(), SANDBOX_LATENCY_MS: '20', CALLBACK_RETRY_DELAY_SECONDS: '1', ...extra };
+    const env = { DATABASE_URL: db.url, GENGATE_DATA_DIR: tempDataDir(), SANDBOX_LATENCY_MS: '20', CALLBACK_RETRY_DELAY_SECONDS: '1', METRICS_TOKEN, ...extra };
     const email = `cb${Math.random().toString(36).slice(2)}@example.com`;
     const key = (JSON.parse(await runCli(['users', 'create', '--email', email, '--credits', '100'], env)) as { api_key: string }).api_key;
     const server = await spawnServer(env);

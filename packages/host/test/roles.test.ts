@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOSS_SCHEMA } from '../src/jobs/queues.js';
 import { cliProcess, runCli, spawnServer, tempDataDir, waitFor, type SpawnedServer } from './support/spawn-server.js';
 
+const METRICS_TOKEN = 'roles-test-metrics-token-0123';
+
 /** ROLE / --role: an api process and a worker process on one database do together what one `all` process does. */
 describe('roles: gengate serve --role api | worker', () => {
   let db: TestDatabase;
@@ -18,7 +20,7 @@ describe('roles: gengate serve --role api | worker', () => {
     // One data directory: the local blob store is shared by both processes (one machine).
     env = { DATABASE_URL: db.url, GENGATE_DATA_DIR: tempDataDir(), SANDBOX_LATENCY_MS: '50' };
     api = await spawnServer({ ...env, ROLE: 'api' });
-    worker = cliProcess(['serve', '--role', 'worker'], { ...env, PORT: '0' });
+    worker = cliProcess(['serve', '--role', 'worker'], { ...env, PORT: '0', METRICS_TOKEN }); // the api process has no token
     worker.stdout?.on('data', (d: Buffer) => (workerOut += d.toString()));
     worker.stderr?.on('data', (d: Buffer) => (workerOut += d.toString()));
     workerUrl = await waitFor(async () => /health at (\S+)\/healthz/.exec(workerOut)?.[1], { timeoutMs: 60_000, what: 'the worker to start' });
@@ -58,7 +60,8 @@ describe('roles: gengate serve --role api | worker', () => {
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: 'ok' });
     expect((await fetch(`${workerUrl}/readyz`)).status).toBe(200);
-    const metrics = await fetch(`${workerUrl}/metrics`);
+    expect((await fetch(`${workerUrl}/metrics`)).status).toBe(401); // METRICS_TOKEN set: the bearer token is asked for
+    const metrics = await fetch(`${workerUrl}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } });
     expect(metrics.status).toBe(200);
     expect(await metrics.text()).toMatch(/^# HELP /m);
     for (const path of ['/api/v1/models', '/api/v1/openapi.json', '/docs', '/dashboard/', '/']) {
@@ -66,6 +69,13 @@ describe('roles: gengate serve --role api | worker', () => {
       expect(res.status, path).toBe(404);
       expect(((await res.json()) as { error: { type: string } }).error.type).toBe('not_found');
     }
+  });
+
+  it('the api process, with neither METRICS_PORT nor METRICS_TOKEN, serves no /metrics on its public port (the default)', async () => {
+    const res = await fetch(`${api.url}/metrics`);
+    expect(res.status).toBe(404);
+    expect(await res.text()).not.toContain('gengate_holds_outstanding');
+    expect((await fetch(`${api.url}/healthz`)).status).toBe(200);
   });
 
   it('the api process runs no worker: with the worker stopped, a task stays waiting', async () => {

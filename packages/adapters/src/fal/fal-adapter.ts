@@ -127,8 +127,8 @@ export class FalAdapter implements ProviderAdapter {
     return backoffMs(checkNumber, this.poll.firstMs, this.poll.maxMs);
   }
 
-  verifyWebhook(request: WebhookRequest, signal: AbortSignal): Promise<void> {
-    return this.verifier.verify(request, signal);
+  verifyWebhook(request: WebhookRequest): Promise<void> {
+    return this.verifier.verify(request);
   }
 
   readWebhook(payload: JsonValue, call: AdapterCall): WebhookEvent | null {

@@ -1,7 +1,7 @@
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { UpstreamError, WebhookRejected, upstreamErrorFromResponse, type LongRunningStatus, type WebhookEvent, type WebhookRequest } from '@gengate/core';
 import { z } from 'zod';
-import { callUpstream } from '../video-common/index.js';
+import { callUpstream, WebhookKeys } from '../video-common/index.js';
 import { classifyFal } from './fal-mapping.js';
 import { falResult } from './fal-queue.js';
 
@@ -11,8 +11,6 @@ export const FAL_JWKS_URL = 'https://rest.alpha.fal.ai/.well-known/jwks.json';
 const TOLERANCE_SECONDS = 300;
 /** fal's documented cache lifetime for its keys. */
 const KEYS_TTL_MS = 24 * 60 * 60 * 1000;
-/** Refetch the keys after a signature fails at most this often (a rotated key). */
-const REFRESH_AFTER_MS = 60_000;
 
 const jwksSchema = z.object({ keys: z.array(z.object({ kty: z.string(), crv: z.string().optional(), x: z.string().optional() }).passthrough()) });
 
@@ -26,18 +24,20 @@ export interface FalWebhookVerifierOptions {
  * Verifies fal's completion webhooks as fal documents: ED25519 over
  * `{X-Fal-Webhook-Request-Id}\n{X-Fal-Webhook-User-Id}\n{X-Fal-Webhook-Timestamp}\n{hex sha256 of the raw body}`,
  * the hex signature in X-Fal-Webhook-Signature checked against any key of fal's JWKS, the timestamp within
- * ±5 minutes. Uses node:crypto's Ed25519 (no extra dependency); keys are cached for 24 hours.
+ * ±5 minutes. Uses node:crypto's Ed25519 (no extra dependency). The headers are checked before any key is
+ * fetched; keys are cached for 24 hours and fetched at most once a minute (after a signature mismatch: a
+ * rotated key), concurrent requests sharing one fetch (WebhookKeys).
  */
 export class FalWebhookVerifier {
-  private keys: KeyObject[] = [];
-  private fetchedAt = Number.NEGATIVE_INFINITY;
+  private readonly keys: WebhookKeys<KeyObject[]>;
   private readonly now: () => number;
 
   constructor(private readonly options: FalWebhookVerifierOptions) {
     this.now = options.now ?? Date.now;
+    this.keys = new WebhookKeys({ what: "fal's webhook keys", fetch: () => this.fetchKeys(), maxAgeMs: KEYS_TTL_MS, now: this.now });
   }
 
-  async verify(request: WebhookRequest, signal: AbortSignal): Promise<void> {
+  async verify(request: WebhookRequest): Promise<void> {
     const h = request.headers;
     const requestId = h['x-fal-webhook-request-id'];
     const userId = h['x-fal-webhook-user-id'];
@@ -51,21 +51,20 @@ export class FalWebhookVerifier {
     const digest = createHash('sha256').update(request.rawBody).digest('hex');
     const message = Buffer.from([requestId, userId, timestamp, digest].join('\n'));
     const sig = Buffer.from(signature, 'hex');
-    if ((await this.currentKeys(signal, false)).some((k) => verify(null, message, k, sig))) return;
-    if (this.now() - this.fetchedAt > REFRESH_AFTER_MS && (await this.currentKeys(signal, true)).some((k) => verify(null, message, k, sig))) return;
+    const keys = await this.keys.get();
+    if (keys.some((k) => verify(null, message, k, sig))) return;
+    const fresh = await this.keys.get({ refresh: true });
+    if (fresh !== keys && fresh.some((k) => verify(null, message, k, sig))) return;
     throw new WebhookRejected('the webhook signature does not match any of fal\'s public keys');
   }
 
-  private async currentKeys(signal: AbortSignal, refresh: boolean): Promise<KeyObject[]> {
-    if (!refresh && this.keys.length > 0 && this.now() - this.fetchedAt < KEYS_TTL_MS) return this.keys;
-    const res = await callUpstream({ fetch: this.options.fetch, url: this.options.jwksUrl, headers: {}, signal });
+  private async fetchKeys(): Promise<KeyObject[]> {
+    const res = await callUpstream({ fetch: this.options.fetch, url: this.options.jwksUrl, headers: {}, signal: AbortSignal.timeout(10_000) });
     const parsed = jwksSchema.safeParse(res.json);
     if (!parsed.success) throw new UpstreamError('fal\'s JWKS is not a key set', { kind: 'bad_output' });
-    this.keys = parsed.data.keys
+    return parsed.data.keys
       .filter((k) => k.kty === 'OKP' && k.crv === 'Ed25519' && typeof k.x === 'string')
       .map((k) => createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: k.x as string }, format: 'jwk' }));
-    this.fetchedAt = this.now();
-    return this.keys;
   }
 }
 

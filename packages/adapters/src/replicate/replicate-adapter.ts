@@ -2,6 +2,7 @@ import { createReplicate, type ReplicateProvider } from '@ai-sdk/replicate';
 import {
   ADAPTER_SPECIFICATION_VERSION,
   UpstreamError,
+  WebhookRejected,
   type AdapterAvailability,
   type AdapterCall,
   type GenerationResult,
@@ -13,12 +14,12 @@ import {
   type WebhookRequest,
 } from '@gengate/core';
 import { z } from 'zod';
-import { backoffMs, originOf, readHandle, withoutTrailingSlash } from '../video-common/index.js';
+import { backoffMs, originOf, readHandle, WebhookKeys, withoutTrailingSlash } from '../video-common/index.js';
 import { generateReplicateImage } from './replicate-image.js';
 import { replicateVideoInput } from './replicate-mapping.js';
 import { REPLICATE_MODELS, type ReplicateModel } from './replicate-models.js';
 import { predictionStatus, ReplicatePredictions } from './replicate-predictions.js';
-import { readReplicateWebhook, verifyReplicateWebhook } from './replicate-webhook.js';
+import { readReplicateWebhook, replicateSignatureHeaders, verifyReplicateWebhook } from './replicate-webhook.js';
 
 export const REPLICATE_TOKEN_SETTING = 'REPLICATE_API_TOKEN';
 export const REPLICATE_DEFAULT_BASE_URL = 'https://api.replicate.com/v1';
@@ -29,10 +30,13 @@ export interface ReplicateAdapterOptions {
   /** Default https://api.replicate.com/v1. */
   readonly baseURL?: string;
   /**
-   * REPLICATE_WEBHOOK_SECRET (`whsec_...`). When absent, the account's default secret is fetched once from
-   * GET /v1/webhooks/default/secret with the API token and kept in memory.
+   * REPLICATE_WEBHOOK_SECRET (`whsec_...`). When absent, the account's default secret is fetched from
+   * GET /v1/webhooks/default/secret with the API token when a signed webhook first arrives, kept in memory,
+   * and fetched again (after a signature mismatch, or a failed fetch) at most once a minute.
    */
   readonly webhookSecret?: string;
+  /** The clock of the secret's fetch interval; default Date.now. */
+  readonly now?: () => number;
   readonly fetch?: typeof fetch;
   /** Status check schedule: first delay and the cap it backs off to (default 2 s doubling to 15 s). */
   readonly poll?: { readonly firstMs: number; readonly maxMs: number };
@@ -57,7 +61,8 @@ export class ReplicateAdapter implements ProviderAdapter {
   private readonly sdk: ReplicateProvider;
   private readonly secrets: readonly string[];
   private readonly poll: { readonly firstMs: number; readonly maxMs: number };
-  private webhookSecret: Promise<string> | null;
+  private readonly webhookSecret: string | null;
+  private readonly fetchedSecret: WebhookKeys<string>;
 
   constructor(options: ReplicateAdapterOptions = {}) {
     const fetchImpl = options.fetch ?? globalThis.fetch;
@@ -71,7 +76,12 @@ export class ReplicateAdapter implements ProviderAdapter {
     this.predictions = new ReplicatePredictions({ baseUrl, apiToken, fetch: fetchImpl });
     this.sdk = createReplicate({ apiToken, baseURL: baseUrl, fetch: fetchImpl });
     this.poll = options.poll ?? { firstMs: 2_000, maxMs: 15_000 };
-    this.webhookSecret = options.webhookSecret ? Promise.resolve(options.webhookSecret) : null;
+    this.webhookSecret = options.webhookSecret ?? null;
+    this.fetchedSecret = new WebhookKeys({
+      what: "Replicate's webhook secret",
+      fetch: () => this.predictions.defaultWebhookSecret(AbortSignal.timeout(10_000)),
+      ...(options.now ? { now: options.now } : {}),
+    });
   }
 
   private model(id: string): ReplicateModel {
@@ -120,12 +130,18 @@ export class ReplicateAdapter implements ProviderAdapter {
     return backoffMs(checkNumber, this.poll.firstMs, this.poll.maxMs);
   }
 
-  async verifyWebhook(request: WebhookRequest, signal: AbortSignal): Promise<void> {
-    this.webhookSecret ??= this.predictions.defaultWebhookSecret(signal).catch((e: unknown) => {
-      this.webhookSecret = null;
-      throw e;
-    });
-    verifyReplicateWebhook(await this.webhookSecret, request);
+  async verifyWebhook(request: WebhookRequest): Promise<void> {
+    replicateSignatureHeaders(request); // a request without them never causes a fetch
+    if (this.webhookSecret !== null) return verifyReplicateWebhook(this.webhookSecret, request);
+    const secret = await this.fetchedSecret.get();
+    try {
+      verifyReplicateWebhook(secret, request);
+    } catch (err) {
+      // A rotated secret: fetched again at most once per interval, however many forged requests arrive.
+      const fresh = err instanceof WebhookRejected ? await this.fetchedSecret.get({ refresh: true }) : secret;
+      if (fresh === secret) throw err;
+      verifyReplicateWebhook(fresh, request);
+    }
   }
 
   readWebhook(payload: JsonValue, call: AdapterCall): WebhookEvent | null {

@@ -10,14 +10,26 @@ import { parsePrediction, predictionStatus } from './replicate-predictions.js';
  * that specification) rather than by hand.
  */
 export function verifyReplicateWebhook(secret: string, request: WebhookRequest): void {
-  const h = request.headers;
-  if (!h['webhook-id'] || !h['webhook-timestamp'] || !h['webhook-signature']) throw new WebhookRejected('missing webhook-id, webhook-timestamp or webhook-signature');
+  const h = replicateSignatureHeaders(request);
   try {
-    new Webhook(secret).verify(Buffer.from(request.rawBody), { 'webhook-id': h['webhook-id'], 'webhook-timestamp': h['webhook-timestamp'], 'webhook-signature': h['webhook-signature'] });
+    new Webhook(secret).verify(Buffer.from(request.rawBody), h);
   } catch (e) {
     if (e instanceof WebhookVerificationError) throw new WebhookRejected(`Replicate webhook refused: ${e.message}`);
+    // verify() parses the body as JSON once the signature matched: a signed body that is not JSON is
+    // authentic, and the caller's own parse answers it with a 400.
+    if (e instanceof SyntaxError) return;
     throw e;
   }
+}
+
+/** The three Standard Webhooks headers, or WebhookRejected when one is missing (checked before the secret is fetched). */
+export function replicateSignatureHeaders(request: WebhookRequest): { 'webhook-id': string; 'webhook-timestamp': string; 'webhook-signature': string } {
+  const h = request.headers;
+  const id = h['webhook-id'];
+  const timestamp = h['webhook-timestamp'];
+  const signature = h['webhook-signature'];
+  if (!id || !timestamp || !signature) throw new WebhookRejected('missing webhook-id, webhook-timestamp or webhook-signature');
+  return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature };
 }
 
 /** A verified Replicate webhook body is the prediction: its end, or null for a non-terminal event. */

@@ -6,3 +6,5 @@ export { dataUri, mediaTypeFromUrl } from './media.js';
 export { backoffMs, readHandle } from './handle.js';
 export { taskWarningsFromSdk } from './sdk-warnings.js';
 export type { SdkWarning } from './sdk-warnings.js';
+export { WebhookKeys, WEBHOOK_KEYS_MIN_INTERVAL_MS } from './webhook-keys.js';
+export type { WebhookKeysOptions } from './webhook-keys.js';

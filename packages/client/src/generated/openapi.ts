@@ -420,9 +420,11 @@ export interface paths {
          *     Replicate: Standard Webhooks with its `whsec_` secret). gengate gives this URL, with `task=<task_id>`,
          *     to providers that can call back when a long-running job ends, when `PUBLIC_URL` is set. A verified
          *     completion of the task's current upstream job ends the task at once, without a status poll; a
-         *     forged, stale or unsigned webhook is 400 and changes nothing; one for an unknown or ended task, or
-         *     another upstream job, is acknowledged (`applied: false`) and changes nothing, so a repeated delivery
-         *     charges once.
+         *     forged, stale or unsigned webhook (or one missing a signature header) is 400 and changes nothing; a
+         *     provider that is not configured or sends no webhooks is 404, before any network call; 503 with
+         *     `Retry-After` only while the provider's keys or secret cannot be fetched (at most one attempt a
+         *     minute per process, whatever the traffic); one for an unknown or ended task, or another upstream
+         *     job, is acknowledged (`applied: false`) and changes nothing, so a repeated delivery charges once.
          */
         post: operations["providerWebhook"];
         delete?: never;
@@ -1436,6 +1438,38 @@ export interface components {
                     error?: {
                         /** @constant */
                         type?: "rate_limited";
+                        param?: unknown;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `service_unavailable`: the provider's webhook keys or secret could not be fetched; the next attempt is
+         *     allowed after `Retry-After` seconds (at most one a minute per process). Nothing changed.
+         */
+        WebhookUnverifiable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 503,
+                 *       "message": "The webhook cannot be verified now: Replicate's webhook secret could not be fetched; the next attempt is allowed in 60 s.",
+                 *       "error": {
+                 *         "type": "service_unavailable",
+                 *         "param": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: 503;
+                    error?: {
+                        /** @constant */
+                        type?: "service_unavailable";
                         param?: unknown;
                     };
                 };
@@ -2810,6 +2844,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["WebhookUnverifiable"];
         };
     };
     getWebhookSecret: {

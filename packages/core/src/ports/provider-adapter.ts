@@ -105,6 +105,21 @@ export class WebhookRejected extends Error {
   override readonly name = 'WebhookRejected';
 }
 
+/**
+ * Thrown by verifyWebhook when the provider's keys or secret cannot be had right now (its endpoint failed;
+ * the next fetch is allowed in `retryAfterSeconds`): the host answers 503 with Retry-After.
+ */
+export class WebhookUnverifiable extends Error {
+  override readonly name = 'WebhookUnverifiable';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+    cause?: unknown,
+  ) {
+    super(message, cause === undefined ? undefined : { cause });
+  }
+}
+
 /** Whether an adapter can serve calls; unavailable providers keep their models listed, inactive. */
 export type AdapterAvailability =
   | {
@@ -160,7 +175,12 @@ export interface ProviderAdapter {
   pollDelayMs?(checkNumber: number, model: ModelDescriptor): number;
 
   // Completion webhooks (optional): when AdapterCall.webhookUrl is set, `start` asks the upstream to call it.
-  /** Checks a webhook's signature as the provider documents it; throws WebhookRejected when it is not authentic. */
+  /**
+   * Checks a webhook's signature as the provider documents it; throws WebhookRejected when it is not
+   * authentic, WebhookUnverifiable when the provider's keys cannot be fetched now. It is only called for
+   * an available adapter, and must refuse a request without its signature headers before any network
+   * call, and fetch keys at most once per interval whatever the traffic (WebhookKeys in the adapters).
+   */
   verifyWebhook?(request: WebhookRequest, signal: AbortSignal): Promise<void>;
   /** Reads a verified webhook body: the upstream job and its state, or null for an event that is not a completion. */
   readWebhook?(payload: JsonValue, call: AdapterCall): WebhookEvent | null;

@@ -1,6 +1,6 @@
 import type { ModelRegistry } from '../catalog/model-registry.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { WebhookRejected, type AdapterCall, type WebhookRequest } from '../ports/provider-adapter.js';
+import { WebhookRejected, WebhookUnverifiable, type AdapterCall, type WebhookRequest } from '../ports/provider-adapter.js';
 import type { Logger } from '../ports/system.js';
 import type { TaskStore, UnitOfWork } from '../ports/stores.js';
 import { normalizeRunRequest } from '../run/normalize-request.js';
@@ -36,14 +36,22 @@ export class ReceiveWebhook {
   ) {}
 
   async execute(providerId: string, taskId: string | null, request: WebhookRequest): Promise<WebhookReceipt> {
+    // Admission, before any network call or database statement: a provider that sends no webhooks or is
+    // not configured here is a 404 (the same answer for both, so the route does not tell which providers
+    // are configured); the adapter then refuses missing signature headers before fetching any key.
     const adapter = this.registry.adapters().find((a) => a.providerId === providerId);
-    if (!adapter?.verifyWebhook || !adapter.readWebhook || !adapter.jobIdOf) {
+    if (!adapter?.verifyWebhook || !adapter.readWebhook || !adapter.jobIdOf || adapter.availability?.available === false) {
       throw new GatewayError('not_found', `Provider ${providerId} sends no webhooks to this gateway.`, { param: 'provider' });
     }
     try {
       await adapter.verifyWebhook(request, AbortSignal.timeout(10_000));
     } catch (err) {
       if (err instanceof WebhookRejected) throw new GatewayError('invalid_request', `Webhook rejected: ${err.message}`, { param: 'signature' });
+      if (err instanceof WebhookUnverifiable) {
+        throw new GatewayError('service_unavailable', `The webhook cannot be verified now: ${err.message}.`, {
+          headers: { 'Retry-After': String(err.retryAfterSeconds) },
+        });
+      }
       throw err;
     }
     let payload: JsonValue;

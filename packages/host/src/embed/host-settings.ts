@@ -51,7 +51,9 @@ export interface GengateHostSettings {
   /**
    * Metrics and back-pressure: submissions are refused (503 overloaded) past `maxQueuedJobs` waiting
    * generation jobs, sampled every `queueSampleIntervalMs`; `metricsPort` serves /metrics, /healthz and
-   * /readyz on a port of their own (null: on `host.opsRouter` only, which you mount where you like).
+   * /readyz on a port of their own; `metricsToken` makes /metrics ask for `Authorization: Bearer <token>`.
+   * With neither, `host.ops.router` serves /healthz and /readyz but no /metrics (read `ops.metrics.registry`
+   * yourself, or set a token).
    */
   readonly ops: OpsSettings;
   /** Ended tasks (and their files) older than this are purged by the maintenance sweep; null = kept. */
@@ -78,7 +80,7 @@ export const DEFAULT_HOST_SETTINGS: GengateHostSettings = {
   manualTopupExpiryHours: 168,
   shutdownGraceMs: 10_000,
   trustProxy: [],
-  ops: { metricsPort: null, maxQueuedJobs: 50_000, queueSampleIntervalMs: 1_000 },
+  ops: { metricsPort: null, metricsToken: null, maxQueuedJobs: 50_000, queueSampleIntervalMs: 1_000 },
   retentionDays: null,
 };
 

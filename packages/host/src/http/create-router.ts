@@ -70,6 +70,8 @@ export interface GengateRouterOptions {
   readonly now?: () => number;
   /** How result files are served: streamed (default) or a 302 to the blob store's presigned URL. */
   readonly fileDelivery?: FileDeliveryOptions;
+  /** Refused requests (4xx, 503 overloaded) of one kind are summarized in one log line per this interval; default 10 s. */
+  readonly refusalSummaryMs?: number;
 }
 
 /**
@@ -83,7 +85,7 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
   const signInHint = options.signInHint !== undefined ? { signInHint: options.signInHint } : {};
   const seam: AuthenticationSeam | undefined = options.authenticate ? { authenticate: options.authenticate, ...signInHint } : undefined;
   const fileSeam = options.authenticateFiles ?? options.authenticate;
-  router.use(requestContext(options.logger));
+  router.use(requestContext(options.logger, options.refusalSummaryMs === undefined ? {} : { refusalSummaryMs: options.refusalSummaryMs }));
   router.use(rememberApiRoot);
   router.use(openApiDocumentRoutes());
   router.use(

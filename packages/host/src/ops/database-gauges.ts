@@ -1,4 +1,5 @@
 import type { Queryable } from '../postgres/queryable.js';
+import { CachedCheck } from './cached-check.js';
 import type { GengateMetrics } from './gengate-metrics.js';
 import { quoteIdent } from './queue-sampler.js';
 
@@ -12,7 +13,7 @@ export function databaseGaugesSql(schema: string): string {
       (select coalesce(sum(queued_chat + queued_image + queued_video), 0) from ${s}.accounts)::int as queued`;
 }
 
-/** Sets the database gauges; called when /metrics is scraped (a scrape every 15 s costs one small query). */
+/** Sets the database gauges from one small query (DatabaseGauges calls it at most once per refresh interval). */
 export async function refreshDatabaseGauges(db: Queryable, metrics: GengateMetrics, schema: string): Promise<void> {
   const { rows } = await db.query<{ holds: number; held_micro: string; running: number; queued: number }>(databaseGaugesSql(schema));
   const r = rows[0];
@@ -21,4 +22,15 @@ export async function refreshDatabaseGauges(db: Queryable, metrics: GengateMetri
   metrics.heldCredits.set(Number(r.held_micro));
   metrics.tasksInFlight.set({ state: 'running' }, r.running);
   metrics.tasksInFlight.set({ state: 'queued' }, r.queued);
+}
+
+/** How old the database gauges may be when /metrics is scraped. */
+export const DATABASE_GAUGES_MAX_AGE_MS = 5_000;
+
+/**
+ * The database gauges as /metrics serves them: read at scrape time, but at most once per `maxAgeMs`
+ * whatever the scrape rate (concurrent scrapes share one query), so scraping cannot load the database.
+ */
+export function databaseGauges(db: Queryable, metrics: GengateMetrics, schema: string, maxAgeMs = DATABASE_GAUGES_MAX_AGE_MS): CachedCheck<void> {
+  return new CachedCheck(() => refreshDatabaseGauges(db, metrics, schema), maxAgeMs);
 }

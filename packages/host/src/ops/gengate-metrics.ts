@@ -115,17 +115,17 @@ export class GengateMetrics implements Telemetry, WorkerMetrics {
   });
   readonly holdsOutstanding = new Gauge({
     name: 'gengate_holds_outstanding',
-    help: 'Holds not yet settled or released (one per unfinished task), read at scrape time.',
+    help: 'Holds not yet settled or released (one per unfinished task), read at scrape time at most every 5 s.',
     registers: [this.registry],
   });
   readonly heldCredits = new Gauge({
     name: 'gengate_holds_outstanding_micro',
-    help: 'Credits held by outstanding holds, in micro-units, read at scrape time.',
+    help: 'Credits held by outstanding holds, in micro-units, read at scrape time at most every 5 s.',
     registers: [this.registry],
   });
   readonly tasksInFlight = new Gauge({
     name: 'gengate_tasks_in_flight',
-    help: 'Unfinished tasks by state (running = admitted to a slot, queued = waiting for one), read at scrape time.',
+    help: 'Unfinished tasks by state (running = admitted to a slot, queued = waiting for one), read at scrape time at most every 5 s.',
     labelNames: ['state'] as const,
     registers: [this.registry],
   });

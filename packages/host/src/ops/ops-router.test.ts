@@ -8,20 +8,39 @@ import { createOpsRouter } from './ops-router.js';
 import { QueueDepthGate } from './queue-gate.js';
 import { LATEST_MIGRATION } from './readiness.js';
 
-/** A database that answers the readiness and gauge queries with fixed rows, or fails. */
-function fakeDb(answer: { version?: number; fail?: string }): Queryable {
-  return {
+/** A database that answers the readiness and gauge queries with fixed rows, or fails; `statements` counts the queries. */
+function fakeDb(answer: { version?: number; fail?: string }): Queryable & { statements: number } {
+  const db = {
+    statements: 0,
     query: async <R extends object>(sql: string) => {
+      db.statements++;
       if (answer.fail) throw new Error(answer.fail);
       if (sql.includes('gengate_migrations')) return { rows: [{ version: answer.version ?? LATEST_MIGRATION }] as unknown as R[], rowCount: 1 };
       return { rows: [{ holds: 3, held_micro: '1500000', running: 2, queued: 1 }] as unknown as R[], rowCount: 1 };
     },
   };
+  return db;
 }
 
-function app(db: Queryable, queueStarted = true, serveMetrics = true) {
+const TOKEN = 'metrics-token-0123456789abcdef';
+
+/** `metrics`: null = not served here, { token: null } = open (the private metrics port), { token } = bearer required. */
+function app(db: Queryable, queueStarted = true, metrics: { token: string | null } | null = { token: null }) {
   const a = express();
-  a.use(createOpsRouter({ db, schema: 'public', metrics: new GengateMetrics(), logger: pino({ level: 'silent' }), queueStarted: () => queueStarted, serveMetrics }));
+  a.use(
+    createOpsRouter({
+      db,
+      schema: 'public',
+      metrics: new GengateMetrics(),
+      logger: pino({ level: 'silent' }),
+      queueStarted: () => queueStarted,
+      serveMetrics: metrics !== null,
+      metricsToken: metrics?.token ?? null,
+      // Long enough that no cached value expires during a test, whatever the machine's load.
+      gaugesMaxAgeMs: 60_000,
+      readinessMaxAgeMs: 60_000,
+    }),
+  );
   return a;
 }
 
@@ -60,7 +79,43 @@ describe('ops router', () => {
     const down = await request(app(fakeDb({ fail: 'down' }))).get('/metrics');
     expect(down.status).toBe(200);
     expect(down.text).toContain('gengate_tasks_submitted_total');
-    expect((await request(app(fakeDb({}), true, false)).get('/metrics')).status).toBe(404);
+    expect((await request(app(fakeDb({}), true, null)).get('/metrics')).status).toBe(404);
+  });
+
+  it('asks for the bearer token when one is set: 401 without it or with a wrong one, 200 with it', async () => {
+    const a = app(fakeDb({}), true, { token: TOKEN });
+    const none = await request(a).get('/metrics');
+    expect(none.status).toBe(401);
+    expect(none.headers['www-authenticate']).toBe('Bearer realm="metrics"');
+    expect(none.text).not.toContain('gengate_');
+    expect((await request(a).get('/metrics').set('Authorization', `Bearer ${TOKEN}x`)).status).toBe(401);
+    expect((await request(a).get('/metrics').set('Authorization', 'Bearer short')).status).toBe(401);
+    const ok = await request(a).get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
+    expect(ok.status).toBe(200);
+    expect(ok.text).toContain('gengate_holds_outstanding 3');
+  });
+
+  it('runs the database gauge query at most once per refresh interval however often /metrics is scraped (concurrent scrapes share it)', async () => {
+    const db = fakeDb({});
+    const a = app(db);
+    await Promise.all(Array.from({ length: 20 }, () => request(a).get('/metrics').expect(200)));
+    for (let i = 0; i < 20; i++) await request(a).get('/metrics').expect(200);
+    expect(db.statements).toBe(1);
+  });
+
+  it('answers /readyz from a cached database check (default at most 1 s old): 50 probes cost one database statement, and the queue state is live', async () => {
+    const db = fakeDb({});
+    const a = app(db);
+    await Promise.all(Array.from({ length: 25 }, () => request(a).get('/readyz').expect(200)));
+    for (let i = 0; i < 25; i++) await request(a).get('/readyz').expect(200);
+    expect(db.statements).toBe(1);
+    let started = true;
+    const b = express().use(
+      createOpsRouter({ db, schema: 'public', metrics: new GengateMetrics(), logger: pino({ level: 'silent' }), queueStarted: () => started, serveMetrics: false, metricsToken: null }),
+    );
+    expect((await request(b).get('/readyz')).status).toBe(200);
+    started = false; // shutdown begins: the next probe says so at once, whatever the cache
+    expect((await request(b).get('/readyz')).body.checks.queue).toBe('not started or stopping');
   });
 });
 

@@ -1,9 +1,11 @@
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
 import type { Queryable } from '../postgres/queryable.js';
-import { refreshDatabaseGauges } from './database-gauges.js';
+import { CachedCheck } from './cached-check.js';
+import { databaseGauges, DATABASE_GAUGES_MAX_AGE_MS } from './database-gauges.js';
 import type { GengateMetrics } from './gengate-metrics.js';
-import { checkReadiness } from './readiness.js';
+import { requireMetricsToken } from './metrics-token.js';
+import { checkReadiness, READINESS_MAX_AGE_MS } from './readiness.js';
 
 export interface OpsRouterOptions {
   readonly db: Queryable;
@@ -12,28 +14,45 @@ export interface OpsRouterOptions {
   readonly metrics: GengateMetrics;
   readonly logger: Logger;
   readonly queueStarted: () => boolean;
-  /** Serve GET /metrics on this router (false: it is served on the separate metrics port). */
+  /** Serve GET /metrics on this router (false: a 404 here; it is served on the metrics port or not at all). */
   readonly serveMetrics: boolean;
+  /** When set, GET /metrics needs `Authorization: Bearer <token>` (401 otherwise). */
+  readonly metricsToken: string | null;
+  /** How old the database gauges and the readiness check may be; defaults 5 s and 1 s. */
+  readonly gaugesMaxAgeMs?: number;
+  readonly readinessMaxAgeMs?: number;
 }
 
-/** GET /healthz (process alive), GET /readyz (503 with what is not ready) and GET /metrics (Prometheus); no API key. */
+/**
+ * GET /healthz (process alive), GET /readyz (503 with what is not ready) and GET /metrics (Prometheus).
+ * No API key; none runs a database statement per request: /readyz reuses a check at most a second old,
+ * /metrics database gauges one at most five seconds old (docs/deployment.md, "Anonymous requests").
+ */
 export function createOpsRouter(o: OpsRouterOptions): Router {
   const router = express.Router();
+  const readiness = new CachedCheck(() => checkReadiness(o.db, { schema: o.schema }), o.readinessMaxAgeMs ?? READINESS_MAX_AGE_MS);
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
-    const report = await checkReadiness(o.db, { schema: o.schema, queueStarted: o.queueStarted });
-    res.status(report.ready ? 200 : 503).json({ status: report.ready ? 'ready' : 'not_ready', checks: report.checks });
+    const db = await readiness.get();
+    // The queue's state is read live: /readyz answers 503 from the moment shutdown begins.
+    const queue = o.queueStarted() ? 'ok' : 'not started or stopping';
+    const ready = db.ready && queue === 'ok';
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks: { ...db.checks, queue } });
   });
   if (o.serveMetrics) {
-    router.get('/metrics', async (_req, res) => {
+    const gauges = databaseGauges(o.db, o.metrics, o.schema, o.gaugesMaxAgeMs ?? DATABASE_GAUGES_MAX_AGE_MS);
+    const guard = o.metricsToken === null ? [] : [requireMetricsToken(o.metricsToken)];
+    router.get('/metrics', ...guard, async (_req, res) => {
       try {
-        await refreshDatabaseGauges(o.db, o.metrics, o.schema);
+        await gauges.get();
       } catch (err) {
         // The process's own counters are still worth serving; the database gauges keep their last values.
         o.logger.warn({ err }, 'metrics: database gauges not refreshed');
       }
+      res.setHeader('Cache-Control', 'no-store');
       res.type(o.metrics.registry.contentType).send(await o.metrics.registry.metrics());
     });
   }

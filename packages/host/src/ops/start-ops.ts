@@ -11,8 +11,16 @@ import { QueueDepthGate } from './queue-gate.js';
 import { QueueSampler } from './queue-sampler.js';
 
 export interface OpsSettings {
-  /** Serve /metrics, /healthz and /readyz on this port as well (null: /metrics on the main port). */
+  /**
+   * Serve /metrics, /healthz and /readyz on this port as well (bind it to a private network). Null: no
+   * metrics port; /metrics is then served on the main router only when `metricsToken` is set.
+   */
   readonly metricsPort: number | null;
+  /**
+   * A bearer token /metrics asks for (`Authorization: Bearer <token>`), wherever it is served. Null: on the
+   * metrics port /metrics is open, and the main router does not serve it at all (404).
+   */
+  readonly metricsToken: string | null;
   /** Waiting generation jobs past which submissions are refused with 503 overloaded. */
   readonly maxQueuedJobs: number;
   /** How often each process samples the queue depth (back-pressure and queue gauges). */
@@ -25,7 +33,7 @@ export interface Ops {
   readonly sampler: QueueSampler;
   /** Mount first on the main app: times every request. */
   readonly httpMetrics: RequestHandler;
-  /** /healthz, /readyz, and /metrics unless it has its own port: mount on the main app. */
+  /** /healthz, /readyz, and /metrics when there is no metrics port and a token is set: mount on the main app. */
   readonly router: Router;
   /** Starts sampling the queues, and listens on the metrics port when one is set. Returns the metrics URL. */
   start(host: string): Promise<{ metricsUrl: string | null }>;
@@ -60,13 +68,14 @@ export function createOps(o: { settings: OpsSettings; db: Queryable; logger: Log
   let stopping = false;
   let server: Server | null = null;
   const router = (serveMetrics: boolean) =>
-    createOpsRouter({ db: o.db, schema, metrics, logger: o.logger, queueStarted: () => !stopping, serveMetrics });
+    createOpsRouter({ db: o.db, schema, metrics, logger: o.logger, queueStarted: () => !stopping, serveMetrics, metricsToken: o.settings.metricsToken });
   return {
     metrics,
     gate,
     sampler,
     httpMetrics: httpMetrics(metrics),
-    router: router(o.settings.metricsPort === null),
+    // Never open on the main (public) port: there only behind the token, and only without a metrics port.
+    router: router(o.settings.metricsPort === null && o.settings.metricsToken !== null),
     async start(host) {
       await sampler.start();
       if (o.settings.metricsPort === null) return { metricsUrl: null };

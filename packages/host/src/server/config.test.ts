@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_HOST_SETTINGS } from '../embed/host-settings.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, secretValues } from './config.js';
 
 describe('loadConfig', () => {
   it('applies documented defaults', () => {
@@ -21,17 +21,25 @@ describe('loadConfig', () => {
       runWorker: true,
       deadlineSeconds: { chat: 120, image: 300, video: 900 },
       sandboxLatencyMs: null,
-      ops: { metricsPort: null, maxQueuedJobs: 50_000, queueSampleIntervalMs: 1_000 },
+      ops: { metricsPort: null, metricsToken: null, maxQueuedJobs: 50_000, queueSampleIntervalMs: 1_000 },
       retentionDays: null,
     });
   });
 
   it('reads the metrics port, back-pressure limit, sample interval and retention, and refuses a metrics port equal to PORT', () => {
     const c = loadConfig({ METRICS_PORT: '9100', MAX_QUEUED_JOBS: '100', QUEUE_SAMPLE_INTERVAL_MS: '250', RETENTION_DAYS: '30' });
-    expect(c.ops).toEqual({ metricsPort: 9100, maxQueuedJobs: 100, queueSampleIntervalMs: 250 });
+    expect(c.ops).toEqual({ metricsPort: 9100, metricsToken: null, maxQueuedJobs: 100, queueSampleIntervalMs: 250 });
     expect(c.retentionDays).toBe(30);
     expect(() => loadConfig({ PORT: '3000', METRICS_PORT: '3000' })).toThrow(/^METRICS_PORT: must differ from PORT/);
     expect(() => loadConfig({ MAX_QUEUED_JOBS: '0', QUEUE_SAMPLE_INTERVAL_MS: '5', RETENTION_DAYS: '0' })).toThrow(ConfigError);
+  });
+
+  it('reads METRICS_TOKEN (at least 16 printable characters, never echoed) and masks it as a secret', () => {
+    const token = 'a3f1c2e4b5d60718293a4b5c6d7e8f90';
+    expect(loadConfig({ METRICS_TOKEN: token }).ops.metricsToken).toBe(token);
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/^METRICS_TOKEN: must be 16 to 256 printable characters/);
+    expect(() => loadConfig({ METRICS_TOKEN: 'has a space in it ok' })).toThrow(ConfigError);
+    expect(secretValues({ METRICS_TOKEN: token })).toContain(token);
   });
 
   it('reports every bad value on its own line', () => {

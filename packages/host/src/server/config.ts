@@ -105,6 +105,7 @@ const envSchema = z.object({
     .default('*/10 * * * *'),
   MANUAL_TOPUP_EXPIRY_HOURS: int(1, 8_760).default(168),
   METRICS_PORT: int(0, 65_535).optional(),
+  METRICS_TOKEN: z.string().regex(/^[\x21-\x7e]{16,256}$/, 'must be 16 to 256 printable characters without spaces (e.g. openssl rand -hex 32)').optional(),
   MAX_QUEUED_JOBS: int(1, 100_000_000).default(50_000),
   QUEUE_SAMPLE_INTERVAL_MS: int(100, 60_000).default(1_000),
   RETENTION_DAYS: int(1, 36_500).optional(),
@@ -114,7 +115,7 @@ const envSchema = z.object({
   ...STORAGE_ENV,
 }).superRefine((c, ctx) => {
   if (c.METRICS_PORT !== undefined && c.METRICS_PORT !== 0 && c.METRICS_PORT === c.PORT) {
-    ctx.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: 'must differ from PORT (unset it to serve /metrics on PORT)' });
+    ctx.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: 'must differ from PORT (unset it and set METRICS_TOKEN to serve /metrics on PORT behind a token)' });
   }
   for (const i of storageIssues(c)) ctx.addIssue({ code: 'custom', path: [i.path], message: i.message });
   if (c.PAYMENT_PROCESSOR !== 'stripe') return;
@@ -232,7 +233,7 @@ export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
   }
   const values: Record<string, string | undefined> = { ...fromFile, ...env };
   const found: string[] = [];
-  for (const key of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'S3_SECRET_ACCESS_KEY']) {
+  for (const key of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'S3_SECRET_ACCESS_KEY', 'METRICS_TOKEN']) {
     const v = values[key];
     if (v) found.push(v);
   }
@@ -340,7 +341,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     smtpUrl: c.SMTP_URL ?? null,
     mailFrom: c.MAIL_FROM,
     dashboard: dashboardSettings(c),
-    ops: { metricsPort: c.METRICS_PORT ?? null, maxQueuedJobs: c.MAX_QUEUED_JOBS, queueSampleIntervalMs: c.QUEUE_SAMPLE_INTERVAL_MS },
+    ops: { metricsPort: c.METRICS_PORT ?? null, metricsToken: c.METRICS_TOKEN ?? null, maxQueuedJobs: c.MAX_QUEUED_JOBS, queueSampleIntervalMs: c.QUEUE_SAMPLE_INTERVAL_MS },
     retentionDays: c.RETENTION_DAYS ?? null,
     storage: storageSettings(c),
     fileDelivery: fileDelivery(c),

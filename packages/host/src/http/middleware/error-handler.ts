@@ -1,5 +1,6 @@
 import { GatewayError, isGatewayError } from '@gengate/core';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { ERROR_TYPE_LOCAL } from '../refusal-log.js';
 
 /**
  * An error that carries a 4xx status (http-errors, as Express's router raises for a path that does not
@@ -41,7 +42,7 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next)
   } else {
     const mapped = clientError(err);
     if (mapped) {
-      req.log.info({ err: { message: (err as Error).message } }, 'malformed request');
+      req.log.debug({ err: { message: (err as Error).message } }, 'malformed request'); // the refusal itself is logged by RefusalLog
       error = mapped;
     } else {
       req.log.error({ err }, 'unhandled error');
@@ -49,6 +50,7 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next)
     }
   }
   if (res.headersSent) return;
+  res.locals[ERROR_TYPE_LOCAL] = error.type; // how the request log classes it (RefusalLog)
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   const body = error.toBody();
   res.status(error.status).json({ ...body, message: messageForMount(body.message, res.locals['apiRoot']) });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
+import { RefusalLog, refusalLogFor } from '../refusal-log.js';
 import { runWithRequestLogger } from '../request-log-scope.js';
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -19,9 +20,12 @@ export function redactUrl(url: string): string {
 /**
  * One child logger per request, carrying its request id (X-Request-Id in and out). Request headers are
  * not logged at all, so neither the Authorization header nor any API key can reach a log line; result
- * file URLs are logged without their task id (redactUrl).
+ * file URLs are logged without their task id (redactUrl). Refused requests (4xx, 503 overloaded) get no
+ * line of their own: RefusalLog logs the first of each kind and summarizes the rest, at info, without a
+ * stack; a real failure (5xx) is a line at error level with its stack.
  */
-export function requestContext(logger: Logger): RequestHandler[] {
+export function requestContext(logger: Logger, opts: { readonly refusalSummaryMs?: number } = {}): RequestHandler[] {
+  const refusals = refusalLogFor(logger, opts.refusalSummaryMs);
   const http = pinoHttp({
     logger,
     genReqId(req, res) {
@@ -34,7 +38,14 @@ export function requestContext(logger: Logger): RequestHandler[] {
       req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    customLogLevel: (req, res, err) => {
+      const refusal = err ? null : RefusalLog.kindOf(res);
+      if (refusal !== null) {
+        refusals.record(req, res, refusal);
+        return 'silent';
+      }
+      return err || res.statusCode >= 500 ? 'error' : 'info';
+    },
   });
   const scoped: RequestHandler = (req, _res, next) => runWithRequestLogger(req.log, next);
   return [http, scoped];
