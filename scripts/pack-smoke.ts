@@ -19,8 +19,8 @@ import { promisify } from 'node:util';
  * @gengate/testing only (listing what that install pulls, none of the host implementer's packages), the
  * one-shot image and long-running video adapters of docs/writing-an-adapter.md copied from the page, and
  * the conformance suite run on them with vitest.
- * (Not yet here: an embedded app whose user downloads her own result file and not another user's: that
- * needs signed result URLs, issue 25 item 2.)
+ * In the embedding example, user alice downloads her own result file (signed URL, a PNG) and user bob,
+ * signed in through the app's own session, cannot: 404 on her task, 403 on her file's path unsigned.
  *
  * Usage: npm run smoke:packages [-- <result.json>]   (the JSON counts the steps for .ci/summarize.mjs)
  * KEEP_SMOKE_DIR=1 keeps the temporary project for inspection.
@@ -120,7 +120,7 @@ try {
  * The embedding example (examples/embed-express, compiled here by tsc against the installed packages)
  * run with plain Node on an embedded PostgreSQL: a signed-in user of the app runs a task with its session
  * and no API key; a machine client with an API key (made through that session) runs one with the typed
- * client; both are charged.
+ * client; both are charged. Then private result files: alice's image is hers only (see the step's name).
  */
 const EMBED_SMOKE_PROGRAM = `import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -144,9 +144,13 @@ try {
     });
     server.once('exit', (code) => reject(new Error(\`the embed example exited with \${code}:\\n\${out}\`)));
   });
-  const signUp = await fetch(\`\${base}/auth/sign-up\`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'smoke@example.com', password: 'packed and installed' }) });
-  if (signUp.status !== 201) throw new Error(\`sign-up answered \${signUp.status}\`);
-  const session = { cookie: (signUp.headers.get('set-cookie') ?? '').split(';')[0] ?? '', 'x-csrf-token': ((await signUp.json()) as { csrf_token: string }).csrf_token };
+  // A person signing up through the app's own route: its session cookie and CSRF token.
+  const signUp = async (email: string) => {
+    const res = await fetch(\`\${base}/auth/sign-up\`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'packed and installed' }) });
+    if (res.status !== 201) throw new Error(\`sign-up of \${email} answered \${res.status}\`);
+    return { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '', 'x-csrf-token': ((await res.json()) as { csrf_token: string }).csrf_token };
+  };
+  const session = await signUp('smoke@example.com');
   // The signed-in user: the app's session, no API key.
   const browser = createGengateClient({ baseUrl: \`\${base}/ai\`, headers: session });
   const accepted = unwrap(await browser.POST('/run/{model_id}', { params: { path: { model_id: 'sandbox.echo-chat' } }, body: { prompt: 'signed in, no key' } }));
@@ -163,6 +167,28 @@ try {
   const balance = unwrap(await machine.GET('/billing/balance'));
   if (!(balance.credits < 5 && balance.credits > 0 && balance.held_credits === 0)) throw new Error(\`unexpected balance \${JSON.stringify(balance)}\`);
   console.log(JSON.stringify({ embed: { signed_in_task: task.status, api_key_task: image.status, credits: balance.credits } }));
+
+  // Private result files: alice downloads her own image through its signed URL; bob, another user of
+  // the app signed in through its session, gets 404 on her task and 403 on her file's path unsigned.
+  const alice = createGengateClient({ baseUrl: \`\${base}/ai\`, headers: await signUp('alice@example.com') });
+  const bobSession = await signUp('bob@example.com');
+  const bob = createGengateClient({ baseUrl: \`\${base}/ai\`, headers: bobSession });
+  const hers = unwrap(await alice.POST('/run/{model_id}', { params: { path: { model_id: 'sandbox.pixel-image' } }, body: { prompt: 'a fox for alice' } }));
+  const done = await waitForTask(alice, hers.task_id, { intervalMs: 100, timeoutMs: 30_000 });
+  if (done.status !== 'success') throw new Error(\`alice's task ended \${done.status}\`);
+  const url = new URL(done.result_urls[0] ?? '');
+  if (!url.searchParams.get('signature') || !url.searchParams.get('expires')) throw new Error(\`alice's result URL is not signed: \${url.href}\`);
+  const own = await fetch(url);
+  const bytes = new Uint8Array(await own.arrayBuffer());
+  const png = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a].every((b, i) => bytes[i] === b);
+  if (own.status !== 200 || !png) throw new Error(\`alice's download answered \${own.status}, \${bytes.length} bytes, PNG: \${png}\`);
+  const errorType = (status: number, body: unknown) => \`\${status} \${(body as { error?: { type?: string } } | undefined)?.error?.type}\`;
+  const onTask = await bob.GET('/run/tasks/{task_id}', { params: { path: { task_id: hers.task_id } } });
+  const bobOnTask = errorType(onTask.response.status, onTask.error);
+  const onFile = await fetch(\`\${url.origin}\${url.pathname}\`, { headers: bobSession });
+  const bobOnFile = errorType(onFile.status, await onFile.json());
+  if (bobOnTask !== '404 task_not_found' || bobOnFile !== '403 result_url_invalid') throw new Error(\`bob got \${bobOnTask} on alice's task and \${bobOnFile} on her unsigned file\`);
+  console.log(JSON.stringify({ private_files: { alice_download: \`\${own.status} \${own.headers.get('content-type')} \${bytes.length} bytes, PNG signature\`, bob_on_alice_task: bobOnTask, bob_on_alice_file_unsigned: bobOnFile } }));
 } finally {
   server.kill('SIGTERM');
   const [code] = (await once(server, 'exit')) as [number | null];
@@ -329,7 +355,8 @@ async function main(): Promise<void> {
         (err: { stdout?: string }) => err.stdout ?? String(err),
       );
       const lines = result.split('\n').filter((l) => /error TS\d+/.test(l));
-      const ours = lines.filter((l) => l.startsWith('smoke.ts') || l.startsWith('node_modules/@gengate/'));
+      // Ours: the programs, the example's sources and the packages' declarations (not only smoke.ts).
+      const ours = lines.filter((l) => !l.startsWith('node_modules/') || l.startsWith('node_modules/@gengate/'));
       const theirs = lines.length - ours.length;
       if (theirs > 0) process.stdout.write(`(${theirs} error(s) inside third-party declarations ignored) `);
       if (ours.length > 0 || (lines.length === 0 && result.trim() !== '')) throw new Error(ours.join('\n') || result);
@@ -347,7 +374,7 @@ async function main(): Promise<void> {
       if (unwanted.length > 0) throw new Error(`loaded: ${unwanted.join(', ')}`);
     });
     await adapterAuthor(work, files);
-    const embedOutput = await step("the embedding example's server (compiled JS): a signed-in user's task without a key, an API-key task, the balance", () =>
+    const embedOutput = await step("the embedding example's server (compiled JS): a signed-in user's task without a key, an API-key task, the balance; alice downloads her own PNG, bob gets 404 on her task and 403 on her file unsigned", () =>
       run(process.execPath, ['dist/embed-smoke.js'], app, { SMOKE_WORK: work, DATABASE_URL: undefined }),
     );
     process.stdout.write(embedOutput);

@@ -88,34 +88,72 @@ async function signUp(email: string): Promise<{ cookie: string; csrf: string }> 
   return { cookie, csrf: ((await res.json()) as { csrf_token: string }).csrf_token };
 }
 
+type Browser = Awaited<ReturnType<typeof signUp>>;
+type TaskView = { task_id: string; status: string; result_urls: string[] };
+
+/** A request to gengate at /ai with a browser's session (cookie and CSRF token). */
+function ai(browser: Browser, path: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(`${base}${GENGATE_MOUNT}${path}`, { ...init, headers: { cookie: browser.cookie, 'x-csrf-token': browser.csrf, 'content-type': 'application/json' } });
+}
+
+/** Submits a prompt with a browser's session and polls the task until it ends. */
+async function runToEnd(browser: Browser, model: string, prompt: string): Promise<TaskView> {
+  const submitted = await ai(browser, `/run/${model}`, { method: 'POST', body: JSON.stringify({ prompt }) });
+  expect(submitted.status).toBe(200);
+  const { task_id } = (await submitted.json()) as { task_id: string };
+  let task: TaskView;
+  const until = Date.now() + 20_000;
+  do {
+    task = (await (await ai(browser, `/run/tasks/${task_id}`)).json()) as TaskView;
+    if (Date.now() > until) throw new Error(`task still ${task.status}`);
+  } while (task.status === 'waiting' || task.status === 'generating');
+  return task;
+}
+
+async function errorOf(res: Response): Promise<{ status: number; type: string }> {
+  return { status: res.status, type: ((await res.json()) as { error: { type: string } }).error.type };
+}
+
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
 describe("the app's own signed-in users", () => {
   it('run a task through /ai with their session and no API key, and are charged', async () => {
     const browser = await signUp('ada@example.com');
-    const headers = { cookie: browser.cookie, 'x-csrf-token': browser.csrf, 'content-type': 'application/json' };
-    const ai = (path: string, init: RequestInit = {}) => fetch(`${base}${GENGATE_MOUNT}${path}`, { ...init, headers });
 
     // First use links (creates) the gengate user, with the app's sign-up credits.
-    expect(((await (await ai('/billing/balance')).json()) as { credits: number }).credits).toBe(3);
-    const submitted = await ai('/run/sandbox.echo-chat', { method: 'POST', body: JSON.stringify({ prompt: 'hello from my app' }) });
-    expect(submitted.status).toBe(200);
-    const { task_id } = (await submitted.json()) as { task_id: string };
-    let task: { status: string; result_urls: string[] };
-    const until = Date.now() + 20_000;
-    do {
-      task = (await (await ai(`/run/tasks/${task_id}`)).json()) as typeof task;
-      if (Date.now() > until) throw new Error(`task still ${task.status}`);
-    } while (task.status === 'waiting' || task.status === 'generating');
+    expect(((await (await ai(browser, '/billing/balance')).json()) as { credits: number }).credits).toBe(3);
+    const task = await runToEnd(browser, 'sandbox.echo-chat', 'hello from my app');
     expect(task.status).toBe('success');
     expect(task.result_urls[0]?.startsWith(`${base}${GENGATE_MOUNT}/files/`)).toBe(true);
     expect(await (await fetch(task.result_urls[0] ?? '')).text()).toMatch(/^Sandbox reply to: hello from my app/);
-    const balance = (await (await ai('/billing/balance')).json()) as { credits: number; held_credits: number };
+    const balance = (await (await ai(browser, '/billing/balance')).json()) as { credits: number; held_credits: number };
     expect(balance.credits).toBeLessThan(3);
     expect(balance.held_credits).toBe(0);
 
     // The app user is linked to one gengate user (the one that ran the task), which has no API key of its own.
     const { rows } = await app.pool.query<{ gengate_user_id: string | null }>(`select gengate_user_id from users where email = 'ada@example.com'`);
     expect(rows[0]?.gengate_user_id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(((await (await ai('/api-keys')).json()) as { data: unknown[] }).data).toEqual([]);
+    expect(((await (await ai(browser, '/api-keys')).json()) as { data: unknown[] }).data).toEqual([]);
+  });
+
+  it("download their own result file; another user gets 404 on the task and 403 on the file's path without its signature", async () => {
+    const alice = await signUp('alice@example.com');
+    const bob = await signUp('bob@example.com');
+    const task = await runToEnd(alice, 'sandbox.pixel-image', 'a fox for alice');
+    expect(task.status).toBe('success');
+    const url = new URL(task.result_urls[0] ?? '');
+    expect(url.searchParams.get('signature')).toBeTruthy();
+    expect(url.searchParams.get('expires')).toMatch(/^\d+$/);
+
+    const own = await fetch(url);
+    expect(own.status).toBe(200);
+    expect([...new Uint8Array(await own.arrayBuffer()).subarray(0, 8)]).toEqual(PNG_SIGNATURE);
+
+    expect(await errorOf(await ai(bob, `/run/tasks/${task.task_id}`))).toEqual({ status: 404, type: 'task_not_found' });
+    const unsigned = `${url.origin}${url.pathname}`;
+    for (const headers of [{ cookie: bob.cookie, 'x-csrf-token': bob.csrf }, { cookie: alice.cookie, 'x-csrf-token': alice.csrf }, {}]) {
+      expect(await errorOf(await fetch(unsigned, { headers }))).toEqual({ status: 403, type: 'result_url_invalid' });
+    }
   });
 
   it("have the app's page, which signs in on /auth and calls gengate at /ai with the CSRF token", async () => {
