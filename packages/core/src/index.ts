@@ -83,6 +83,7 @@ export { upstreamFailureMessage } from './errors/upstream-failure-message.js';
 export { capExceeded, USER_CAPS } from './errors/caps.js';
 export type { UserCap } from './errors/caps.js';
 export { ADAPTER_SPECIFICATION_VERSION, WebhookRejected, WebhookUnverifiable } from './ports/provider-adapter.js';
+export type { AcceptedAdapterSpecificationVersion } from './ports/provider-adapter.js';
 export type {
   AdapterAvailability,
   AdapterCall,

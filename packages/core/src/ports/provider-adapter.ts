@@ -16,6 +16,12 @@ import type { JsonValue } from '../util/json.js';
  */
 export const ADAPTER_SPECIFICATION_VERSION = 'gengate.adapter/v3' as const;
 
+/**
+ * The versions a host accepts. v3 only adds optional methods, so a v2 adapter keeps working unchanged for
+ * one release (its chat models run on `/api/v1/run`; without `languageModel` they cannot serve `/v1` chat).
+ */
+export type AcceptedAdapterSpecificationVersion = typeof ADAPTER_SPECIFICATION_VERSION | 'gengate.adapter/v2';
+
 /** Bytes of a user's reference input, read by the host through its address guard and size cap. */
 export interface InputFile {
   readonly data: Uint8Array;
@@ -141,7 +147,7 @@ export type AdapterAvailability =
  * schedule). Adapters throw `UpstreamError` (classified, with `isRetryable` and `retryAfterMs`).
  */
 export interface ProviderAdapter {
-  readonly specificationVersion: typeof ADAPTER_SPECIFICATION_VERSION;
+  readonly specificationVersion: AcceptedAdapterSpecificationVersion;
   readonly providerId: string;
   readonly models: readonly ModelDescriptor[];
   /** Default: available. */
