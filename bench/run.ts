@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { scratchDatabase } from '../scripts/support/scratch-database.js';
 import { measureDbCeiling, measureExpressRoute } from './sections/anchors.js';
+import { measureRenderStall } from './sections/render-stall.js';
 import { chatEndToEnd, createKeys, dispatchLatency, hostEnv, measure, percentile, pipeline, rssMb, startHost, submission, submitOne } from './sections/gengate.js';
 
 const quick = process.argv.includes('--quick');
@@ -47,6 +48,9 @@ async function main(): Promise<void> {
     add('db_ceiling', { figure: 'database ceiling, 10 clients', value: `${f0(ceiling.threeInsertTps)} tx/s (3 inserts); submission statements ${f0(ceiling.submissionShapedOneUserTps)} tx/s one account row, ${f0(ceiling.submissionShapedManyUsersTps)} tx/s own rows`, anchor: '' }, ceiling);
     const express = await measureExpressRoute(10, SECONDS);
     add('express_route', { figure: 'bare Express 5 JSON POST, 10 connections', value: `${f0(express.rps)} req/s, p99 ${f1(express.p99Ms)} ms, ${f0(express.cpuMicrosPerRequest)} µs CPU/request`, anchor: '' }, express);
+
+    const stall = await measureRenderStall();
+    add('render_stall', { figure: 'longest event-loop stall while the sandbox renders a 80-frame GIF and a 2048 px PNG', value: `${f1(stall.offThreadMs)} ms on its render threads`, anchor: `${f1(stall.inlineMs)} ms rendered inline` }, stall);
 
     // Submission with the worker off: what the API process and the database do per accepted task.
     let host = await startHost(hostEnv(db.url, false));

@@ -100,7 +100,7 @@ describe('API keys across two host processes on one database', () => {
         const t = (await (await call(a, rootKey, `/run/tasks/${taskId}`)).json()) as { status: string; error_message: string | null };
         return t.status === 'fail' ? t : null;
       },
-      { timeoutMs: 5_000, what: 'the task to fail' },
+      { timeoutMs: 30_000, what: 'the task to fail' },
     );
     expect(task.error_message).toMatch(/revoked/);
     const after = (await (await call(a, rootKey, '/billing/balance')).json()) as { held_credits: number };

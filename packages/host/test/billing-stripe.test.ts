@@ -115,7 +115,7 @@ describe('Stripe top-up end to end', () => {
     expect(await balance()).toBe(before);
     expect(await status(transactionId)).toBe('pending');
     // Logs reach standard output in batches (at most 100 ms late): wait for the line.
-    await waitFor(async () => (/"level":40[^\n]*stripe checkout refused/.test(server.output()) ? true : null), { timeoutMs: 5_000, what: 'the refusal logged at warn' });
+    await waitFor(async () => (/"level":40[^\n]*stripe checkout refused/.test(server.output()) ? true : null), { timeoutMs: 30_000, what: 'the refusal logged at warn' });
   });
 
   it('creates the Checkout Session with an explicit expiry', async () => {

@@ -86,7 +86,7 @@ describe('task callbacks', () => {
         const a = ((await (await api(`/run/tasks/${taskId}/callbacks`)).json()) as { data: { delivered: boolean; status_code: number }[] }).data;
         return a.length >= 4 ? a : null;
       },
-      { timeoutMs: 5_000, what: 'attempts recorded' },
+      { timeoutMs: 30_000, what: 'attempts recorded' },
     );
     expect(attempts.map((a) => a.status_code)).toEqual([500, 500, 500, 200]);
     expect(attempts.filter((a) => a.delivered)).toHaveLength(1);

@@ -20,7 +20,7 @@ describe('standalone dashboard without SMTP', () => {
   });
 
   it('prints the dashboard URL, writes the sign-in link to the log, and the CLI sets the operator role', async () => {
-    await waitFor(async () => server.output().includes(`gengate dashboard: ${server.url}/dashboard/\n`) || null, { timeoutMs: 5_000, what: 'the dashboard URL' });
+    await waitFor(async () => server.output().includes(`gengate dashboard: ${server.url}/dashboard/\n`) || null, { timeoutMs: 30_000, what: 'the dashboard URL' });
     const root = await fetch(`${server.url}/`, { redirect: 'manual' });
     expect(root.status).toBe(302);
     expect(root.headers.get('location')).toBe('/dashboard/');

@@ -1,5 +1,6 @@
 import type { AuthContext } from '@gengate/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { QUEUES } from '../src/jobs/queues.js';
 import {
   ended,
   expectBalanceInvariant,
@@ -21,7 +22,6 @@ describe('generation worker on PostgreSQL', () => {
   const adapter = new FakeAdapter();
   let h: WorkerHarness;
   let host: HostProcess;
-  const latenciesMs: number[] = [];
 
   async function submit(auth: AuthContext, modelId: string, body: unknown = { prompt: 'a red fox' }): Promise<string> {
     const accepted = await host.gengate.submitRun.execute(auth, modelId, body);
@@ -40,10 +40,8 @@ describe('generation worker on PostgreSQL', () => {
 
   it('takes a one-shot image task to success: output stored, one usage transaction, costs and upstream metadata kept', async () => {
     const auth = await newCaller(host.gengate, 100);
-    const started = Date.now();
     const taskId = await submit(auth, MODELS.image);
     const task = await ended(host.stores, taskId);
-    if (task.startedAt) latenciesMs.push(task.startedAt.getTime() - started);
     expect(task).toMatchObject({
       status: 'success',
       errorMessage: null,
@@ -186,18 +184,21 @@ describe('generation worker on PostgreSQL', () => {
     await expectBalanceInvariant(host.stores, auth.userId);
   });
 
-  it('starts waiting tasks promptly (woken by NOTIFY, not by the poll interval)', async () => {
+  it('starts waiting tasks promptly: each submission wakes a generation worker (NOTIFY), not left to the poll interval', async () => {
     const auth = await newCaller(host.gengate, 100);
-    const samples: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const started = Date.now();
-      const task = await ended(host.stores, await submit(auth, MODELS.image));
-      expect(task.status).toBe('success');
-      if (task.startedAt) samples.push(task.startedAt.getTime() - started);
+    const wip = () => host.boss.getWipData();
+    const notify = vi.spyOn(host.boss, 'notifyWorker'); // passes through, recording which workers were woken
+    try {
+      for (let i = 0; i < 5; i++) {
+        notify.mockClear();
+        const task = await ended(host.stores, await submit(auth, MODELS.image));
+        expect(task.status).toBe('success');
+        const woken = notify.mock.calls.map(([id]) => wip().find((w) => w.id === id)?.name);
+        expect(woken, `submission ${i + 1}`).toContain(QUEUES.generate);
+      }
+    } finally {
+      notify.mockRestore();
     }
-    const sorted = [...samples].sort((a, b) => a - b);
-    // Measured ~10-40 ms; a worker that only polled every half second would show a median near 250 ms.
-    expect(sorted[2]).toBeLessThan(250);
-    process.stdout.write(`submit -> generating over 5 tasks: ${sorted.join(', ')} ms\n`);
+    // How soon a woken worker starts a task is a figure of `npm run bench` (dispatch_idle), not a bound here.
   });
 });

@@ -1,12 +1,20 @@
 import express from 'express';
 import { pino } from 'pino';
 import request from './support/contract-request.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGengateRouter } from '../src/http/create-router.js';
+import { QUEUES } from '../src/jobs/queues.js';
 import { ended, FakeHookedAdapter, MODELS, newCaller, openWorkerHarness, signFakeWebhook, usageFor, VIDEO_PRICE_PER_SECOND, waitFor, type HostProcess, type WorkerHarness } from './support/worker-harness.js';
 
+/** After its first status check, the hooked job is checked again only an hour later: within a test, only a webhook can end it. */
+class HourlyCheckedHookedAdapter extends FakeHookedAdapter {
+  override pollDelayMs(checkNumber = 1): number {
+    return checkNumber <= 1 ? 20 : 3_600_000;
+  }
+}
+
 describe('upstream completion webhooks', () => {
-  const adapter = new FakeHookedAdapter();
+  const adapter = new HourlyCheckedHookedAdapter();
   let h: WorkerHarness;
   let host: HostProcess;
   let app: express.Express;
@@ -36,18 +44,44 @@ describe('upstream completion webhooks', () => {
   const send = (path: string, body: string, headers: Record<string, string>) =>
     request(app).post(path).set('Content-Type', 'application/json').set(headers).send(body);
 
-  it('ends the task within a second of a signed completion webhook, with no status check in between, and charges once when it is delivered twice', async () => {
+  /** The task's status-check jobs as pg-boss recorded them, oldest first: number, and how long after its creation each was due. */
+  async function checkJobs(taskId: string) {
+    const { rows } = await h.pool.query<{ check: number; due_after_ms: number; state: string }>(
+      `select (data->>'checkNumber')::int as check, (extract(epoch from start_after - created_on) * 1000)::int as due_after_ms, state::text as state
+         from pgboss.job where name = $1 and data->>'taskId' = $2 order by (data->>'checkNumber')::int`,
+      [QUEUES.check, taskId],
+    );
+    return rows;
+  }
+
+  it('a signed completion webhook ends the task through a check due at once that wakes the worker, with no status check, and charges once when delivered twice', async () => {
     const { auth, taskId, path } = await startHooked();
+    // The chain as it stands: check 1 ran (the upstream said running) and check 2 is due an hour later.
+    await waitFor('the next regular check to be scheduled', async () => ((await checkJobs(taskId)).some((j) => j.check === 2) ? true : null));
     const checksBefore = adapter.statusCalls.get(taskId) ?? 0;
+    const notify = vi.spyOn(host.boss, 'notifyWorker'); // passes through, recording which workers were woken
     const body = JSON.stringify({ job: `${taskId}#1`, state: 'done' });
-    const sentAt = Date.now();
     const res = await send(path, body, signFakeWebhook(body));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ received: true, applied: true, reason: null });
-    const task = await ended(host.stores, taskId, 5_000);
+    // The webhook scheduled check 3, due at once; the regular check 2 stays an hour away (and is now stale).
+    const jobs = await checkJobs(taskId);
+    expect(jobs.map((j) => j.check)).toEqual([1, 2, 3]);
+    expect(jobs[1]!.due_after_ms).toBeGreaterThan(3_500_000);
+    expect(jobs[2]!.due_after_ms).toBeLessThanOrEqual(0);
+    // So the task can only end through the webhook's check: it does, reading the webhook, not the upstream.
+    const task = await ended(host.stores, taskId);
+    const wip = host.boss.getWipData();
+    const wokenQueues = notify.mock.calls.map(([id]) => wip.find((w) => w.id === id)?.name);
+    notify.mockRestore();
     expect(task.status).toBe('success');
-    expect(task.finishedAt!.getTime() - sentAt).toBeLessThan(1_000);
     expect(adapter.statusCalls.get(taskId) ?? 0).toBe(checksBefore);
+    // And its check did not wait for the check workers' polling: the webhook's commit woke one of them.
+    expect(wokenQueues).toContain(QUEUES.check);
+    // The webhook's check 3 is the one that ran; the regular check 2 never did.
+    const after = await checkJobs(taskId);
+    expect(after[1]!.state).toBe('created');
+    expect(['active', 'completed']).toContain(after[2]!.state);
     const again = await send(path, body, signFakeWebhook(body));
     expect(again.body).toEqual({ received: true, applied: false, reason: 'task is success' });
     expect(await usageFor(host.stores, auth.userId, taskId)).toHaveLength(1);
@@ -68,7 +102,7 @@ describe('upstream completion webhooks', () => {
     expect(task).toMatchObject({ status: 'generating', webhookPayload: null });
     const done = JSON.stringify({ job: `${taskId}#1`, state: 'done' });
     expect((await send(path, done, signFakeWebhook(done))).body.applied).toBe(true);
-    expect((await ended(host.stores, taskId, 5_000)).status).toBe('success');
+    expect((await ended(host.stores, taskId)).status).toBe('success');
   });
 
   it('acknowledges and ignores a webhook for an unknown task or another upstream job', async () => {
@@ -82,7 +116,7 @@ describe('upstream completion webhooks', () => {
     expect((await send('/api/v1/providers/nobody/webhook', unknown, signFakeWebhook(unknown))).status).toBe(404);
     const fail = JSON.stringify({ job: `${taskId}#1`, state: 'failed' });
     await send(path, fail, signFakeWebhook(fail));
-    const task = await ended(host.stores, taskId, 5_000);
+    const task = await ended(host.stores, taskId);
     expect(task.status).toBe('fail');
     expect(task.errorMessage).toContain('the upstream job failed');
   });

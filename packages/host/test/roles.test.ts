@@ -97,7 +97,7 @@ describe('roles: gengate serve --role api | worker', () => {
           const r = await client.query<{ state: string }>(`select state from ${BOSS_SCHEMA}.job where name = 'gengate-generate' and data->>'taskId' = $1`, [submitted.task_id]);
           return r.rows.length > 0 ? r.rows : null;
         },
-        { timeoutMs: 5_000, what: 'the generation job' },
+        { timeoutMs: 30_000, what: 'the generation job' },
       );
       expect(jobs.map((j) => j.state)).toEqual(['created']);
     } finally {

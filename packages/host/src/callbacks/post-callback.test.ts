@@ -37,8 +37,8 @@ async function receiver(handler: (req: IncomingMessage, res: ServerResponse) => 
   };
 }
 
-/** Resolves when cond() holds (polled), or fails after the timeout. */
-async function until(cond: () => boolean, ms = 2_000): Promise<void> {
+/** Resolves when cond() holds (polled), or fails after the timeout (a deadline for a lost event, not a speed target). */
+async function until(cond: () => boolean, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) throw new Error('condition not reached');
@@ -63,9 +63,8 @@ describe('postCallback', () => {
   it('cuts off a receiver that never answers at the deadline and closes the socket', async () => {
     const r = await receiver(() => undefined);
     receivers.push(r);
-    const started = Date.now();
+    // The receiver never answers: only the deadline can end the attempt, and its error says so.
     await expect(postCallback(r.url, '{}', {}, opts)).rejects.toThrow(/no complete answer within 500 ms/);
-    expect(Date.now() - started).toBeLessThan(1_500);
     await until(() => r.open() === 0);
   });
 
@@ -89,9 +88,8 @@ describe('postCallback', () => {
       // never ends
     });
     receivers.push(r);
-    const started = Date.now();
-    expect(await postCallback(r.url, '{}', {}, { ...opts, timeoutMs: 5_000, maxResponseBytes: 1_024 })).toEqual({ statusCode: 500 });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // The answer never ends and the deadline is past the test's own timeout: only the byte limit can end the attempt.
+    expect(await postCallback(r.url, '{}', {}, { ...opts, timeoutMs: 3_600_000, maxResponseBytes: 1_024 })).toEqual({ statusCode: 500 });
     await until(() => r.open() === 0);
   });
 

@@ -83,7 +83,7 @@ export async function spawnServer(env: NodeJS.ProcessEnv): Promise<SpawnedServer
     async loggedOutput() {
       const marker = `log-flush-${Date.now()}-${Math.random().toString(36).slice(2)}`;
       await fetch(`${proxy.url}/api/v1/models`, { headers: { 'x-request-id': marker } }).then((r) => r.arrayBuffer());
-      return waitFor(async () => (out.includes(marker) ? out : null), { timeoutMs: 5_000, what: 'the log line of a marker request' });
+      return waitFor(async () => (out.includes(marker) ? out : null), { timeoutMs: 30_000, what: 'the log line of a marker request' });
     },
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       try {

@@ -151,6 +151,8 @@ export class FakeAdapter implements ProviderAdapter {
   readonly startCalls = new Map<string, number>();
   readonly statusCalls = new Map<string, number>();
   readonly aborted = new Set<string>();
+  /** Why each aborted call was aborted (its AbortSignal's reason). */
+  readonly abortReasons = new Map<string, unknown>();
   readonly finishedAt = new Map<string, number>();
   gateOpen = false;
   slowMs = 300;
@@ -183,6 +185,7 @@ export class FakeAdapter implements ProviderAdapter {
           call.abortSignal.addEventListener('abort', () => {
             clearTimeout(t);
             this.aborted.add(call.taskId);
+            this.abortReasons.set(call.taskId, call.abortSignal.reason);
             reject(call.abortSignal.reason as Error);
           });
         });
