@@ -64,7 +64,7 @@ async function main(): Promise<void> {
   const db = await scratchDatabase();
   const before = new Set(readdirSync(DIR));
   const upstream = scenario === 'v1' ? await startFakeUpstream() : null;
-  const openai = upstream ? { OPENAI_API_KEY: 'sk-bench-upstream-0123456789', OPENAI_BASE_URL: `${upstream.url}/v1` } : {};
+  const openai: Record<string, string> = upstream ? { OPENAI_API_KEY: 'sk-bench-upstream-0123456789', OPENAI_BASE_URL: `${upstream.url}/v1` } : {};
   const host = await startHost({ ...hostEnv(db.url, scenario === 'pipeline'), ...openai, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${DIR}` });
   try {
     const [key = ''] = await createKeys(db.url, 1);
