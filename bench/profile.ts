@@ -1,5 +1,6 @@
 /**
- * npm run bench:profile -- [submit|poll|pipeline] [seconds]
+ * npm run bench:profile -- [submit|poll|pipeline|v1] [seconds]
+ * (`v1`: non-streamed POST /v1/chat/completions to openai.gpt-4o-mini, against bench:openai's zero-latency fake upstream)
  * Starts the host as `npm run bench` does, with V8's CPU profiler on, drives one load and prints where
  * the host's CPU went: the hottest functions by self time and the packages by total self time. The
  * .cpuprofile file (open it in Chrome DevTools) stays in bench/results/profiles/.
@@ -8,6 +9,7 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scratchDatabase } from '../scripts/support/scratch-database.js';
 import { createKeys, hostEnv, measure, submitOne } from './sections/gengate.js';
+import { startFakeUpstream } from './sections/openai-servers.js';
 import { startHost } from './support/host-process.js';
 
 interface ProfileNode {
@@ -21,7 +23,7 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-const scenario = (process.argv[2] ?? 'submit') as 'submit' | 'poll' | 'pipeline';
+const scenario = (process.argv[2] ?? 'submit') as 'submit' | 'poll' | 'pipeline' | 'v1';
 const seconds = Number(process.argv[3] ?? 6);
 const DIR = join(import.meta.dirname, 'results', 'profiles');
 
@@ -61,16 +63,19 @@ async function main(): Promise<void> {
   mkdirSync(DIR, { recursive: true });
   const db = await scratchDatabase();
   const before = new Set(readdirSync(DIR));
-  const host = await startHost({ ...hostEnv(db.url, scenario === 'pipeline'), NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${DIR}` });
+  const upstream = scenario === 'v1' ? await startFakeUpstream() : null;
+  const openai: Record<string, string> = upstream ? { OPENAI_API_KEY: 'sk-bench-upstream-0123456789', OPENAI_BASE_URL: `${upstream.url}/v1` } : {};
+  const host = await startHost({ ...hostEnv(db.url, scenario === 'pipeline'), ...openai, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${DIR}` });
   try {
     const [key = ''] = await createKeys(db.url, 1);
     const headerSets = [{ authorization: `Bearer ${key}`, 'content-type': 'application/json' }];
-    const body = JSON.stringify({ prompt: 'profile', llm_params: { max_tokens: 8 } });
-    const url = scenario === 'poll' ? `${host.url}/api/v1/run/tasks/${await submitOne(host, key)}` : `${host.url}/api/v1/run/sandbox.echo-chat`;
+    const body = scenario === 'v1' ? JSON.stringify({ model: 'openai.gpt-4o-mini', messages: [{ role: 'user', content: 'profile one two three' }], max_tokens: 16 }) : JSON.stringify({ prompt: 'profile', llm_params: { max_tokens: 8 } });
+    const url = scenario === 'v1' ? `${host.url}/v1/chat/completions` : scenario === 'poll' ? `${host.url}/api/v1/run/tasks/${await submitOne(host, key)}` : `${host.url}/api/v1/run/sandbox.echo-chat`;
     const r = await measure(host, { url, connections: 10, durationSeconds: seconds, headerSets, ...(scenario === 'poll' ? {} : { method: 'POST' as const, body }) });
     process.stdout.write(`${scenario}: ${Math.round(r.rps)} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, ${Math.round(r.cpuMicrosPerRequest)} µs CPU/request (profiler on)\n`);
   } finally {
     await host.stop();
+    await upstream?.stop();
     await db.close();
   }
   const written = readdirSync(DIR).filter((f) => f.endsWith('.cpuprofile') && !before.has(f));

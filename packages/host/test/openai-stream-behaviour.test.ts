@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SandboxAdapter } from '@gengate/adapters';
 import { createGengate, MemoryBlobStore, TOKENS, type Gengate } from '@gengate/core';
-import { createTestDatabase, type TestDatabase } from '@gengate/testing';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import express from 'express';
 import OpenAI from 'openai';
 import { pino } from 'pino';

@@ -46,7 +46,13 @@ export type FakeFault =
   /** Closes the connection without an answer. */
   | { readonly kind: 'reset' }
   /** Answers normally, after a delay. */
-  | { readonly kind: 'delay'; readonly ms: number };
+  | { readonly kind: 'delay'; readonly ms: number }
+  /**
+   * Sends the answer's status, headers and its first `events` server-sent events (blocks ending in a blank
+   * line), then `drop`s the connection (an upstream breaking mid-stream) or `stall`s: keeps it open, sending
+   * nothing more, until the fake closes (a stream held open, e.g. for a benchmark of open streams).
+   */
+  | { readonly kind: 'cut-stream'; readonly events: number; readonly then: 'drop' | 'stall' };
 
 interface PendingFault {
   readonly fault: FakeFault;
@@ -264,6 +270,10 @@ export class FakeUpstream {
         return;
       }
       if (fault?.kind === 'delay') await new Promise((r) => setTimeout(r, fault.ms));
+      if (fault?.kind === 'cut-stream') {
+        this.cutStream(res, await this.answer(call), fault.events, fault.then);
+        return;
+      }
       const reply: FakeReply = fault?.kind === 'status' ? { status: fault.status, body: fault.body ?? { error: { message: `injected HTTP ${fault.status}` } }, headers: fault.headers ?? {} } : await this.answer(call);
       this.send(res, reply);
     } catch (err) {
@@ -275,6 +285,20 @@ export class FakeUpstream {
     const route = this.routes.find((r) => r.method === call.method && (typeof r.path === 'string' ? r.path === call.path : r.path.test(call.path)));
     if (!route) return { status: 404, body: { error: { message: `fake upstream has no route ${call.method} ${call.path}` } } };
     return route.handler(call, this);
+  }
+
+  private cutStream(res: ServerResponse, reply: FakeReply, events: number, then: 'drop' | 'stall'): void {
+    if (res.destroyed) return;
+    const text = typeof reply.body === 'string' ? reply.body : Buffer.from(reply.body instanceof Uint8Array ? reply.body : JSON.stringify(reply.body ?? '')).toString('utf8');
+    const head = text.split('\n\n').slice(0, events).map((e) => `${e}\n\n`).join('');
+    res.writeHead(reply.status ?? 200, { ...reply.headers });
+    res.write(head);
+    if (then === 'drop') {
+      // The bytes are handed to the socket first, then the connection breaks without ending the chunked body.
+      res.write('', () => res.destroy());
+      return;
+    }
+    this.hung.add(res);
   }
 
   private send(res: ServerResponse, reply: FakeReply): void {
