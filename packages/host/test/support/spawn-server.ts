@@ -18,7 +18,7 @@ export interface SpawnedServer {
   readonly output: () => string;
   /**
    * Its output once every line logged so far has been written: the server logs to standard output in
-   * batches (at most 100 ms late), so this sends a request with a marker id and waits for its log line
+   * batches (at most 100 ms late), so this sends a request that answers 200 (refusals are only summarized) with a marker id and waits for its log line
    * (lines leave in order). Needs LOG_LEVEL info or lower.
    */
   loggedOutput(): Promise<string>;
@@ -82,7 +82,7 @@ export async function spawnServer(env: NodeJS.ProcessEnv): Promise<SpawnedServer
     output: () => out,
     async loggedOutput() {
       const marker = `log-flush-${Date.now()}-${Math.random().toString(36).slice(2)}`;
-      await fetch(`${proxy.url}/api/v1/models`, { headers: { 'x-request-id': marker } }).then((r) => r.arrayBuffer());
+      await fetch(`${proxy.url}/api/v1/openapi.json`, { headers: { 'x-request-id': marker } }).then((r) => r.arrayBuffer());
       return waitFor(async () => (out.includes(marker) ? out : null), { timeoutMs: 30_000, what: 'the log line of a marker request' });
     },
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
