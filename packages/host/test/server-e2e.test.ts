@@ -38,9 +38,11 @@ describe('standalone server end to end', () => {
     env = { DATABASE_URL: db.url, GENGATE_DATA_DIR: tempDataDir(), SANDBOX_LATENCY_MS: '300' };
     server = await spawnServer(env);
     const out = await runCli(['users', 'create', '--email', 'e2e@example.com', '--credits', '1000'], env);
-    const created = JSON.parse(out) as { user_id: string; api_key: string };
-    expect(Object.keys(created).sort()).toEqual(['api_key', 'user_id']);
-    key = created.api_key;
+    const created = JSON.parse(out) as { user_id: string; key: string; api_key: string };
+    // `key`, as POST /api-keys answers; `api_key` is its deprecated alias for one release.
+    expect(Object.keys(created).sort()).toEqual(['api_key', 'key', 'user_id']);
+    expect(created.api_key).toBe(created.key);
+    key = created.key;
   });
 
   afterAll(async () => {
