@@ -87,8 +87,15 @@ describe.each(['gengate', 'gg_tenant_7'])('gengate in schema %s beside an app wi
     );
     expect(task.status).toBe('success');
     await waitFor(async () => (hook.receivedAt.has(taskId) ? true : null), { timeoutMs: 20_000, intervalMs: 50, what: 'the callback' });
-    const attempts = (await (await api(`/run/tasks/${taskId}/callbacks`, key)).json()) as { data: { delivered: boolean }[] };
-    expect(attempts.data.some((a) => a.delivered)).toBe(true);
+    // The receiver has the POST before the sender has its answer and records the attempt: wait for that record.
+    const attempts = await waitFor(
+      async () => {
+        const a = (await (await api(`/run/tasks/${taskId}/callbacks`, key)).json()) as { data: { delivered: boolean }[] };
+        return a.data.some((d) => d.delivered) ? a : null;
+      },
+      { timeoutMs: 20_000, intervalMs: 50, what: 'the delivered callback attempt to be recorded' },
+    );
+    expect(attempts.data.filter((a) => a.delivered)).toHaveLength(1);
     const balance = (await (await api('/billing/balance', key)).json()) as { credits: number };
     expect(balance.credits).toBeLessThan(100);
 
