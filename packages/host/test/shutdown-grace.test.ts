@@ -70,7 +70,14 @@ describe('shutdown within SHUTDOWN_GRACE_MS', () => {
       servers.push(second);
       await waitFor(async () => ((await status(videoId)) === 'success' ? true : null), { timeoutMs: 40_000, intervalMs: 100, what: 'the video to finish on the next start' });
       await waitFor(async () => (receiver.receivedAt.has(chatId) ? true : null), { timeoutMs: 30_000, intervalMs: 100, what: 'the callback to be retried' });
-      const { rows } = await c.query<{ delivered: boolean }>('select delivered from gengate.callback_attempts where task_id = $1 order by id', [chatId]);
+      // The receiver has the POST before the sender has its answer and records the attempt: wait for that record.
+      const rows = await waitFor(
+        async () => {
+          const r = (await c.query<{ delivered: boolean }>('select delivered from gengate.callback_attempts where task_id = $1 order by id', [chatId])).rows;
+          return r.at(-1)?.delivered ? r : null;
+        },
+        { timeoutMs: 30_000, intervalMs: 100, what: 'the delivered attempt to be recorded' },
+      );
       expect(rows.at(-1)?.delivered).toBe(true);
       expect(await second.stop()).toBe(0);
     } finally {
