@@ -2,17 +2,29 @@ import { GatewayError, type KeyRateLimiter } from '@gengate/core';
 import type { RequestHandler, Response } from 'express';
 import { authOf } from './authenticate.js';
 
-function setHeaders(res: Response, limit: number, remaining: number, resetSeconds: number): void {
-  res.setHeader('RateLimit-Limit', String(limit));
-  res.setHeader('RateLimit-Remaining', String(remaining));
-  res.setHeader('RateLimit-Reset', String(resetSeconds));
+/** The most constraining window of a key's limits, as the response headers describe it. */
+export interface RateLimitWindow {
+  readonly limit: number;
+  readonly remaining: number;
+  readonly resetSeconds: number;
 }
+
+/** Writes a window as headers; each surface names them its own way. */
+export type RateLimitHeaders = (res: Response, window: RateLimitWindow) => void;
+
+/** /api/v1's headers (IETF draft `RateLimit-*`). */
+const standardHeaders: RateLimitHeaders = (res, w) => {
+  res.setHeader('RateLimit-Limit', String(w.limit));
+  res.setHeader('RateLimit-Remaining', String(w.remaining));
+  res.setHeader('RateLimit-Reset', String(w.resetSeconds));
+};
 
 /**
  * Counts the request against the key's per-minute/hour/day limits before anything else happens
- * (no credit is held for a refused request). Headers describe the most constraining window.
+ * (no credit is held for a refused request). Headers describe the most constraining window; a refusal
+ * is a 429 with `Retry-After`.
  */
-export function rateLimit(limiter: KeyRateLimiter): RequestHandler {
+export function rateLimit(limiter: KeyRateLimiter, writeHeaders: RateLimitHeaders = standardHeaders): RequestHandler {
   return async (_req, res, next) => {
     const auth = authOf(res);
     // Only API keys carry limits; a request authenticated another way (the dashboard's session) has none.
@@ -21,7 +33,7 @@ export function rateLimit(limiter: KeyRateLimiter): RequestHandler {
       return;
     }
     const decision = await limiter.consume(auth.apiKeyId, auth.key.limits);
-    if (decision.state) setHeaders(res, decision.state.limit, decision.state.remaining, decision.state.resetSeconds);
+    if (decision.state) writeHeaders(res, decision.state);
     if (!decision.allowed) {
       throw new GatewayError(
         'rate_limited',
