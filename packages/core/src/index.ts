@@ -119,7 +119,7 @@ export type {
 } from './ports/stores.js';
 export type { TaskIntake, TaskIntakeRequest, TaskIntakeResult } from './ports/task-intake.js';
 export { UnitOfWorkTaskIntake } from './run/unit-of-work-task-intake.js';
-export type { TaskCompletion, TaskSuccessCompletion } from './ports/task-completion.js';
+export type { EndedTask, TaskCompletion, TaskFailureCompletion, TaskSuccessCompletion } from './ports/task-completion.js';
 export { NO_TELEMETRY } from './ports/telemetry.js';
 export type { SubmissionRefusal, TaskOutcome, Telemetry, UpstreamOperation } from './ports/telemetry.js';
 export { OPEN_GATE } from './ports/submission-gate.js';

@@ -1,4 +1,6 @@
 import { TOKENS, UnitOfWorkTaskCompletion, type Authenticated, type TaskSuccess } from '@gengate/core';
+import { runAsJob } from '../src/jobs/current-job.js';
+import { QUEUES } from '../src/jobs/queues.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgTaskCompletion } from '../src/postgres/pg-task-completion.js';
 import { createPgStores } from '../src/postgres/pg-unit-of-work.js';
@@ -32,12 +34,9 @@ for (const pipeline of [true, false]) {
       await h?.close();
     });
 
-    /** PgTaskCompletion with its general path counted: the fast path must commit the common case itself. */
-    let generalCalls = 0;
-    const completion = () => {
-      const general = new UnitOfWorkTaskCompletion(createPgStores(h.pool, h.boss, { schema: DEFAULT_SCHEMA }).unitOfWork);
-      return new PgTaskCompletion(h.pool, DEFAULT_SCHEMA, h.boss, { succeed: (c) => (generalCalls++, general.succeed(c)) });
-    };
+    /** PgTaskCompletion with the workers it wakes after COMMIT recorded. */
+    const woken: [string, number][] = [];
+    const completion = () => new PgTaskCompletion(h.pool, DEFAULT_SCHEMA, h.boss, (queue, jobs) => woken.push([queue, jobs]));
     const stores = () => h.gengate.container.get(TOKENS.Stores);
     const generating = async (auth: Authenticated, body: object) => {
       const { task_id } = await h.gengate.submitRun.execute(auth, IMAGE, { prompt: 'p', ...body });
@@ -61,30 +60,73 @@ for (const pipeline of [true, false]) {
       });
       expect(await row(`select state from gengate.holds where task_id = $1`, [task.id])).toEqual({ state: 'settled' });
       expect(await callbackJobs(task.id)).toBe(1);
-      expect(generalCalls).toBe(0);
       expect(await ledgerViolations(h.db.url)).toEqual([]);
     });
 
-    it('lets the general path admit the queued task that takes the freed slot, with its job', async () => {
+    it('admits the queued task that takes the freed slot, with its job, in the same commit (no fallback)', async () => {
       const auth = await h.user(10);
       const first = await generating(auth, {});
       const { task_id: queued } = await h.gengate.submitRun.execute(auth, IMAGE, { prompt: 'queued' });
       expect(await row('select admitted from gengate.tasks where id = $1', [queued])).toEqual({ admitted: false });
-      const calls = generalCalls;
+      const before = woken.length;
       expect(await completion().succeed({ task: first, success: success(), chargeDescription: 'test', maxRunning: 1 })).toBe(true);
-      expect(generalCalls).toBe(calls + 1);
+      expect(woken.slice(before)).toEqual([[QUEUES.generate, 1]]);
       expect(await row('select admitted from gengate.tasks where id = $1', [queued])).toEqual({ admitted: true });
       expect(await row(`select count(*)::int as n from pgboss.job where name = 'gengate-generate' and data->>'taskId' = $1`, [queued])).toEqual({ n: 1 });
       expect(await ledgerViolations(h.db.url)).toEqual([]);
     });
 
-    it('lets the general path disarm a balance alert the charge crosses, with one mail job', async () => {
+    it('disarms a balance alert the charge crosses, with one mail job, in the same commit; the next charge mails no more', async () => {
       const auth = await h.user(10);
       const alert = await h.gengate.billing.createAlert(auth, { threshold: 9 });
       const task = await generating(auth, {});
       expect(await completion().succeed({ task, success: success(), chargeDescription: 'test', maxRunning: 1 })).toBe(true);
       expect(await row('select armed from gengate.balance_alerts where id = $1', [alert.id])).toEqual({ armed: false });
       expect(await row(`select count(*)::int as n from pgboss.job where name = 'gengate-alert-mail' and data->>'alertId' = $1`, [alert.id])).toEqual({ n: 1 });
+      expect(await row(`select (data->>'balanceMicro')::int as b from pgboss.job where name = 'gengate-alert-mail' and data->>'alertId' = $1`, [alert.id])).toEqual({ b: 10_000_000 - CHARGE });
+      const second = await generating(auth, {});
+      expect(await completion().succeed({ task: second, success: success(), chargeDescription: 'test', maxRunning: 1 })).toBe(true);
+      expect(await row(`select count(*)::int as n from pgboss.job where name = 'gengate-alert-mail' and data->>'alertId' = $1`, [alert.id])).toEqual({ n: 1 });
+    });
+
+    it('completes the pg-boss job that produced the success in the same commit; pg-boss can then neither fail nor retry it', async () => {
+      const auth = await h.user(10);
+      const task = await generating(auth, {});
+      const [job] = await h.boss.fetch<{ taskId: string }>(QUEUES.generate, { includeMetadata: true, batchSize: 50 }).then((jobs) => jobs.filter((j) => j.data.taskId === task.id));
+      if (!job) throw new Error('the task has no active job');
+      const state = async () => (await row(`select state, retry_count from pgboss.job where id = $1`, [job.id]))?.['state'];
+      expect(await state()).toBe('active');
+      const ended = await runAsJob({ queue: QUEUES.generate, id: job.id, attempt: job.retryCount }, () =>
+        completion().succeed({ task, success: success(), chargeDescription: 'test', maxRunning: 1 }),
+      );
+      expect(ended).toBe(true);
+      expect(await state()).toBe('completed');
+      // What pg-boss does after the handler (complete) or on a handler error / lost heartbeat (fail): fenced, so nothing.
+      expect((await h.boss.complete(QUEUES.generate, [job])).affected).toBe(0);
+      expect((await h.boss.fail(QUEUES.generate, [job], new Error('late'))).affected).toBe(0);
+      expect(await state()).toBe('completed');
+    });
+
+    it('ends a failure with the hold released, the callback job, the next queued task admitted with its job and the job completed', async () => {
+      const auth = await h.user(10);
+      const first = await generating(auth, { callback_url: 'https://hooks.example.com/done' });
+      const { task_id: queued } = await h.gengate.submitRun.execute(auth, IMAGE, { prompt: 'queued' });
+      const [job] = await h.boss.fetch<{ taskId: string }>(QUEUES.generate, { includeMetadata: true, batchSize: 50 }).then((jobs) => jobs.filter((j) => j.data.taskId === first.id));
+      if (!job) throw new Error('the task has no active job');
+      const ended = await runAsJob({ queue: QUEUES.generate, id: job.id, attempt: job.retryCount }, () =>
+        completion().fail({ taskId: first.id, errorMessage: 'upstream said no', at: new Date(), maxRunningPerUser: { chat: 8, image: 1, video: 50 } }),
+      );
+      expect(ended).toMatchObject({ modelId: IMAGE });
+      expect(await row('select status, error_message from gengate.tasks where id = $1', [first.id])).toEqual({ status: 'fail', error_message: 'upstream said no' });
+      expect(await row(`select state from gengate.holds where task_id = $1`, [first.id])).toEqual({ state: 'released' });
+      expect(await callbackJobs(first.id)).toBe(1);
+      expect(await row('select admitted from gengate.tasks where id = $1', [queued])).toEqual({ admitted: true });
+      expect(await row(`select count(*)::int as n from pgboss.job where name = 'gengate-generate' and data->>'taskId' = $1`, [queued])).toEqual({ n: 1 });
+      expect(await row(`select state from pgboss.job where id = $1`, [job.id])).toEqual({ state: 'completed' });
+      // Ending it again changes nothing.
+      expect(await completion().fail({ taskId: first.id, errorMessage: 'again', at: new Date(), maxRunningPerUser: { chat: 8, image: 1, video: 50 } })).toBeNull();
+      expect(await callbackJobs(first.id)).toBe(1);
+      expect(await ledgerViolations(h.db.url)).toEqual([]);
     });
 
     it('writes nothing for a task that already ended (its callback job included)', async () => {

@@ -72,7 +72,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.FailTask)
     .toDynamicValue((c) => {
       const registry = c.get(TOKENS.Registry);
-      return new FailTask(c.get(TOKENS.UnitOfWork), c.get(TOKENS.Scheduling), c.get(TOKENS.Telemetry), (id) => registry.find(id)?.provider);
+      return new FailTask(c.get(TOKENS.TaskCompletion), c.get(TOKENS.Scheduling), c.get(TOKENS.Telemetry), (id) => registry.find(id)?.provider);
     })
     .inSingletonScope();
   bind(TOKENS.CancelTask)

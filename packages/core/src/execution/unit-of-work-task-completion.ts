@@ -1,9 +1,9 @@
 import { checkBalanceAlerts } from '../billing/alert-check.js';
 import type { UnitOfWork } from '../ports/stores.js';
-import type { TaskCompletion, TaskSuccessCompletion } from '../ports/task-completion.js';
+import type { EndedTask, TaskCompletion, TaskFailureCompletion, TaskSuccessCompletion } from '../ports/task-completion.js';
 import { admitQueued } from './scheduling.js';
 
-/** The TaskCompletion over the fine-grained ports, in one unit of work. */
+/** The TaskCompletion over the fine-grained ports, each end in one unit of work (memory and custom stores). */
 export class UnitOfWorkTaskCompletion implements TaskCompletion {
   constructor(private readonly uow: UnitOfWork) {}
 
@@ -16,6 +16,18 @@ export class UnitOfWorkTaskCompletion implements TaskCompletion {
       if (task.callbackUrl) await tx.jobs.enqueueCallback(task.id, task.userId);
       await admitQueued(tx, task.userId, task.modality, c.maxRunning);
       return true;
+    });
+  }
+
+  fail(c: TaskFailureCompletion): Promise<EndedTask | null> {
+    return this.uow.run(async (tx) => {
+      const task = await tx.tasks.findById(c.taskId);
+      if (!task) return null;
+      if (!(await tx.tasks.markFail(c.taskId, c.errorMessage, c.at, c.metadata))) return null;
+      await tx.ledger.release(c.taskId);
+      if (task.callbackUrl) await tx.jobs.enqueueCallback(c.taskId, task.userId);
+      await admitQueued(tx, task.userId, task.modality, c.maxRunningPerUser[task.modality]);
+      return { modelId: task.modelId, startedAt: task.startedAt };
     });
   }
 }

@@ -1,15 +1,15 @@
-import { admitQueued, type SchedulingOptions } from '../execution/scheduling.js';
+import type { SchedulingOptions } from '../execution/scheduling.js';
 import type { UpstreamMetadata } from '../ports/provider-adapter.js';
-import type { UnitOfWork } from '../ports/stores.js';
+import type { TaskCompletion } from '../ports/task-completion.js';
 import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.js';
 
 /**
  * Ends a waiting or generating task in `fail`: releases its hold, enqueues its callback and admits the
- * user's next queued task, in one transaction.
+ * user's next queued task, in one transaction (TaskCompletion.fail, where those rules live).
  */
 export class FailTask {
   constructor(
-    private readonly uow: UnitOfWork,
+    private readonly completion: TaskCompletion,
     private readonly scheduling: SchedulingOptions,
     private readonly telemetry: Telemetry = NO_TELEMETRY,
     /** The provider of a model id (for metrics); a model no longer served reports `unknown`. */
@@ -19,15 +19,12 @@ export class FailTask {
   /** False when the task had already ended (then nothing changes). */
   async execute(taskId: string, errorMessage: string, metadata?: UpstreamMetadata): Promise<boolean> {
     const at = new Date();
-    const ended = await this.uow.run(async (tx) => {
-      const task = await tx.tasks.findById(taskId);
-      if (!task) return null;
-      const ok = await tx.tasks.markFail(taskId, errorMessage, at, metadata);
-      if (!ok) return null;
-      await tx.ledger.release(taskId);
-      if (task.callbackUrl) await tx.jobs.enqueueCallback(taskId, task.userId);
-      await admitQueued(tx, task.userId, task.modality, this.scheduling.maxRunningPerUser[task.modality]);
-      return task;
+    const ended = await this.completion.fail({
+      taskId,
+      errorMessage,
+      at,
+      ...(metadata !== undefined ? { metadata } : {}),
+      maxRunningPerUser: this.scheduling.maxRunningPerUser,
     });
     if (!ended) return false;
     this.telemetry.taskEnded({

@@ -1,6 +1,7 @@
 import type { Gengate, ProviderLimits } from '@gengate/core';
 import type { JobResult, JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
+import { runAsJob } from './current-job.js';
 import { QUEUES } from './queues.js';
 
 interface GenerateJob {
@@ -60,7 +61,8 @@ export async function startGenerationWorker(boss: PgBoss, gengate: Gengate, opts
   await boss.work<GenerateJob, void, typeof generateOptions>(QUEUES.generate, generateOptions, async (jobs: JobWithMetadata<GenerateJob>[]) => {
     for (const job of jobs) {
       const signal = AbortSignal.any([shutdown.signal, job.signal]);
-      const outcome = await gengate.executeTask.runGeneration(job.data.taskId, signal);
+      // The task's end (success or failure) completes this job in its own transaction (runAsJob).
+      const outcome = await runAsJob({ queue: QUEUES.generate, id: job.id, attempt: job.retryCount }, () => gengate.executeTask.runGeneration(job.data.taskId, signal));
       log.debug({ taskId: job.data.taskId, outcome }, 'generation job done');
     }
   });
@@ -82,7 +84,9 @@ export async function startGenerationWorker(boss: PgBoss, gengate: Gengate, opts
       jobs.map(async (job): Promise<JobResult> => {
         try {
           const signal = AbortSignal.any([shutdown.signal, job.signal]);
-          const outcome = await gengate.executeTask.checkStatus(job.data.taskId, job.data.checkNumber, signal);
+          const outcome = await runAsJob({ queue: QUEUES.check, id: job.id, attempt: job.retryCount }, () =>
+            gengate.executeTask.checkStatus(job.data.taskId, job.data.checkNumber, signal),
+          );
           log.debug({ taskId: job.data.taskId, check: job.data.checkNumber, outcome }, 'status check done');
           return { id: job.id, status: 'completed' };
         } catch (err) {

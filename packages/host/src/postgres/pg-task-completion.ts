@@ -1,46 +1,65 @@
 import { randomUUID } from 'node:crypto';
-import { microCreditsToMicroUsd, type TaskCompletion, type TaskSuccessCompletion } from '@gengate/core';
+import type { EndedTask, TaskCompletion, TaskFailureCompletion, TaskSuccessCompletion } from '@gengate/core';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
+import { currentJob } from '../jobs/current-job.js';
 import { jobReadyStatement } from '../jobs/job-wakeups.js';
-import { QUEUES } from '../jobs/queues.js';
+import { BOSS_SCHEMA, QUEUES } from '../jobs/queues.js';
 import { checkSchemaName } from './schema.js';
-import { isRefusal, pipelinedTransaction } from './statement-pipeline.js';
+import { pipelinedTransaction } from './statement-pipeline.js';
 
-const finishSql = (schema: string) => `select ${schema}.gengate_finish_success($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`;
+const successSql = (schema: string) =>
+  `select ${schema}.gengate_finish_success($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) as r`;
+const failSql = (schema: string) => `select ${schema}.gengate_finish_fail($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) as r`;
+
+/** What gengate_finish_success / gengate_finish_fail answer (migration 018). */
+interface Finished {
+  readonly ended: boolean;
+  readonly generate?: number;
+  readonly callback?: number;
+  readonly alertMail?: number;
+  readonly modelId?: string;
+  readonly startedAt?: string | null;
+}
 
 /**
- * The TaskCompletion on PostgreSQL: BEGIN, the callback job's insert, gengate_finish_success() (migration
- * 012) and COMMIT in one round trip. When a queued task would take the freed slot or a balance alert
- * changes state (the function raises GGSLW), the general path commits the success instead.
+ * The TaskCompletion on PostgreSQL: BEGIN, one SQL function and COMMIT in one round trip. The functions
+ * (migration 018) hold every rule of a task's end: the charge (never above the hold) and settlement, or
+ * the release; balance alerts with their mail job; the callback job; the admission of the user's next
+ * queued task with its generation job; and the pg-boss job running this end (currentJob), completed in the
+ * same commit. Workers of the jobs added are woken after the commit.
  */
 export class PgTaskCompletion implements TaskCompletion {
-  private readonly finish: string;
+  private readonly success: string;
+  private readonly failure: string;
 
   constructor(
     private readonly pool: pg.Pool,
     /** gengate's schema (the name runMigrations used). */
     schema: string,
+    /** The job queue; null in a process that enqueues nothing (a job the end needs then raises). */
     private readonly boss: PgBoss | null,
-    private readonly general: TaskCompletion,
+    /** Wakes `jobs` workers of `queue` once the commit is done (JobWakeups). */
+    private readonly wake: (queue: string, jobs: number) => void,
+    private readonly bossSchema: string = BOSS_SCHEMA,
   ) {
-    this.finish = finishSql(checkSchemaName(schema));
+    const s = checkSchemaName(schema);
+    this.success = successSql(s);
+    this.failure = failSql(s);
   }
 
   async succeed(c: TaskSuccessCompletion): Promise<boolean> {
     const { task, success } = c;
-    const boss = this.boss;
-    if (task.callbackUrl && !boss) throw new Error('this process was started without a job queue');
-    try {
-      await pipelinedTransaction(this.pool, async (p) => {
-        if (task.callbackUrl && boss) await p.sendJob(boss, QUEUES.callback, { taskId: task.id }, { group: { id: task.userId } });
-        return {
-          result: p.query(this.finish, [
+    const job = currentJob();
+    const done = await pipelinedTransaction(
+      this.pool,
+      async (p) => ({
+        result: p
+          .query<{ r: Finished }>(this.success, [
             task.id,
             JSON.stringify(success.outputs),
             JSON.stringify(success.warnings),
             success.chargedMicro,
-            microCreditsToMicroUsd(success.chargedMicro),
             success.costMicro,
             success.reportedCostMicro,
             JSON.stringify(success.usage),
@@ -48,16 +67,50 @@ export class PgTaskCompletion implements TaskCompletion {
             success.at,
             c.chargeDescription,
             randomUUID(),
-          ]),
-        };
-      },
-      // Wakes a callback worker, in the same write after COMMIT (a refused success wakes one for nothing).
-      task.callbackUrl ? jobReadyStatement(QUEUES.callback) : undefined);
-    } catch (err) {
-      if (isRefusal(err) && err.code === 'GGEND') return false;
-      if (isRefusal(err) && err.code === 'GGSLW') return this.general.succeed(c);
-      throw err;
-    }
-    return true;
+            c.maxRunning,
+            this.boss ? this.bossSchema : null,
+            job?.queue ?? null,
+            job?.id ?? null,
+            job?.attempt ?? null,
+          ])
+          .then((res) => res.rows[0]?.r ?? { ended: false }),
+      }),
+      // The callback's wake-up, in the same write right after COMMIT (the common case needs no other).
+      task.callbackUrl ? jobReadyStatement(QUEUES.callback) : undefined,
+    );
+    this.wakeFor(done, task.callbackUrl !== null);
+    return done.ended;
+  }
+
+  async fail(c: TaskFailureCompletion): Promise<EndedTask | null> {
+    const job = currentJob();
+    const m = c.maxRunningPerUser;
+    const done = await pipelinedTransaction(this.pool, async (p) => ({
+      result: p
+        .query<{ r: Finished }>(this.failure, [
+          c.taskId,
+          c.errorMessage,
+          c.at,
+          c.metadata === undefined ? null : JSON.stringify(c.metadata),
+          m.chat,
+          m.image,
+          m.video,
+          this.boss ? this.bossSchema : null,
+          job?.queue ?? null,
+          job?.id ?? null,
+          job?.attempt ?? null,
+        ])
+        .then((res) => res.rows[0]?.r ?? { ended: false }),
+    }));
+    this.wakeFor(done, false);
+    if (!done.ended || done.modelId === undefined) return null;
+    return { modelId: done.modelId, startedAt: done.startedAt ? new Date(done.startedAt) : null };
+  }
+
+  private wakeFor(done: Finished, callbackWoken: boolean): void {
+    if (!done.ended) return;
+    if (done.generate) this.wake(QUEUES.generate, done.generate);
+    if (done.alertMail) this.wake(QUEUES.alertMail, done.alertMail);
+    if (done.callback && !callbackWoken) this.wake(QUEUES.callback, done.callback);
   }
 }

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { JsonObject, TaskIntake, TaskIntakeRequest, TaskIntakeResult } from '@gengate/core';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
-import { generationJobOptions } from '../jobs/pg-job-queue.js';
 import { jobReadyStatement } from '../jobs/job-wakeups.js';
 import { BOSS_SCHEMA, QUEUES } from '../jobs/queues.js';
 import { checkSchemaName } from './schema.js';
@@ -11,11 +10,11 @@ import { isRefusal, pipelinedTransaction } from './statement-pipeline.js';
 const submitSql = (schema: string) => `select ${schema}.gengate_submit_task($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) as admitted`;
 
 /**
- * The TaskIntake on PostgreSQL in one network round trip (with a pipelining pool): BEGIN, the
- * generation job's insert (pg-boss's own statement, with an id chosen here), gengate_submit_task()
- * (migration 012: hold, key check, admission, task, idempotency record; it removes the job again when
- * the task is queued, and raises to refuse) and COMMIT, sent together. The user's account row is
- * locked only while the server runs the last two: no client round trip happens inside the lock.
+ * The TaskIntake on PostgreSQL: BEGIN, gengate_submit_task() and COMMIT sent together (one network round
+ * trip with a pipelining pool). The function (migration 018) holds every rule of a submission: the
+ * idempotency window, the hold, the key's revocation check, admission or the user's queue, the task, its
+ * generation job (inserted by the function itself, only when the task is admitted) and the idempotency
+ * record; it raises to refuse. The user's account row is locked only while the server runs it.
  */
 export class PgTaskIntake implements TaskIntake {
   private readonly submit: string;
@@ -24,6 +23,7 @@ export class PgTaskIntake implements TaskIntake {
     private readonly pool: pg.Pool,
     /** gengate's schema (the name runMigrations used). */
     schema: string,
+    /** The job queue; null in a process that enqueues nothing (then only inline calls are accepted). */
     private readonly boss: PgBoss | null,
     private readonly bossSchema: string = BOSS_SCHEMA,
   ) {
@@ -36,17 +36,13 @@ export class PgTaskIntake implements TaskIntake {
   private readonly wakeIfAdmitted: (taskId: string) => { text: string; values: unknown[] };
 
   async accept(r: TaskIntakeRequest): Promise<TaskIntakeResult> {
-    const boss = this.boss;
-    if (!boss && r.inline !== true) throw new Error('this process was started without a job queue');
+    if (!this.boss && r.inline !== true) throw new Error('this process was started without a job queue');
     // An inline call (run by the API process) has no job: gengate_submit_task takes a null job id.
     const jobId = r.inline === true ? null : randomUUID();
     try {
       const admitted = await pipelinedTransaction(
         this.pool,
-        async (p) => {
-          if (jobId !== null && boss) await p.sendJob(boss, QUEUES.generate, { taskId: r.task.id }, { ...generationJobOptions(r.providerId), id: jobId });
-          return { result: p.query<{ admitted: boolean }>(this.submit, this.parameters(r, jobId)).then((res) => res.rows[0]?.admitted === true) };
-        },
+        async (p) => ({ result: p.query<{ admitted: boolean }>(this.submit, this.parameters(r, jobId)).then((res) => res.rows[0]?.admitted === true) }),
         r.inline === true ? undefined : this.wakeIfAdmitted(r.task.id),
       );
       return { outcome: 'accepted', admitted };
@@ -72,9 +68,9 @@ export class PgTaskIntake implements TaskIntake {
       t.quotedCostMicro,
       r.maxRunning,
       r.maxQueued,
-      this.bossSchema,
-      QUEUES.generate,
+      this.boss ? this.bossSchema : null,
       jobId,
+      r.providerId,
       idem?.key ?? null,
       idem?.requestHash ?? null,
       idem ? JSON.stringify(idem.response) : null,

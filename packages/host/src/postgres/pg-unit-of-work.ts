@@ -66,11 +66,13 @@ function pick<T>(replacement: StoreReplacement<T> | undefined, db: Queryable, ow
 /**
  * The stores on PostgreSQL, in gengate's schema: `stores` autocommits each statement; `unitOfWork.run`
  * gives a scope bound to one transaction (jobs included, through pg-boss's `db` option). `boss` may be
- * null for processes that never enqueue (the admin CLI). `taskIntake` and `taskCompletion` write a
- * submission and a success in one round trip (pass them to createGengate) with the SQL functions of
- * migration 012, which read and write gengate's own tables: when a store they stand in for is replaced
- * (intake: keys, tasks, ledger, idempotency; completion: tasks, ledger, alerts), the general versions
- * over the unit of work are returned instead, so the replacement is what runs.
+ * null for processes that never enqueue (the admin CLI).
+ *
+ * `taskIntake` and `taskCompletion` are where the money rules run (pass them to createGengate). With
+ * gengate's own stores they are PgTaskIntake and PgTaskCompletion, which only call the SQL functions of
+ * migration 018, the rules' one home on PostgreSQL. With any store replaced they are the unit-of-work
+ * implementations of the same ports (as for memory stores), so a replacement is what the rules read and
+ * write: whether a store is replaced is all this function looks at, never which tables the SQL touches.
  */
 export function createPgStores(
   pool: pg.Pool,
@@ -109,13 +111,11 @@ export function createPgStores(
     },
   };
   const wake = (queue: string) => wakeups.wake(queue);
-  const general = new UnitOfWorkTaskCompletion(unitOfWork);
-  const intakeReplaced = r.keys !== undefined || r.tasks !== undefined || r.ledger !== undefined || r.idempotency !== undefined;
-  const completionReplaced = r.tasks !== undefined || r.ledger !== undefined || r.alerts !== undefined;
+  const replaced = Object.values(r).some((store) => store !== undefined);
   return {
     stores: scopeOver(pool, wake),
     unitOfWork,
-    taskIntake: intakeReplaced ? new UnitOfWorkTaskIntake(unitOfWork) : new PgTaskIntake(pool, schema, boss),
-    taskCompletion: completionReplaced ? general : new PgTaskCompletion(pool, schema, boss, general),
+    taskIntake: replaced ? new UnitOfWorkTaskIntake(unitOfWork) : new PgTaskIntake(pool, schema, boss),
+    taskCompletion: replaced ? new UnitOfWorkTaskCompletion(unitOfWork) : new PgTaskCompletion(pool, schema, boss, (queue, jobs) => wakeups.wake(queue, jobs)),
   };
 }

@@ -12,6 +12,7 @@ import { submitTaskFunction } from './012-submit-task-function.js';
 import { replaceableKeyStore } from './014-replaceable-key-store.js';
 import { retention } from './016-retention.js';
 import { signInLinks } from './017-sign-in-links.js';
+import { moneyRules } from './018-money-rules.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in order. Append new ones; never edit an applied one. */
@@ -30,5 +31,6 @@ export const MIGRATIONS: readonly Migration[] = [
   replaceableKeyStore,
   retention,
   signInLinks,
+  moneyRules,
 ];
 export type { Migration };
