@@ -1,5 +1,5 @@
 import { SandboxAdapter } from '@gengate/adapters';
-import { createGengate, MemoryBlobStore, UnitOfWorkTaskIntake, type ApiKeyPatch, type ApiKeyRecord, type KeyStore, type NewApiKey } from '@gengate/core';
+import { createGengate, MemoryBlobStore, UnitOfWorkTaskCompletion, UnitOfWorkTaskIntake, type ApiKeyPatch, type ApiKeyRecord, type KeyStore, type NewApiKey } from '@gengate/core';
 import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
@@ -9,6 +9,8 @@ import { startGenerationWorker, type GenerationWorker } from '../src/jobs/genera
 import { createBoss } from '../src/jobs/queues.js';
 import { ManualPaymentProcessor } from '../src/payments/manual-processor.js';
 import { runMigrations } from '../src/postgres/migrate.js';
+import { PgTaskCompletion } from '../src/postgres/pg-task-completion.js';
+import { PgTaskIntake } from '../src/postgres/pg-task-intake.js';
 import { createPgStores } from '../src/postgres/pg-unit-of-work.js';
 import { PgUserStore, userSql } from '../src/postgres/pg-user-store.js';
 import type { Queryable } from '../src/postgres/queryable.js';
@@ -108,8 +110,9 @@ describe('a replaced KeyStore (the app keeps the keys)', () => {
 
   it('keeps keys in the app table, joins the unit of work, and a task submitted with an app key succeeds', async () => {
     const pgStores = createPgStores(pool, boss, { schema: 'gengate', replace: { keys: (conn) => new AppCredentialStore(conn) } });
-    // The one-statement submission checks gengate's own api_keys: with keys replaced, the general intake runs instead.
+    // With a store replaced, the money rules run over the unit of work (so over the replacement), not in gengate's SQL functions.
     expect(pgStores.taskIntake).toBeInstanceOf(UnitOfWorkTaskIntake);
+    expect(pgStores.taskCompletion).toBeInstanceOf(UnitOfWorkTaskCompletion);
     const gengate = createGengate({
       adapters: [new SandboxAdapter({ latencyMs: { chat: 5, image: 5, video: 5 } })],
       ...pgStores,
@@ -147,13 +150,17 @@ describe('a replaced KeyStore (the app keeps the keys)', () => {
     await expect(gengate.authenticate.execute(key, '127.0.0.1')).rejects.toMatchObject({ type: 'authentication_failed' });
   });
 
-  it('uses a replacement given as an instance as it is, in every scope, and keeps the fast paths of the stores not replaced', async () => {
+  it("uses a replacement given as an instance as it is, in every scope; only gengate's own stores take the SQL functions", async () => {
     const instance = new AppCredentialStore(pool);
     const s = createPgStores(pool, boss, { schema: 'gengate', replace: { keys: instance } });
     expect(s.stores.keys).toBe(instance);
     expect(await s.unitOfWork.run(async (tx) => tx.keys)).toBe(instance);
-    // A UserStore over gengate's own table (a wrapper, say): submissions keep their one round trip.
+    // Any replacement, even of a store the money rules never read: createPgStores does not know which
+    // tables the SQL functions touch, so the unit-of-work implementations of the same ports run.
     const users = createPgStores(pool, boss, { schema: 'gengate', replace: { users: (db) => new PgUserStore(db, userSql('gengate')) } });
-    expect(users.taskIntake).not.toBeInstanceOf(UnitOfWorkTaskIntake);
+    expect(users.taskIntake).toBeInstanceOf(UnitOfWorkTaskIntake);
+    const own = createPgStores(pool, boss, { schema: 'gengate' });
+    expect(own.taskIntake).toBeInstanceOf(PgTaskIntake);
+    expect(own.taskCompletion).toBeInstanceOf(PgTaskCompletion);
   });
 });

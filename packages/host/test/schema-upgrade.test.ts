@@ -1,5 +1,5 @@
 import { SandboxAdapter } from '@gengate/adapters';
-import { createGengate, MemoryBlobStore } from '@gengate/core';
+import { createGengate, MemoryBlobStore, UnitOfWorkTaskCompletion, UnitOfWorkTaskIntake } from '@gengate/core';
 import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import pg from 'pg';
 import { pino } from 'pino';
@@ -48,6 +48,9 @@ describe('upgrading a database whose gengate tables are in public', () => {
     const gengate = createGengate({
       adapters: [new SandboxAdapter({ latencyMs: { chat: 5, image: 5, video: 5 } })],
       ...old,
+      // The SQL functions of today (migration 018) are not in a database at 12: the same rules over the unit of work.
+      taskIntake: new UnitOfWorkTaskIntake(old.unitOfWork),
+      taskCompletion: new UnitOfWorkTaskCompletion(old.unitOfWork),
       blobStore: new MemoryBlobStore(),
       resultUrls: { urlFor: (k) => k },
       paymentProcessor: new ManualPaymentProcessor(),
@@ -81,14 +84,21 @@ describe('upgrading a database whose gengate tables are in public', () => {
     // Every function now names its tables in the schema: none depends on a search_path.
     const bodies = (await pool.query<{ proname: string; prosrc: string }>(`select proname, prosrc from pg_proc where pronamespace = 'gengate'::regnamespace`)).rows;
     expect(bodies.map((b) => b.proname).sort()).toEqual([
+      'gengate_admit_queued',
+      'gengate_check_alerts',
+      'gengate_complete_job',
       'gengate_count_active_tasks',
       'gengate_enforce_user_cap',
+      'gengate_enqueue_job',
+      'gengate_finish_fail',
       'gengate_finish_success',
       'gengate_notify_task_ended',
       'gengate_recount_active_tasks',
       'gengate_submit_task',
     ]);
-    for (const b of bodies.filter((x) => x.proname !== 'gengate_notify_task_ended')) expect(b.prosrc).toMatch(/gengate\.(tasks|accounts|api_keys)/);
+    // (The job functions name pg-boss's tables through their schema parameter, none of gengate's.)
+    const onJobsOnly = ['gengate_notify_task_ended', 'gengate_enqueue_job', 'gengate_complete_job'];
+    for (const b of bodies.filter((x) => !onJobsOnly.includes(x.proname))) expect(b.prosrc).toMatch(/gengate\.(tasks|accounts|api_keys|balance_alerts)/);
     // The admission counts the trigger keeps on the account row agree with the tasks.
     expect(await count(pool, `select count(*)::int as n from gengate.gengate_recount_active_tasks()`)).toBe(0);
     await pool.end();

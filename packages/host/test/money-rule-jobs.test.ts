@@ -1,0 +1,94 @@
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGenerationWorker, type GenerationWorker } from '../src/jobs/generation-worker.js';
+import { generationJobOptions } from '../src/jobs/pg-job-queue.js';
+import { QUEUES } from '../src/jobs/queues.js';
+import { ledgerViolations } from './support/ledger-invariant.js';
+import { openPgGengate, type PgGengate } from './support/pg-gengate.js';
+import { waitFor } from './support/spawn-server.js';
+
+const IMAGE = 'sandbox.pixel-image';
+
+/** The columns of a job row that do not depend on its id, data or the moment it was inserted. */
+const SHAPE = `to_jsonb(j) - array['id', 'data', 'created_on', 'start_after', 'keep_until', 'singleton_on'] ||
+  jsonb_build_object('kept_for', extract(epoch from keep_until - start_after), 'starts_at_creation', start_after = created_on)`;
+
+describe('the jobs the money rules insert (migration 018)', () => {
+  let h: PgGengate;
+  let worker: GenerationWorker | undefined;
+
+  beforeAll(async () => {
+    h = await openPgGengate({ pipeline: true, scheduling: { maxRunningPerUser: { chat: 8, image: 1, video: 50 } } });
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await h?.close();
+  });
+
+  const shapeOf = async (id: string) => (await h.pool.query<{ s: unknown }>(`select ${SHAPE} as s from pgboss.job j where id = $1`, [id])).rows[0]?.s;
+
+  it('are, column for column, the rows pg-boss send() inserts', async () => {
+    const sent = async (queue: string, data: object, group?: { id: string; tier?: string }) => {
+      const id = await h.boss.send(queue, data, group ? { group } : {});
+      if (!id) throw new Error('send refused');
+      return id;
+    };
+    const ours = async (queue: string, data: object, group?: { id: string; tier?: string }) => {
+      const id = crypto.randomUUID();
+      await h.pool.query('select gengate.gengate_enqueue_job($1, $2, $3, $4, $5, $6)', ['pgboss', queue, id, JSON.stringify(data), group?.id ?? null, group?.tier ?? null]);
+      return id;
+    };
+    const taskId = crypto.randomUUID();
+    const cases: [string, object, { id: string; tier?: string } | undefined][] = [
+      [QUEUES.generate, { taskId }, generationJobOptions('sandbox').group],
+      [QUEUES.generate, { taskId }, undefined],
+      [QUEUES.callback, { taskId }, { id: crypto.randomUUID() }],
+      [QUEUES.alertMail, { alertId: crypto.randomUUID(), balanceMicro: 5 }, undefined],
+    ];
+    for (const [queue, data, group] of cases) {
+      const [a, b] = [await sent(queue, data, group), await ours(queue, data, group)];
+      const expected = await shapeOf(a);
+      expect(expected).toMatchObject({ name: queue, state: 'created', kept_for: expect.any(Number) });
+      expect(await shapeOf(b)).toEqual(expected);
+    }
+    // And the submission's own job: the one gengate_submit_task inserted for an admitted task.
+    const auth = await h.user(10);
+    const { task_id } = await h.gengate.submitRun.execute(auth, IMAGE, { prompt: 'p' });
+    const { rows } = await h.pool.query<{ id: string }>(`select id from pgboss.job where name = $1 and data->>'taskId' = $2`, [QUEUES.generate, task_id]);
+    expect(rows).toHaveLength(1);
+    const reference = await sent(QUEUES.generate, { taskId: task_id }, generationJobOptions('sandbox').group);
+    expect(await shapeOf(rows[0]?.id ?? '')).toEqual(await shapeOf(reference));
+    await h.pool.query(`delete from pgboss.job where id = any($1::uuid[])`, [[rows[0]?.id, reference]]);
+    await h.gengate.failTask.execute(task_id, 'cleared');
+  });
+
+  it('a queued task admitted by a success gets a job a worker picks up; every generation job ends completed', async () => {
+    await h.pool.query(`delete from pgboss.job where name = $1`, [QUEUES.generate]);
+    const auth = await h.user(10);
+    const [a, b] = [
+      await h.gengate.submitRun.execute(auth, IMAGE, { prompt: 'first' }),
+      await h.gengate.submitRun.execute(auth, IMAGE, { prompt: 'second' }),
+    ];
+    const admitted = async (id: string) => (await h.pool.query<{ admitted: boolean }>('select admitted from gengate.tasks where id = $1', [id])).rows[0]?.admitted;
+    expect([await admitted(a.task_id), await admitted(b.task_id)]).toEqual([true, false]);
+    worker = await startGenerationWorker(h.boss, h.gengate, { concurrency: 2, logger: pino({ level: 'silent' }) });
+    const statuses = await waitFor(
+      async () => {
+        const { rows } = await h.pool.query<{ id: string; status: string }>('select id, status from gengate.tasks where id = any($1::uuid[])', [[a.task_id, b.task_id]]);
+        return rows.every((r) => r.status === 'success') ? rows : null;
+      },
+      { timeoutMs: 20_000, intervalMs: 20, what: 'both tasks to succeed' },
+    );
+    expect(statuses).toHaveLength(2);
+    const jobs = await waitFor(
+      async () => {
+        const { rows } = await h.pool.query<{ state: string }>(`select state from pgboss.job where name = $1 and data->>'taskId' = any($2::text[])`, [QUEUES.generate, [a.task_id, b.task_id]]);
+        return rows.length === 2 && rows.every((r) => r.state === 'completed') ? rows : null;
+      },
+      { timeoutMs: 10_000, intervalMs: 20, what: 'both generation jobs to be completed' },
+    );
+    expect(jobs.map((j) => j.state)).toEqual(['completed', 'completed']);
+    expect(await ledgerViolations(h.db.url)).toEqual([]);
+  });
+});
