@@ -1,8 +1,13 @@
+import pg from 'pg';
 import { pino } from 'pino';
+import { TOKENS } from '@gengate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGenerationWorker, type GenerationWorker } from '../src/jobs/generation-worker.js';
 import { generationJobOptions } from '../src/jobs/pg-job-queue.js';
 import { QUEUES } from '../src/jobs/queues.js';
+import { PgTaskCompletion } from '../src/postgres/pg-task-completion.js';
+import { PgTaskIntake } from '../src/postgres/pg-task-intake.js';
+import { DEFAULT_SCHEMA } from '../src/postgres/schema.js';
 import { ledgerViolations } from './support/ledger-invariant.js';
 import { openPgGengate, type PgGengate } from './support/pg-gengate.js';
 import { waitFor } from './support/spawn-server.js';
@@ -90,5 +95,53 @@ describe('the jobs the money rules insert (migration 018)', () => {
     );
     expect(jobs.map((j) => j.state)).toEqual(['completed', 'completed']);
     expect(await ledgerViolations(h.db.url)).toEqual([]);
+  });
+
+  it('takes one statement between BEGIN and COMMIT for a submission, a success admitting a queued task and a failure', async () => {
+    await worker?.stop(); // nothing else touches these tasks
+    worker = undefined;
+    // A pool whose clients count what they are sent (pipelined, as the host's).
+    const sent: string[] = [];
+    const pool = new pg.Pool({ connectionString: h.db.url, max: 2, pipeline: true });
+    pool.on('connect', (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as { query: unknown }).query = (...args: unknown[]) => {
+        const text = args[0];
+        sent.push(typeof text === 'string' ? text.trim().split(/\s+/).slice(0, 2).join(' ') : 'config');
+        return query(...args);
+      };
+    });
+    const woken: [string, number][] = [];
+    const intake = new PgTaskIntake(pool, DEFAULT_SCHEMA, h.boss);
+    const completion = new PgTaskCompletion(pool, DEFAULT_SCHEMA, h.boss, (queue, jobs) => woken.push([queue, jobs]));
+    try {
+      const auth = await h.user(10);
+      const submit = async () => {
+        const id = crypto.randomUUID();
+        const task = { id, userId: auth.userId, apiKeyId: auth.apiKeyId, modelId: IMAGE, modality: 'image' as const, request: { prompt: 'p' }, callbackUrl: null, quotedMicro: 2_000_000, quotedCostMicro: 20_000 };
+        expect(await intake.accept({ task, maxRunning: 1, maxQueued: 5, providerId: 'sandbox', idempotency: null })).toMatchObject({ outcome: 'accepted' });
+        return task;
+      };
+      sent.length = 0;
+      const first = await submit();
+      expect(sent).toEqual(['begin', 'select gengate.gengate_submit_task($1,', 'commit', 'select pg_notify($1,']);
+      const queued = await submit();
+      await h.gengate.container.get(TOKENS.Stores).tasks.markGenerating(first.id, new Date());
+      sent.length = 0;
+      const ended = await completion.succeed({
+        task: first,
+        success: { outputs: [], warnings: [], chargedMicro: 1_000_000, costMicro: 10_000, reportedCostMicro: null, usage: {}, metadata: {}, at: new Date() },
+        chargeDescription: 'counted',
+        maxRunning: 1,
+      });
+      expect(ended).toBe(true);
+      expect(sent).toEqual(['begin', 'select gengate.gengate_finish_success($1,', 'commit']);
+      expect(woken).toEqual([[QUEUES.generate, 1]]);
+      sent.length = 0;
+      expect(await completion.fail({ taskId: queued.id, errorMessage: 'no', at: new Date(), maxRunningPerUser: { chat: 8, image: 1, video: 50 } })).not.toBeNull();
+      expect(sent).toEqual(['begin', 'select gengate.gengate_finish_fail($1,', 'commit']);
+    } finally {
+      await pool.end();
+    }
   });
 });
