@@ -68,7 +68,7 @@ describe('the jobs the money rules insert (migration 018)', () => {
     await h.gengate.failTask.execute(task_id, 'cleared');
   });
 
-  it('a queued task admitted by a success gets a job a worker picks up; every generation job ends completed', async () => {
+  it('a queued task admitted by a success gets a job a worker picks up; every generation job ends completed', { timeout: 120_000 }, async () => {
     await h.pool.query(`delete from pgboss.job where name = $1`, [QUEUES.generate]);
     const auth = await h.user(10);
     const [a, b] = [
@@ -83,7 +83,7 @@ describe('the jobs the money rules insert (migration 018)', () => {
         const { rows } = await h.pool.query<{ id: string; status: string }>('select id, status from gengate.tasks where id = any($1::uuid[])', [[a.task_id, b.task_id]]);
         return rows.every((r) => r.status === 'success') ? rows : null;
       },
-      { timeoutMs: 20_000, intervalMs: 20, what: 'both tasks to succeed' },
+      { timeoutMs: 60_000, intervalMs: 20, what: 'both tasks to succeed' },
     );
     expect(statuses).toHaveLength(2);
     const jobs = await waitFor(

@@ -87,6 +87,17 @@ for (const pipeline of [true, false]) {
       const second = await generating(auth, {});
       expect(await completion().succeed({ task: second, success: success(), chargeDescription: 'test', maxRunning: 1 })).toBe(true);
       expect(await row(`select count(*)::int as n from pgboss.job where name = 'gengate-alert-mail' and data->>'alertId' = $1`, [alert.id])).toEqual({ n: 1 });
+
+      // A grant goes through the same rule (the PostgreSQL AlertStore hands it to gengate_check_alerts):
+      // still below, nothing; back at the threshold, re-armed; the next crossing mails once more.
+      expect(typeof stores().alerts.checkBalance).toBe('function');
+      await h.gengate.admin.grantCredits(auth.userId, 0.5); // 7.5
+      expect(await row('select armed from gengate.balance_alerts where id = $1', [alert.id])).toEqual({ armed: false });
+      await h.gengate.admin.grantCredits(auth.userId, 2); // 9.5
+      expect(await row('select armed from gengate.balance_alerts where id = $1', [alert.id])).toEqual({ armed: true });
+      const third = await generating(auth, {});
+      expect(await completion().succeed({ task: third, success: success(), chargeDescription: 'test', maxRunning: 1 })).toBe(true); // 8
+      expect(await row(`select count(*)::int as n from pgboss.job where name = 'gengate-alert-mail' and data->>'alertId' = $1`, [alert.id])).toEqual({ n: 2 });
     });
 
     it('completes the pg-boss job that produced the success in the same commit; pg-boss can then neither fail nor retry it', async () => {

@@ -7,6 +7,8 @@ import type { TransactionScope } from '../ports/stores.js';
  * or above its threshold.
  */
 export async function checkBalanceAlerts(tx: TransactionScope, userId: string): Promise<void> {
+  // A store that keeps the rule itself (PostgreSQL) applies it: one home for it per store.
+  if (tx.alerts.checkBalance) return tx.alerts.checkBalance(userId);
   const alerts = await tx.alerts.listForUser(userId);
   if (alerts.length === 0) return;
   const { balanceMicro } = await tx.ledger.getBalance(userId);

@@ -194,6 +194,12 @@ export interface AlertStore {
   countForUser(userId: string): Promise<number>;
   delete(id: string, userId: string): Promise<boolean>;
   setArmed(id: string, armed: boolean): Promise<void>;
+  /**
+   * Optional: applies the balance-alert rule where this store keeps it (PostgreSQL: gengate_check_alerts,
+   * migration 018) to the user's current balance, mail jobs included. checkBalanceAlerts then leaves the
+   * rule to it; without it, checkBalanceAlerts applies the rule over the methods above (memory stores).
+   */
+  checkBalance?(userId: string): Promise<void>;
 }
 
 /** Remembered run responses per (user, Idempotency-Key), valid for 24 hours. */

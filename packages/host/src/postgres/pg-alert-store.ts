@@ -1,4 +1,5 @@
 import type { AlertStore, BalanceAlertRecord } from '@gengate/core';
+import { QUEUES } from '../jobs/queues.js';
 import { withCaps } from './pg-errors.js';
 import { toSafeInt, type Queryable } from './queryable.js';
 
@@ -26,6 +27,7 @@ export const alertSql = (schema: string) => ({
   countForUser: `select count(*)::int as n from ${schema}.balance_alerts where user_id = $1`,
   delete: `delete from ${schema}.balance_alerts where id = $1 and user_id = $2`,
   setArmed: `update ${schema}.balance_alerts set armed = $2 where id = $1`,
+  checkBalance: `select ${schema}.gengate_check_alerts($1, $2) as mails`,
 });
 export type AlertSql = ReturnType<typeof alertSql>;
 
@@ -33,6 +35,8 @@ export class PgAlertStore implements AlertStore {
   constructor(
     private readonly db: Queryable,
     private readonly sql: AlertSql,
+    /** Where its mail jobs go: pg-boss's schema (null: no job queue) and the wake-up of their workers after the commit. */
+    private readonly mailJobs: { readonly bossSchema: string | null; readonly readyNow: (queue: string) => void } = { bossSchema: null, readyNow: () => undefined },
   ) {}
 
   async insert(a: { id: string; userId: string; thresholdMicro: number; armed: boolean }): Promise<BalanceAlertRecord> {
@@ -69,5 +73,11 @@ export class PgAlertStore implements AlertStore {
 
   async setArmed(id: string, armed: boolean): Promise<void> {
     await this.db.query(this.sql.setArmed, [id, armed]);
+  }
+
+  /** The alert rule as gengate_finish_success applies it (migration 018), for a balance changed otherwise (a grant, a purchase). */
+  async checkBalance(userId: string): Promise<void> {
+    const { rows } = await this.db.query<{ mails: number }>(this.sql.checkBalance, [userId, this.mailJobs.bossSchema]);
+    if ((rows[0]?.mails ?? 0) > 0) this.mailJobs.readyNow(QUEUES.alertMail);
   }
 }

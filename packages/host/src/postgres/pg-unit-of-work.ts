@@ -16,6 +16,7 @@ import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { JobWakeups } from '../jobs/job-wakeups.js';
 import { PgJobQueue } from '../jobs/pg-job-queue.js';
+import { BOSS_SCHEMA } from '../jobs/queues.js';
 import { PgAlertStore, alertSql } from './pg-alert-store.js';
 import { PgBillingLedger, ledgerSql } from './pg-billing-ledger.js';
 import { PgIdempotencyStore, idempotencySql } from './pg-idempotency-store.js';
@@ -87,7 +88,7 @@ export function createPgStores(
     keys: pick(r.keys, db, () => new PgKeyStore(db, sql.keys)),
     tasks: pick(r.tasks, db, () => new PgTaskStore(db, sql.tasks)),
     ledger: pick(r.ledger, db, () => new PgBillingLedger(db, sql.ledger)),
-    alerts: pick(r.alerts, db, () => new PgAlertStore(db, sql.alerts)),
+    alerts: pick(r.alerts, db, () => new PgAlertStore(db, sql.alerts, { bossSchema: boss ? BOSS_SCHEMA : null, readyNow })),
     jobs: new PgJobQueue(boss, db, readyNow),
     idempotency: pick(r.idempotency, db, () => new PgIdempotencyStore(db, sql.idempotency)),
   });
