@@ -103,6 +103,14 @@ export function describeMoneyContract(name: string, factory: () => Promise<Money
         expect(await d.run({ kind: 'revoke', user: 0, reissue: true })).toBe('error api_key_not_found');
       });
 
+      it('refuses a revoked key before looking at the balance (authentication, not insufficient credits)', async () => {
+        const d = await open();
+        const u = await d.addUser(0);
+        await d.run({ kind: 'revoke', user: 0, reissue: false });
+        expect(await d.run({ kind: 'submit', user: 0, images: 1, key: null, callback: false })).toBe('error authentication_failed');
+        expect((await d.state())[u]?.tasks).toEqual([]);
+      });
+
       it('accepts submissions with a key issued after a revocation', async () => {
         const d = await open();
         await d.addUser(100);
@@ -142,7 +150,7 @@ export function describeMoneyContract(name: string, factory: () => Promise<Money
         const s = (await d.state())[u];
         expect(s).toMatchObject({ balanceMicro: 100 * CREDIT - quoteOf(2), heldMicro: 0, holds: [{ task: 't0', amountMicro: quoteOf(2), state: 'settled' }] });
         expect(s?.tasks[0]).toMatchObject({ status: 'success', chargedMicro: quoteOf(2) });
-        expect(s?.jobs).toEqual(['callback:t0', 'generate:t0']);
+        expect(s?.jobs).toEqual(['callback:t0']);
       });
 
       it('charges what the usage prices below the hold and releases the rest', async () => {
@@ -198,7 +206,7 @@ export function describeMoneyContract(name: string, factory: () => Promise<Money
             ['t0', null],
             ['t1', true],
           ]);
-          expect(s?.jobs).toEqual(['generate:t0', 'generate:t1']);
+          expect(s?.jobs).toEqual(['generate:t1']);
         });
       }
     });

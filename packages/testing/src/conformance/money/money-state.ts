@@ -20,7 +20,7 @@ export interface UserMoneyState {
   readonly holds: readonly { task: string | null; amountMicro: number; state: string }[];
   readonly tasks: readonly { task: string | null; status: string; admitted: boolean | null; attempts: number; quotedMicro: number; chargedMicro: number | null; errorMessage: string | null }[];
   readonly alerts: readonly { thresholdMicro: number; armed: boolean }[];
-  /** Queued jobs: `generate:t3`, `callback:t3`, `alert-mail` (one entry per job). */
+  /** Queued jobs: `generate:t3` (of waiting tasks), `callback:t3`, `alert-mail` (one entry per job). */
   readonly jobs: readonly string[];
 }
 
@@ -59,6 +59,10 @@ export function normaliseMoneyState(raw: RawMoneyState, names: IdNames): MoneySt
       ),
       jobs: raw.jobs
         .filter((j) => j.userId === userId || (j.taskId !== null && raw.tasks.some((t) => t.id === j.taskId && t.userId === userId)))
+        // A generation job is a money rule's output only while its task waits (admitted: one; queued: none).
+        // Once the worker has started the task, whether that job is still listed is the queue's
+        // bookkeeping (a worker holds it, a success may complete it), and no worker runs here.
+        .filter((j) => j.queue !== 'generate' || raw.tasks.some((t) => t.id === j.taskId && t.status === 'waiting'))
         .map((j) => (j.taskId === null ? j.queue : `${j.queue}:${nameOf(names.tasks, j.taskId) ?? ''}`))
         .sort(),
     };
