@@ -52,12 +52,12 @@ describe('money differential: memory and PostgreSQL agree after every step of ra
     await pg?.close();
   });
 
-  it(`${RUNS} sequences of submit, resubmit, start, retry, succeed, fail, cancel, revoke, top-up and alert commands`, { timeout: 900_000 }, async () => {
+  it(`${RUNS} sequences of submit, resubmit, start, retry, succeed, fail, cancel, revoke, top-up and alert commands`, { timeout: 1_800_000 }, async () => {
     console.info(`money differential: ${RUNS} sequences, seed ${SEED} (replay: MONEY_DIFF_SEED=${SEED})`);
     const config = { adapters: [contractAdapter()], scheduling: MONEY_CONTRACT_SCHEDULING };
     let steps = 0;
     await fc.assert(
-      fc.asyncProperty(users, fc.array(command, { minLength: 1, maxLength: 12 }), async (credits, commands) => {
+      fc.asyncProperty(users, fc.array(command, { minLength: 1, maxLength: 10 }), async (credits, commands) => {
         const memory = new MoneyDriver(await openMemoryMoneyImplementation(config), config);
         const postgres = new MoneyDriver(await pg.open(config), config);
         for (const c of credits) {

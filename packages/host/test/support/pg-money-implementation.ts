@@ -53,6 +53,8 @@ export async function openPgMoneyHarness(options: { pipeline?: boolean } = {}): 
   const pool = new pg.Pool({ connectionString: db.url, max: 10, pipeline: options.pipeline ?? true });
   await runMigrations(pool, DEFAULT_SCHEMA);
   const boss: PgBoss = await createBoss({ connectionString: db.url, logger: pino({ level: 'silent' }) });
+  // The state read joins jobs on their task id after every step: without this it scans every job so far.
+  await pool.query(`create index money_contract_job_task on pgboss.job ((data->>'taskId'))`);
   const read = stateSql(DEFAULT_SCHEMA);
   return {
     db,

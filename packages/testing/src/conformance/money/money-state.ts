@@ -8,6 +8,8 @@ export interface IdNames {
 
 const nameOf = (names: ReadonlyMap<string, string>, id: string | null): string | null => (id === null ? null : (names.get(id) ?? `unknown:${id}`));
 const sorted = <T>(rows: readonly T[]): T[] => rows.map((r) => [JSON.stringify(r), r] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+/** A charge of nothing is -0 in JavaScript (-credits) and 0 in SQL: the same amount. */
+const zeroed = (n: number): number => (n === 0 ? 0 : n);
 /** t2 before t10; rows without a named task last. */
 const byTask = <T extends { task: string | null }>(rows: readonly T[]): T[] => sorted(rows).sort((a, b) => ordinal(a.task) - ordinal(b.task));
 const ordinal = (name: string | null): number => (name !== null && /^t\d+$/.test(name) ? Number(name.slice(1)) : Number.MAX_SAFE_INTEGER);
@@ -36,7 +38,7 @@ export function normaliseMoneyState(raw: RawMoneyState, names: IdNames): MoneySt
       transactions: sorted(
         raw.transactions
           .filter((t) => t.userId === userId)
-          .map((t) => ({ task: nameOf(names.tasks, t.taskId), creditsMicro: t.creditsMicro, amountMicroUsd: t.amountMicroUsd, paymentMethod: t.paymentMethod, status: t.status, description: t.description })),
+          .map((t) => ({ task: nameOf(names.tasks, t.taskId), creditsMicro: zeroed(t.creditsMicro), amountMicroUsd: zeroed(t.amountMicroUsd), paymentMethod: t.paymentMethod, status: t.status, description: t.description })),
       ),
       holds: byTask(raw.holds.filter((h) => h.userId === userId).map((h) => ({ task: nameOf(names.tasks, h.taskId), amountMicro: h.amountMicro, state: h.state }))),
       tasks: byTask(
