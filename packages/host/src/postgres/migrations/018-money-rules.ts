@@ -142,7 +142,13 @@ begin
   end if;
 
   insert into ${schema}.accounts (user_id) values (p_user_id) on conflict do nothing;
-  -- The user's account row lock, held to the end of the transaction: admission counts cannot race.
+  -- The user's account row lock, held to the end of the transaction: admission counts cannot race, and
+  -- the key check below sees a revocation that committed while this waited (a revoke takes this lock).
+  perform 1 from ${schema}.accounts where user_id = p_user_id for update;
+  -- A revoked key is refused before its user's balance is looked at (401, never 402), as over the unit of work.
+  if p_api_key_id is not null and not exists (select 1 from ${schema}.api_keys where id = p_api_key_id and revoked_at is null) then
+    raise exception using errcode = 'GG401', message = 'gengate: API key revoked';
+  end if;
   update ${schema}.accounts set held_micro = held_micro + p_quoted_micro
     where user_id = p_user_id and balance_micro - held_micro >= p_quoted_micro
     returning case p_modality when 'chat' then running_chat when 'image' then running_image else running_video end,
@@ -150,10 +156,6 @@ begin
     into n_admitted, n_queued;
   if not found then
     raise exception using errcode = 'GG402', message = 'gengate: insufficient credits';
-  end if;
-  -- After the account lock: sees a revocation that committed while this waited for it (a revoke takes the same lock).
-  if p_api_key_id is not null and not exists (select 1 from ${schema}.api_keys where id = p_api_key_id and revoked_at is null) then
-    raise exception using errcode = 'GG401', message = 'gengate: API key revoked';
   end if;
 
   admit := n_admitted < p_max_running;
