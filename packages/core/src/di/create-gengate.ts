@@ -13,7 +13,7 @@ import type { BlobStore, ResultUrlResolver } from '../ports/blob-store.js';
 import { UNLIMITED_CALLS, type ProviderCallLimiter } from '../ports/call-limiter.js';
 import type { PaymentProcessor } from '../ports/payment-processor.js';
 import type { ProviderAdapter } from '../ports/provider-adapter.js';
-import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
+import type { TaskStore, TransactionScope, UnitOfWork } from '../ports/stores.js';
 import { silentLogger, type Clock, type IdGenerator, type Logger } from '../ports/system.js';
 import type { TaskCompletion } from '../ports/task-completion.js';
 import type { TaskIntake } from '../ports/task-intake.js';
@@ -90,7 +90,20 @@ export interface Gengate {
   readonly inflight: InflightCalls;
   readonly prices: PriceBook;
   readonly logger: Logger;
+  /**
+   * The ports the host's own composition needs besides the use cases (file downloads read task records,
+   * ensureUser writes users, the maintenance jobs read the stores), resolved like the use cases: whoever
+   * needs one takes it here once, at composition, instead of looking it up in the container.
+   */
+  readonly stores: TransactionScope;
+  readonly tasks: TaskStore;
+  readonly unitOfWork: UnitOfWork;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
 }
+
+/** The use cases and ports of a Gengate without its container: what a route or worker may be given. */
+export type GengateUseCases = Omit<Gengate, 'container'>;
 
 export interface CreateGengateOptions {
   /**
@@ -187,8 +200,28 @@ export function resolveGengate(container: Container): Gengate {
     inflight: lazy(TOKENS.InflightCalls),
     prices: lazy(TOKENS.PriceBook),
     logger: lazy(TOKENS.Logger),
+    stores: lazy(TOKENS.Stores),
+    tasks: lazy(TOKENS.TaskStore),
+    unitOfWork: lazy(TOKENS.UnitOfWork),
+    clock: lazy(TOKENS.Clock),
+    ids: lazy(TOKENS.Ids),
   });
   return gengate;
+}
+
+/**
+ * Every use case and port of a Gengate resolved now, as a plain object without the container: what the
+ * host gives its routers and workers at composition, so that nothing is looked up in the container while
+ * a request is served. Resolve after the last rebinding (createGengate's `configure` runs before).
+ */
+export function resolveUseCases(gengate: GengateUseCases): GengateUseCases {
+  const g = gengate;
+  return {
+    registry: g.registry, submitRun: g.submitRun, runInline: g.runInline, getTask: g.getTask, listTasks: g.listTasks, quoteRun: g.quoteRun,
+    executeTask: g.executeTask, failTask: g.failTask, cancelTask: g.cancelTask, catalog: g.catalog, keys: g.keys, authenticate: g.authenticate,
+    billing: g.billing, admin: g.admin, receiveWebhook: g.receiveWebhook, sweepTasks: g.sweepTasks, inflight: g.inflight, prices: g.prices,
+    logger: g.logger, stores: g.stores, tasks: g.tasks, unitOfWork: g.unitOfWork, clock: g.clock, ids: g.ids,
+  };
 }
 
 /**
