@@ -1,3 +1,4 @@
+import { injectable, injectFromBase } from 'inversify';
 import { describe, expect, it } from 'vitest';
 import { createGengate, createGengateContainer, FailTask, resolveGengate, TOKENS, type UpstreamMetadata } from '../src/index.js';
 import { config, runOneTask } from './support/container-fixture.js';
@@ -23,6 +24,22 @@ describe('the container is the extension point', () => {
     expect(task.error_message).toMatch(/the prompt is not acceptable.*\[seen by the embedder\]$/);
     expect(failures).toEqual([task.task_id]);
     expect(gengate.failTask).toBeInstanceOf(AnnotatedFailTask);
+  });
+
+  it('a subclass of a use case bound with to() takes its parent\'s injections (@injectFromBase)', async () => {
+    const failures: string[] = [];
+    @injectable()
+    @injectFromBase()
+    class CountingFailTask extends FailTask {
+      override execute(taskId: string, errorMessage: string, metadata?: UpstreamMetadata): Promise<boolean> {
+        failures.push(taskId);
+        return super.execute(taskId, errorMessage, metadata);
+      }
+    }
+    const gengate = createGengate(config(true), { configure: (c) => c.rebind(TOKENS.FailTask).to(CountingFailTask).inSingletonScope() });
+    const task = await runOneTask(gengate);
+    expect(task.status).toBe('fail');
+    expect(failures).toEqual([task.task_id]);
   });
 
   it('a rebound Clock port reaches the worker: a clock past the deadline ends the task in fail instead of success', async () => {
