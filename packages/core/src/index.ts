@@ -169,10 +169,10 @@ export { BillingService, toTransactionView } from './services/billing.js';
 export type { TopupStarted } from './services/billing.js';
 export { AdminService } from './services/admin.js';
 export type { CreatedUser } from './services/admin.js';
-export { TOKENS } from './di/tokens.js';
-export { coreModule } from './di/core-module.js';
-export { createGengate, createGengateContainer, resolveGengate } from './di/create-gengate.js';
-export type { CreateGengateOptions, Gengate, GengateCoreConfig } from './di/create-gengate.js';
+export { PORT_TOKENS, SETTING_TOKENS, TOKENS, USE_CASE_TOKENS, type TokenName } from './di/tokens.js';
+export { coreModule, unitOfWorkTaskWritesModule } from './di/core-module.js';
+export { configModule, createGengate, createGengateContainer, resolveGengate, resolveUseCases } from './di/create-gengate.js';
+export type { CreateGengateOptions, Gengate, GengateCoreConfig, GengateUseCases } from './di/create-gengate.js';
 export { MemoryDatabase } from './memory/memory-database.js';
 export type { MemoryHold, MemoryJob } from './memory/memory-database.js';
 export {

@@ -1,3 +1,5 @@
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../di/tokens.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ModelDescriptor } from '../model/model.js';
 import { ADAPTER_SPECIFICATION_VERSION, type AdapterAvailability, type ProviderAdapter } from '../ports/provider-adapter.js';
@@ -6,10 +8,11 @@ import { checkModelDeclaration } from './model-declaration.js';
 const AVAILABLE: AdapterAvailability = { available: true };
 
 /** The catalog: every model of every registered adapter, the adapter that serves it, and whether it can run. */
+@injectable()
 export class ModelRegistry {
   private readonly byId = new Map<string, { model: ModelDescriptor; adapter: ProviderAdapter }>();
 
-  constructor(adapters: readonly ProviderAdapter[]) {
+  constructor(@inject(TOKENS.Adapters) adapters: readonly ProviderAdapter[]) {
     for (const adapter of adapters) this.register(adapter);
   }
 

@@ -1,6 +1,10 @@
 import { ContainerModule } from 'inversify';
 import { ModelRegistry } from '../catalog/model-registry.js';
 import { InflightCalls } from '../execution/inflight-calls.js';
+import { UnitOfWorkTaskCompletion } from '../execution/unit-of-work-task-completion.js';
+import { PriceBook } from '../pricing/price-book.js';
+import type { TransactionScope } from '../ports/stores.js';
+import { UnitOfWorkTaskIntake } from '../run/unit-of-work-task-intake.js';
 import { AdminService } from '../services/admin.js';
 import { Authenticate } from '../services/authenticate.js';
 import { BillingService } from '../services/billing.js';
@@ -9,124 +13,63 @@ import { CatalogService } from '../services/catalog.js';
 import { ExecuteTask } from '../services/execute-task.js';
 import { FailTask } from '../services/fail-task.js';
 import { GetTask } from '../services/get-task.js';
+import { ListTasks } from '../services/list-tasks.js';
 import { ManageKeys } from '../services/manage-keys.js';
+import { QuoteRun } from '../services/quote-run.js';
+import { ReceiveWebhook } from '../services/receive-webhook.js';
 import { RunInline } from '../services/run-inline.js';
 import { SubmitRun } from '../services/submit-run.js';
-import { ReceiveWebhook } from '../services/receive-webhook.js';
 import { SweepTasks } from '../services/sweep-tasks.js';
-import { ListTasks } from '../services/list-tasks.js';
-import { QuoteRun } from '../services/quote-run.js';
+import type { ExecuteTaskOptions } from '../execution/execution-options.js';
 import { TOKENS } from './tokens.js';
 
 /**
- * The use cases, built from the ports bound in the container (no decorators: works under any runner). Every
- * use case takes its collaborators from the container, so a rebinding of any token (a port, or a use case
- * such as FailTask) is what every dependant receives.
+ * The use cases (`@injectable` classes whose every constructor parameter names its token), bound to their
+ * tokens; and the defaults derived from other bindings (each store of `Stores`, the deadlines of the
+ * execution options, the provider of a model, the intake and completion over the unit of work).
+ *
+ * Lifetimes: everything here is a singleton (`inSingletonScope`), built on its first resolve and then
+ * shared: the use cases hold no per-request state (a request's caller is an argument of each call), and
+ * InflightCalls must be one per process (cancellation finds a running call there). Rebind a token before
+ * the first resolve (see `createGengate`'s `configure`) and every dependant gets the rebound one.
  */
 export const coreModule = new ContainerModule(({ bind }) => {
-  bind(TOKENS.Registry).toDynamicValue((c) => new ModelRegistry(c.get(TOKENS.Adapters))).inSingletonScope();
-  bind(TOKENS.InflightCalls).toDynamicValue(() => new InflightCalls()).inSingletonScope();
-  bind(TOKENS.SubmitRun)
-    .toDynamicValue(
-      (c) =>
-        new SubmitRun(
-          c.get(TOKENS.Registry),
-          c.get(TOKENS.TaskIntake),
-          c.get(TOKENS.Ids),
-          c.get(TOKENS.Logger),
-          c.get(TOKENS.PriceBook),
-          c.get(TOKENS.Scheduling),
-          c.get(TOKENS.AllowPrivateInputs),
-          c.get(TOKENS.SubmissionGate),
-          c.get(TOKENS.Telemetry),
-        ),
-    )
+  bind(TOKENS.Registry).to(ModelRegistry).inSingletonScope();
+  bind(TOKENS.PriceBook).to(PriceBook).inSingletonScope();
+  bind(TOKENS.InflightCalls).to(InflightCalls).inSingletonScope();
+  bind(TOKENS.SubmitRun).to(SubmitRun).inSingletonScope();
+  bind(TOKENS.RunInline).to(RunInline).inSingletonScope();
+  bind(TOKENS.GetTask).to(GetTask).inSingletonScope();
+  bind(TOKENS.ListTasks).to(ListTasks).inSingletonScope();
+  bind(TOKENS.QuoteRun).to(QuoteRun).inSingletonScope();
+  bind(TOKENS.FailTask).to(FailTask).inSingletonScope();
+  bind(TOKENS.CancelTask).to(CancelTask).inSingletonScope();
+  bind(TOKENS.ExecuteTask).to(ExecuteTask).inSingletonScope();
+  bind(TOKENS.Catalog).to(CatalogService).inSingletonScope();
+  bind(TOKENS.ManageKeys).to(ManageKeys).inSingletonScope();
+  bind(TOKENS.Authenticate).to(Authenticate).inSingletonScope();
+  bind(TOKENS.Billing).to(BillingService).inSingletonScope();
+  bind(TOKENS.Admin).to(AdminService).inSingletonScope();
+  bind(TOKENS.ReceiveWebhook).to(ReceiveWebhook).inSingletonScope();
+  bind(TOKENS.SweepTasks).to(SweepTasks).inSingletonScope();
+
+  // Derived defaults: values read from other bindings, so that rebinding the source moves them too.
+  const store = <K extends 'tasks' | 'keys' | 'ledger' | 'alerts'>(key: K) => (stores: TransactionScope): TransactionScope[K] => stores[key];
+  bind(TOKENS.TaskStore).toResolvedValue(store('tasks'), [TOKENS.Stores]).inSingletonScope();
+  bind(TOKENS.KeyStore).toResolvedValue(store('keys'), [TOKENS.Stores]).inSingletonScope();
+  bind(TOKENS.Ledger).toResolvedValue(store('ledger'), [TOKENS.Stores]).inSingletonScope();
+  bind(TOKENS.AlertStore).toResolvedValue(store('alerts'), [TOKENS.Stores]).inSingletonScope();
+  bind(TOKENS.DeadlinesMs).toResolvedValue((execution: ExecuteTaskOptions) => execution.deadlineMs, [TOKENS.ExecutionOptions]).inSingletonScope();
+  bind(TOKENS.ProviderOf)
+    .toResolvedValue((registry: ModelRegistry) => (modelId: string) => registry.find(modelId)?.provider, [TOKENS.Registry])
     .inSingletonScope();
-  bind(TOKENS.RunInline)
-    .toDynamicValue(
-      (c) =>
-        new RunInline(
-          c.get(TOKENS.Registry),
-          c.get(TOKENS.TaskIntake),
-          c.get(TOKENS.Stores).tasks,
-          c.get(TOKENS.Ids),
-          c.get(TOKENS.Clock),
-          c.get(TOKENS.Logger),
-          c.get(TOKENS.PriceBook),
-          c.get(TOKENS.ExecutionOptions),
-          c.get(TOKENS.CallLimiter),
-          c.get(TOKENS.InflightCalls),
-          c.get(TOKENS.BlobStore),
-          c.get(TOKENS.TaskCompletion),
-          c.get(TOKENS.FailTask),
-          c.get(TOKENS.SubmissionGate),
-          c.get(TOKENS.Telemetry),
-        ),
-    )
-    .inSingletonScope();
-  bind(TOKENS.GetTask).toDynamicValue((c) => new GetTask(c.get(TOKENS.Stores).tasks, c.get(TOKENS.ResultUrls))).inSingletonScope();
-  bind(TOKENS.ListTasks).toDynamicValue((c) => new ListTasks(c.get(TOKENS.Stores).tasks, c.get(TOKENS.ResultUrls))).inSingletonScope();
-  bind(TOKENS.QuoteRun)
-    .toDynamicValue((c) => new QuoteRun(c.get(TOKENS.Registry), c.get(TOKENS.PriceBook), c.get(TOKENS.Stores).ledger, c.get(TOKENS.AllowPrivateInputs)))
-    .inSingletonScope();
-  bind(TOKENS.FailTask)
-    .toDynamicValue((c) => {
-      const registry = c.get(TOKENS.Registry);
-      return new FailTask(c.get(TOKENS.TaskCompletion), c.get(TOKENS.Scheduling), c.get(TOKENS.Telemetry), (id) => registry.find(id)?.provider);
-    })
-    .inSingletonScope();
-  bind(TOKENS.CancelTask)
-    .toDynamicValue(
-      (c) =>
-        new CancelTask(c.get(TOKENS.Stores).tasks, c.get(TOKENS.GetTask), c.get(TOKENS.FailTask), c.get(TOKENS.Registry), c.get(TOKENS.Logger), c.get(TOKENS.InflightCalls)),
-    )
-    .inSingletonScope();
-  bind(TOKENS.ExecuteTask)
-    .toDynamicValue(
-      (c) =>
-        new ExecuteTask(
-          c.get(TOKENS.Registry),
-          c.get(TOKENS.Stores).tasks,
-          c.get(TOKENS.UnitOfWork),
-          c.get(TOKENS.BlobStore),
-          c.get(TOKENS.Clock),
-          c.get(TOKENS.Logger),
-          c.get(TOKENS.PriceBook),
-          c.get(TOKENS.CallLimiter),
-          c.get(TOKENS.InflightCalls),
-          c.get(TOKENS.ExecutionOptions),
-          c.get(TOKENS.TaskCompletion),
-          c.get(TOKENS.FailTask),
-          c.get(TOKENS.Telemetry),
-        ),
-    )
-    .inSingletonScope();
-  bind(TOKENS.Catalog).toDynamicValue((c) => new CatalogService(c.get(TOKENS.Registry), c.get(TOKENS.PriceBook))).inSingletonScope();
-  bind(TOKENS.ManageKeys)
-    .toDynamicValue((c) => new ManageKeys(c.get(TOKENS.Stores).keys, c.get(TOKENS.UnitOfWork), c.get(TOKENS.Ids), c.get(TOKENS.Scheduling)))
-    .inSingletonScope();
-  bind(TOKENS.Authenticate).toDynamicValue((c) => new Authenticate(c.get(TOKENS.Stores).keys, c.get(TOKENS.Clock))).inSingletonScope();
-  bind(TOKENS.Billing)
-    .toDynamicValue(
-      (c) => new BillingService(c.get(TOKENS.Stores).ledger, c.get(TOKENS.Stores).alerts, c.get(TOKENS.UnitOfWork), c.get(TOKENS.PaymentProcessor), c.get(TOKENS.Ids)),
-    )
-    .inSingletonScope();
-  bind(TOKENS.Admin).toDynamicValue((c) => new AdminService(c.get(TOKENS.UnitOfWork), c.get(TOKENS.Ids))).inSingletonScope();
-  bind(TOKENS.ReceiveWebhook)
-    .toDynamicValue((c) => new ReceiveWebhook(c.get(TOKENS.Registry), c.get(TOKENS.Stores).tasks, c.get(TOKENS.UnitOfWork), c.get(TOKENS.Logger)))
-    .inSingletonScope();
-  bind(TOKENS.SweepTasks)
-    .toDynamicValue(
-      (c) =>
-        new SweepTasks(
-          c.get(TOKENS.Stores).tasks,
-          c.get(TOKENS.UnitOfWork),
-          c.get(TOKENS.FailTask),
-          c.get(TOKENS.Scheduling),
-          c.get(TOKENS.ExecutionOptions).deadlineMs,
-          c.get(TOKENS.Clock),
-          c.get(TOKENS.Logger),
-        ),
-    )
-    .inSingletonScope();
+});
+
+/**
+ * The intake and completion over the unit of work: the defaults when the configuration gives none (the
+ * PostgreSQL host binds one-round-trip ones).
+ */
+export const unitOfWorkTaskWritesModule = new ContainerModule(({ bind, isBound }) => {
+  if (!isBound(TOKENS.TaskIntake)) bind(TOKENS.TaskIntake).to(UnitOfWorkTaskIntake).inSingletonScope();
+  if (!isBound(TOKENS.TaskCompletion)) bind(TOKENS.TaskCompletion).to(UnitOfWorkTaskCompletion).inSingletonScope();
 });

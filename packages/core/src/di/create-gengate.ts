@@ -1,25 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { Container, type ServiceIdentifier } from 'inversify';
+import 'reflect-metadata';
+import { Container, ContainerModule, type ServiceIdentifier } from 'inversify';
 import type { ModelRegistry } from '../catalog/model-registry.js';
 import { DEFAULT_DEADLINES_MS, type ExecuteTaskOptions } from '../execution/execution-options.js';
 import { fetchInput } from '../execution/fetch-input.js';
 import type { InflightCalls } from '../execution/inflight-calls.js';
 import { DEFAULT_MAX_RESULT_BYTES } from '../execution/result-limits.js';
 import { DEFAULT_SCHEDULING, type SchedulingOptions } from '../execution/scheduling.js';
-import { UnitOfWorkTaskCompletion } from '../execution/unit-of-work-task-completion.js';
 import { NO_MARKUP, type MarkupPolicy } from '../pricing/markup.js';
-import { PriceBook } from '../pricing/price-book.js';
+import type { PriceBook } from '../pricing/price-book.js';
 import type { BlobStore, ResultUrlResolver } from '../ports/blob-store.js';
 import { UNLIMITED_CALLS, type ProviderCallLimiter } from '../ports/call-limiter.js';
 import type { PaymentProcessor } from '../ports/payment-processor.js';
 import type { ProviderAdapter } from '../ports/provider-adapter.js';
-import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
+import type { TaskStore, TransactionScope, UnitOfWork } from '../ports/stores.js';
 import { silentLogger, type Clock, type IdGenerator, type Logger } from '../ports/system.js';
 import type { TaskCompletion } from '../ports/task-completion.js';
 import type { TaskIntake } from '../ports/task-intake.js';
 import { OPEN_GATE, type SubmissionGate } from '../ports/submission-gate.js';
 import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.js';
-import { UnitOfWorkTaskIntake } from '../run/unit-of-work-task-intake.js';
 import type { AdminService } from '../services/admin.js';
 import type { Authenticate } from '../services/authenticate.js';
 import type { BillingService } from '../services/billing.js';
@@ -35,7 +34,7 @@ import type { ReceiveWebhook } from '../services/receive-webhook.js';
 import type { RunInline } from '../services/run-inline.js';
 import type { SubmitRun } from '../services/submit-run.js';
 import type { SweepTasks } from '../services/sweep-tasks.js';
-import { coreModule } from './core-module.js';
+import { coreModule, unitOfWorkTaskWritesModule } from './core-module.js';
 import { TOKENS } from './tokens.js';
 
 export interface GengateCoreConfig {
@@ -91,7 +90,20 @@ export interface Gengate {
   readonly inflight: InflightCalls;
   readonly prices: PriceBook;
   readonly logger: Logger;
+  /**
+   * The ports the host's own composition needs besides the use cases (file downloads read task records,
+   * ensureUser writes users, the maintenance jobs read the stores), resolved like the use cases: whoever
+   * needs one takes it here once, at composition, instead of looking it up in the container.
+   */
+  readonly stores: TransactionScope;
+  readonly tasks: TaskStore;
+  readonly unitOfWork: UnitOfWork;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
 }
+
+/** The use cases and ports of a Gengate without its container: what a route or worker may be given. */
+export type GengateUseCases = Omit<Gengate, 'container'>;
 
 export interface CreateGengateOptions {
   /**
@@ -103,11 +115,10 @@ export interface CreateGengateOptions {
 }
 
 /**
- * The container with the given ports and gengate's use cases bound, nothing resolved yet. An embedder may
- * rebind any token on it, then call `resolveGengate`. (`createGengate(config, { configure })` does both.)
+ * The values of a configuration: the ports it gives (and the defaults of those it leaves out) and the
+ * settings, each a constant (a value the embedder built, so its lifetime is the container's).
  */
-export function createGengateContainer(config: GengateCoreConfig): Container {
-  const container = new Container();
+export function configModule(config: GengateCoreConfig): ContainerModule {
   const scheduling: SchedulingOptions = {
     ...DEFAULT_SCHEDULING,
     ...config.scheduling,
@@ -123,28 +134,36 @@ export function createGengateContainer(config: GengateCoreConfig): Container {
     readInput: config.execution?.readInput ?? fetchInput(fetchImpl),
     webhookUrl: config.execution?.webhookUrl ?? (() => null),
   };
-  container.bind(TOKENS.Adapters).toConstantValue(config.adapters);
-  container.bind(TOKENS.Stores).toConstantValue(config.stores);
-  container.bind(TOKENS.UnitOfWork).toConstantValue(config.unitOfWork);
-  // Defaults over the unit of work are bound lazily, so a rebound UnitOfWork is the one they use.
-  if (config.taskIntake) container.bind(TOKENS.TaskIntake).toConstantValue(config.taskIntake);
-  else container.bind(TOKENS.TaskIntake).toDynamicValue((c) => new UnitOfWorkTaskIntake(c.get(TOKENS.UnitOfWork))).inSingletonScope();
-  if (config.taskCompletion) container.bind(TOKENS.TaskCompletion).toConstantValue(config.taskCompletion);
-  else container.bind(TOKENS.TaskCompletion).toDynamicValue((c) => new UnitOfWorkTaskCompletion(c.get(TOKENS.UnitOfWork))).inSingletonScope();
-  container.bind(TOKENS.BlobStore).toConstantValue(config.blobStore);
-  container.bind(TOKENS.ResultUrls).toConstantValue(config.resultUrls);
-  container.bind(TOKENS.PaymentProcessor).toConstantValue(config.paymentProcessor);
-  container.bind(TOKENS.Logger).toConstantValue(config.logger ?? silentLogger);
-  container.bind(TOKENS.Clock).toConstantValue(config.clock ?? { now: () => new Date() });
-  container.bind(TOKENS.Ids).toConstantValue(config.ids ?? { uuid: () => randomUUID() });
-  container.bind(TOKENS.ExecutionOptions).toConstantValue(execution);
-  container.bind(TOKENS.Scheduling).toConstantValue(scheduling);
-  container.bind(TOKENS.PriceBook).toConstantValue(new PriceBook(config.markup ?? NO_MARKUP));
-  container.bind(TOKENS.CallLimiter).toConstantValue(config.callLimiter ?? UNLIMITED_CALLS);
-  container.bind(TOKENS.AllowPrivateInputs).toConstantValue(config.allowPrivateInputs ?? false);
-  container.bind(TOKENS.Telemetry).toConstantValue(config.telemetry ?? NO_TELEMETRY);
-  container.bind(TOKENS.SubmissionGate).toConstantValue(config.submissionGate ?? OPEN_GATE);
-  container.load(coreModule);
+  return new ContainerModule(({ bind }) => {
+    bind(TOKENS.Adapters).toConstantValue(config.adapters);
+    bind(TOKENS.Stores).toConstantValue(config.stores);
+    bind(TOKENS.UnitOfWork).toConstantValue(config.unitOfWork);
+    // Without them, unitOfWorkTaskWritesModule binds the ones over the unit of work.
+    if (config.taskIntake) bind(TOKENS.TaskIntake).toConstantValue(config.taskIntake);
+    if (config.taskCompletion) bind(TOKENS.TaskCompletion).toConstantValue(config.taskCompletion);
+    bind(TOKENS.BlobStore).toConstantValue(config.blobStore);
+    bind(TOKENS.ResultUrls).toConstantValue(config.resultUrls);
+    bind(TOKENS.PaymentProcessor).toConstantValue(config.paymentProcessor);
+    bind(TOKENS.Logger).toConstantValue(config.logger ?? silentLogger);
+    bind(TOKENS.Clock).toConstantValue(config.clock ?? { now: () => new Date() });
+    bind(TOKENS.Ids).toConstantValue(config.ids ?? { uuid: () => randomUUID() });
+    bind(TOKENS.CallLimiter).toConstantValue(config.callLimiter ?? UNLIMITED_CALLS);
+    bind(TOKENS.Telemetry).toConstantValue(config.telemetry ?? NO_TELEMETRY);
+    bind(TOKENS.SubmissionGate).toConstantValue(config.submissionGate ?? OPEN_GATE);
+    bind(TOKENS.ExecutionOptions).toConstantValue(execution);
+    bind(TOKENS.Scheduling).toConstantValue(scheduling);
+    bind(TOKENS.Markup).toConstantValue(config.markup ?? NO_MARKUP);
+    bind(TOKENS.AllowPrivateInputs).toConstantValue(config.allowPrivateInputs ?? false);
+  });
+}
+
+/**
+ * The container with the given ports and gengate's use cases bound, nothing resolved yet. An embedder may
+ * rebind any token on it, then call `resolveGengate`. (`createGengate(config, { configure })` does both.)
+ */
+export function createGengateContainer(config: GengateCoreConfig): Container {
+  const container = new Container();
+  container.load(configModule(config), unitOfWorkTaskWritesModule, coreModule);
   return container;
 }
 
@@ -181,8 +200,28 @@ export function resolveGengate(container: Container): Gengate {
     inflight: lazy(TOKENS.InflightCalls),
     prices: lazy(TOKENS.PriceBook),
     logger: lazy(TOKENS.Logger),
+    stores: lazy(TOKENS.Stores),
+    tasks: lazy(TOKENS.TaskStore),
+    unitOfWork: lazy(TOKENS.UnitOfWork),
+    clock: lazy(TOKENS.Clock),
+    ids: lazy(TOKENS.Ids),
   });
   return gengate;
+}
+
+/**
+ * Every use case and port of a Gengate resolved now, as a plain object without the container: what the
+ * host gives its routers and workers at composition, so that nothing is looked up in the container while
+ * a request is served. Resolve after the last rebinding (createGengate's `configure` runs before).
+ */
+export function resolveUseCases(gengate: GengateUseCases): GengateUseCases {
+  const g = gengate;
+  return {
+    registry: g.registry, submitRun: g.submitRun, runInline: g.runInline, getTask: g.getTask, listTasks: g.listTasks, quoteRun: g.quoteRun,
+    executeTask: g.executeTask, failTask: g.failTask, cancelTask: g.cancelTask, catalog: g.catalog, keys: g.keys, authenticate: g.authenticate,
+    billing: g.billing, admin: g.admin, receiveWebhook: g.receiveWebhook, sweepTasks: g.sweepTasks, inflight: g.inflight, prices: g.prices,
+    logger: g.logger, stores: g.stores, tasks: g.tasks, unitOfWork: g.unitOfWork, clock: g.clock, ids: g.ids,
+  };
 }
 
 /**

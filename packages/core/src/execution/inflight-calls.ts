@@ -1,7 +1,9 @@
+import { injectable } from 'inversify';
 /**
  * The upstream calls this process is making, by task: cancelling a task (here, or in another process
  * through the host's task-ended notifications) aborts its call at once instead of letting it run on.
  */
+@injectable()
 export class InflightCalls {
   private readonly calls = new Map<string, AbortController>();
 

@@ -1,11 +1,14 @@
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../di/tokens.js';
 import { checkBalanceAlerts } from '../billing/alert-check.js';
 import type { UnitOfWork } from '../ports/stores.js';
 import type { EndedTask, TaskCompletion, TaskFailureCompletion, TaskSuccessCompletion } from '../ports/task-completion.js';
 import { admitQueued } from './scheduling.js';
 
 /** The TaskCompletion over the fine-grained ports, each end in one unit of work (memory and custom stores). */
+@injectable()
 export class UnitOfWorkTaskCompletion implements TaskCompletion {
-  constructor(private readonly uow: UnitOfWork) {}
+  constructor(@inject(TOKENS.UnitOfWork) private readonly uow: UnitOfWork) {}
 
   succeed(c: TaskSuccessCompletion): Promise<boolean> {
     const { task } = c;

@@ -1,3 +1,5 @@
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../di/tokens.js';
 import type { ModelDescriptor } from '../model/model.js';
 import type { NormalizedRequest } from '../run/normalized-request.js';
 import { markupFor, NO_MARKUP, type MarkupPolicy } from './markup.js';
@@ -5,8 +7,9 @@ import { toPricingView, type PricingView } from './pricing-view.js';
 import { chargeForUsage, quoteRun, type PriceQuote, type ProducedUsage } from './quote.js';
 
 /** Prices with the operator's markup applied: what is quoted and held, what is charged, what is shown. */
+@injectable()
 export class PriceBook {
-  constructor(private readonly markup: MarkupPolicy = NO_MARKUP) {}
+  constructor(@inject(TOKENS.Markup) private readonly markup: MarkupPolicy = NO_MARKUP) {}
 
   markupBp(model: ModelDescriptor): number {
     return markupFor(this.markup, model);

@@ -1,3 +1,5 @@
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../di/tokens.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
 import type { TaskIntake, TaskIntakeRequest, TaskIntakeResult } from '../ports/task-intake.js';
@@ -13,8 +15,9 @@ class Refusal extends Error {
  * The TaskIntake over the fine-grained ports, one call each, in one unit of work: the default for the
  * memory stores and for any set of stores without a faster implementation.
  */
+@injectable()
 export class UnitOfWorkTaskIntake implements TaskIntake {
-  constructor(private readonly uow: UnitOfWork) {}
+  constructor(@inject(TOKENS.UnitOfWork) private readonly uow: UnitOfWork) {}
 
   async accept(r: TaskIntakeRequest): Promise<TaskIntakeResult> {
     try {

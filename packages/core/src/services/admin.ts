@@ -1,3 +1,5 @@
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../di/tokens.js';
 import { z } from 'zod';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { IdGenerator } from '../ports/system.js';
@@ -22,10 +24,11 @@ export interface CreatedUser {
 }
 
 /** Operator use cases (CLI): create a user with a first API key, grant credits, complete manual purchases. */
+@injectable()
 export class AdminService {
   constructor(
-    private readonly uow: UnitOfWork,
-    private readonly ids: IdGenerator,
+    @inject(TOKENS.UnitOfWork) private readonly uow: UnitOfWork,
+    @inject(TOKENS.Ids) private readonly ids: IdGenerator,
   ) {}
 
   /**

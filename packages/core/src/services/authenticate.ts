@@ -1,3 +1,5 @@
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../di/tokens.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ApiKeyRecord } from '../model/api-key.js';
 import { hashApiKeySecret, hashesEqual, looksLikeApiKey } from '../keys/api-key-secret.js';
@@ -17,10 +19,11 @@ export interface Authenticated extends AuthContext {
 }
 
 /** Resolves a bearer secret to its user: unknown or revoked -> 401, address outside the whitelist -> 403. */
+@injectable()
 export class Authenticate {
   constructor(
-    private readonly keys: KeyStore,
-    private readonly clock: Clock,
+    @inject(TOKENS.KeyStore) private readonly keys: KeyStore,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
   ) {}
 
   async execute(secret: string | null, clientIp: string | null): Promise<Authenticated> {

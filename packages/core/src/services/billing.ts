@@ -1,3 +1,5 @@
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../di/tokens.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { BalanceAlertRecord, BalanceAlertView, BalanceView, TransactionRecord, TransactionView } from '../model/billing.js';
 import { CREDITS_PER_USD } from '../model/pricing.js';
@@ -39,13 +41,14 @@ export interface TopupStarted {
 }
 
 /** Balance, transactions, top-ups and balance alerts. */
+@injectable()
 export class BillingService {
   constructor(
-    private readonly ledger: BillingLedger,
-    private readonly alerts: AlertStore,
-    private readonly uow: UnitOfWork,
-    private readonly processor: PaymentProcessor,
-    private readonly ids: IdGenerator,
+    @inject(TOKENS.Ledger) private readonly ledger: BillingLedger,
+    @inject(TOKENS.AlertStore) private readonly alerts: AlertStore,
+    @inject(TOKENS.UnitOfWork) private readonly uow: UnitOfWork,
+    @inject(TOKENS.PaymentProcessor) private readonly processor: PaymentProcessor,
+    @inject(TOKENS.Ids) private readonly ids: IdGenerator,
   ) {}
 
   async balance(auth: AuthContext): Promise<BalanceView> {

@@ -1,3 +1,5 @@
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../di/tokens.js';
 import type { ModelRegistry } from '../catalog/model-registry.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { InflightCalls } from '../execution/inflight-calls.js';
@@ -17,14 +19,15 @@ export const CANCELLED_MESSAGE = 'cancelled';
  * is aborted and a long-running upstream job is asked to stop where the adapter can; a worker finishing
  * anyway cannot charge it (success is only recorded from `generating`) and its files are deleted.
  */
+@injectable()
 export class CancelTask {
   constructor(
-    private readonly tasks: TaskStore,
-    private readonly getTask: GetTask,
-    private readonly failTask: FailTask,
-    private readonly registry: ModelRegistry,
-    private readonly logger: Logger,
-    private readonly inflight: InflightCalls,
+    @inject(TOKENS.TaskStore) private readonly tasks: TaskStore,
+    @inject(TOKENS.GetTask) private readonly getTask: GetTask,
+    @inject(TOKENS.FailTask) private readonly failTask: FailTask,
+    @inject(TOKENS.Registry) private readonly registry: ModelRegistry,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(TOKENS.InflightCalls) private readonly inflight: InflightCalls,
   ) {}
 
   async execute(auth: AuthContext, taskId: string): Promise<TaskView> {

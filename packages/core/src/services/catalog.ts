@@ -1,3 +1,5 @@
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../di/tokens.js';
 import { z } from 'zod';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ModelRegistry } from '../catalog/model-registry.js';
@@ -44,10 +46,11 @@ function asList<T>(v: T | T[] | undefined): T[] {
 const DEFAULT_POLL_SECONDS = { chat: 1, image: 3, video: 3 } as const;
 
 /** Model catalog and pricing queries. */
+@injectable()
 export class CatalogService {
   constructor(
-    private readonly registry: ModelRegistry,
-    private readonly prices: PriceBook,
+    @inject(TOKENS.Registry) private readonly registry: ModelRegistry,
+    @inject(TOKENS.PriceBook) private readonly prices: PriceBook,
   ) {}
 
   private view(m: ModelDescriptor): ModelView {

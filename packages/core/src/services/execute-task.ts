@@ -1,3 +1,5 @@
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../di/tokens.js';
 import type { ModelRegistry } from '../catalog/model-registry.js';
 import { isUpstreamError } from '../errors/upstream-error.js';
 import { checkStep, firstStep, pollDelayMs, stepFromStatus, type StepResult } from '../execution/adapter-step.js';
@@ -47,23 +49,24 @@ interface Prepared {
  * no worker slot. Retryable upstream failures start a new attempt after a backoff (Retry-After honoured)
  * within the task's deadline. Throws only when the process is shutting down (the job is then retried).
  */
+@injectable()
 export class ExecuteTask {
   private readonly results: TaskResultWriter;
 
   constructor(
-    private readonly registry: ModelRegistry,
-    private readonly tasks: TaskStore,
-    private readonly uow: UnitOfWork,
-    private readonly blobs: BlobStore,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-    private readonly prices: PriceBook,
-    private readonly limiter: ProviderCallLimiter,
-    private readonly inflight: InflightCalls,
-    private readonly options: ExecuteTaskOptions,
-    completion: TaskCompletion,
-    private readonly failTask: FailTask,
-    private readonly telemetry: Telemetry = NO_TELEMETRY,
+    @inject(TOKENS.Registry) private readonly registry: ModelRegistry,
+    @inject(TOKENS.TaskStore) private readonly tasks: TaskStore,
+    @inject(TOKENS.UnitOfWork) private readonly uow: UnitOfWork,
+    @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(TOKENS.PriceBook) private readonly prices: PriceBook,
+    @inject(TOKENS.CallLimiter) private readonly limiter: ProviderCallLimiter,
+    @inject(TOKENS.InflightCalls) private readonly inflight: InflightCalls,
+    @inject(TOKENS.ExecutionOptions) private readonly options: ExecuteTaskOptions,
+    @inject(TOKENS.TaskCompletion) completion: TaskCompletion,
+    @inject(TOKENS.FailTask) private readonly failTask: FailTask,
+    @inject(TOKENS.Telemetry) private readonly telemetry: Telemetry = NO_TELEMETRY,
   ) {
     this.results = new TaskResultWriter(completion, blobs, prices, options);
   }

@@ -1,3 +1,5 @@
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../di/tokens.js';
 import type { SchedulingOptions } from '../execution/scheduling.js';
 import type { UpstreamMetadata } from '../ports/provider-adapter.js';
 import type { TaskCompletion } from '../ports/task-completion.js';
@@ -7,13 +9,14 @@ import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.js';
  * Ends a waiting or generating task in `fail`: releases its hold, enqueues its callback and admits the
  * user's next queued task, in one transaction (TaskCompletion.fail, where those rules live).
  */
+@injectable()
 export class FailTask {
   constructor(
-    private readonly completion: TaskCompletion,
-    private readonly scheduling: SchedulingOptions,
-    private readonly telemetry: Telemetry = NO_TELEMETRY,
+    @inject(TOKENS.TaskCompletion) private readonly completion: TaskCompletion,
+    @inject(TOKENS.Scheduling) private readonly scheduling: SchedulingOptions,
+    @inject(TOKENS.Telemetry) private readonly telemetry: Telemetry = NO_TELEMETRY,
     /** The provider of a model id (for metrics); a model no longer served reports `unknown`. */
-    private readonly providerOf: (modelId: string) => string | undefined = () => undefined,
+    @inject(TOKENS.ProviderOf) private readonly providerOf: (modelId: string) => string | undefined = () => undefined,
   ) {}
 
   /** False when the task had already ended (then nothing changes). */

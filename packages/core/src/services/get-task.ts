@@ -1,3 +1,5 @@
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../di/tokens.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { TaskView } from '../model/task.js';
 import type { ResultUrlResolver } from '../ports/blob-store.js';
@@ -7,10 +9,11 @@ import { toTaskView } from './task-view.js';
 import { isUuid } from '../util/uuid.js';
 
 /** GET /run/tasks/{task_id}: the caller's task, or 404 (another user's task is indistinguishable from none). */
+@injectable()
 export class GetTask {
   constructor(
-    private readonly tasks: TaskStore,
-    private readonly urls: ResultUrlResolver,
+    @inject(TOKENS.TaskStore) private readonly tasks: TaskStore,
+    @inject(TOKENS.ResultUrls) private readonly urls: ResultUrlResolver,
   ) {}
 
   async execute(auth: AuthContext, taskId: string): Promise<TaskView> {

@@ -1,3 +1,5 @@
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../di/tokens.js';
 import { z } from 'zod';
 import { GatewayError } from '../errors/gateway-error.js';
 import { modalitySchema, type Modality } from '../model/modality.js';
@@ -71,10 +73,11 @@ export function toTaskListItem(task: TaskRecord, urls: ResultUrlResolver): TaskL
 }
 
 /** GET /run/tasks (gengate extension): the caller's tasks, newest first, paged and filtered. */
+@injectable()
 export class ListTasks {
   constructor(
-    private readonly tasks: TaskStore,
-    private readonly urls: ResultUrlResolver,
+    @inject(TOKENS.TaskStore) private readonly tasks: TaskStore,
+    @inject(TOKENS.ResultUrls) private readonly urls: ResultUrlResolver,
   ) {}
 
   async execute(auth: AuthContext, rawQuery: unknown): Promise<TaskListView> {

@@ -1,3 +1,5 @@
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../di/tokens.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { admitQueued, DEFAULT_SCHEDULING, type SchedulingOptions } from '../execution/scheduling.js';
 import type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, CreatedApiKeyView } from '../model/api-key.js';
@@ -49,12 +51,13 @@ function notFound(id: string): GatewayError {
 }
 
 /** The /api-keys use cases. A user only ever sees and changes their own keys. */
+@injectable()
 export class ManageKeys {
   constructor(
-    private readonly keys: KeyStore,
-    private readonly uow: UnitOfWork,
-    private readonly ids: IdGenerator,
-    private readonly scheduling: SchedulingOptions = DEFAULT_SCHEDULING,
+    @inject(TOKENS.KeyStore) private readonly keys: KeyStore,
+    @inject(TOKENS.UnitOfWork) private readonly uow: UnitOfWork,
+    @inject(TOKENS.Ids) private readonly ids: IdGenerator,
+    @inject(TOKENS.Scheduling) private readonly scheduling: SchedulingOptions = DEFAULT_SCHEDULING,
   ) {}
 
   async create(auth: AuthContext, body: unknown): Promise<CreatedApiKeyView> {

@@ -1,3 +1,5 @@
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../di/tokens.js';
 import type { ModelRegistry } from '../catalog/model-registry.js';
 import { CREDITS_PER_USD } from '../model/pricing.js';
 import type { PriceBook } from '../pricing/price-book.js';
@@ -25,12 +27,13 @@ export interface RunQuoteView {
  * Validates a run body exactly as POST /run/{model_id} does (same errors, same order) and quotes it,
  * without holding anything or creating a task.
  */
+@injectable()
 export class QuoteRun {
   constructor(
-    private readonly registry: ModelRegistry,
-    private readonly prices: PriceBook,
-    private readonly ledger: BillingLedger,
-    private readonly allowPrivateInputs: boolean = false,
+    @inject(TOKENS.Registry) private readonly registry: ModelRegistry,
+    @inject(TOKENS.PriceBook) private readonly prices: PriceBook,
+    @inject(TOKENS.Ledger) private readonly ledger: BillingLedger,
+    @inject(TOKENS.AllowPrivateInputs) private readonly allowPrivateInputs: boolean = false,
   ) {}
 
   async execute(auth: AuthContext, modelId: string, body: unknown): Promise<RunQuoteView> {

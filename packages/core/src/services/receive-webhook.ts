@@ -1,3 +1,5 @@
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../di/tokens.js';
 import type { ModelRegistry } from '../catalog/model-registry.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { WebhookRejected, WebhookUnverifiable, type AdapterCall, type WebhookRequest } from '../ports/provider-adapter.js';
@@ -27,12 +29,13 @@ export interface WebhookReceipt {
  * its check follows the task's latest one (compare-and-set on the sequence), so a check that was under way
  * when it landed schedules nothing more (see TaskResultWriter for two checks completing at once).
  */
+@injectable()
 export class ReceiveWebhook {
   constructor(
-    private readonly registry: ModelRegistry,
-    private readonly tasks: TaskStore,
-    private readonly uow: UnitOfWork,
-    private readonly logger: Logger,
+    @inject(TOKENS.Registry) private readonly registry: ModelRegistry,
+    @inject(TOKENS.TaskStore) private readonly tasks: TaskStore,
+    @inject(TOKENS.UnitOfWork) private readonly uow: UnitOfWork,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}
 
   async execute(providerId: string, taskId: string | null, request: WebhookRequest): Promise<WebhookReceipt> {

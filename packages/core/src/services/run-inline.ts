@@ -1,3 +1,5 @@
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../di/tokens.js';
 import type { ModelRegistry } from '../catalog/model-registry.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ExecuteTaskOptions } from '../execution/execution-options.js';
@@ -121,25 +123,26 @@ export class InlineRun {
  * schema, the quote, the back-pressure gate, the provider's call limits, and the TaskIntake (the hold, the
  * key still active, the user's running slots; never queued), then marks the task generating.
  */
+@injectable()
 export class RunInline {
   private readonly results: TaskResultWriter;
 
   constructor(
-    private readonly registry: ModelRegistry,
-    private readonly intake: TaskIntake,
-    private readonly tasks: TaskStore,
-    private readonly ids: IdGenerator,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-    private readonly prices: PriceBook,
-    private readonly options: ExecuteTaskOptions,
-    private readonly limiter: ProviderCallLimiter,
-    private readonly inflight: InflightCalls,
-    blobs: BlobStore,
-    completion: TaskCompletion,
-    private readonly failTask: FailTask,
-    private readonly gate: SubmissionGate = OPEN_GATE,
-    private readonly telemetry: Telemetry = NO_TELEMETRY,
+    @inject(TOKENS.Registry) private readonly registry: ModelRegistry,
+    @inject(TOKENS.TaskIntake) private readonly intake: TaskIntake,
+    @inject(TOKENS.TaskStore) private readonly tasks: TaskStore,
+    @inject(TOKENS.Ids) private readonly ids: IdGenerator,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(TOKENS.PriceBook) private readonly prices: PriceBook,
+    @inject(TOKENS.ExecutionOptions) private readonly options: ExecuteTaskOptions,
+    @inject(TOKENS.CallLimiter) private readonly limiter: ProviderCallLimiter,
+    @inject(TOKENS.InflightCalls) private readonly inflight: InflightCalls,
+    @inject(TOKENS.BlobStore) blobs: BlobStore,
+    @inject(TOKENS.TaskCompletion) completion: TaskCompletion,
+    @inject(TOKENS.FailTask) private readonly failTask: FailTask,
+    @inject(TOKENS.SubmissionGate) private readonly gate: SubmissionGate = OPEN_GATE,
+    @inject(TOKENS.Telemetry) private readonly telemetry: Telemetry = NO_TELEMETRY,
   ) {
     this.results = new TaskResultWriter(completion, blobs, prices, options);
   }

@@ -1,3 +1,5 @@
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../di/tokens.js';
 import type { ModelRegistry } from '../catalog/model-registry.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { SchedulingOptions } from '../execution/scheduling.js';
@@ -26,17 +28,18 @@ export interface RunAccepted {
  * TaskIntake write it atomically: the hold, the task (admitted to one of the user's running slots or
  * queued behind them) and its job. Any refusal happens before a write, or rolls back.
  */
+@injectable()
 export class SubmitRun {
   constructor(
-    private readonly registry: ModelRegistry,
-    private readonly intake: TaskIntake,
-    private readonly ids: IdGenerator,
-    private readonly logger: Logger,
-    private readonly prices: PriceBook,
-    private readonly scheduling: SchedulingOptions,
-    private readonly allowPrivateInputs: boolean = false,
-    private readonly gate: SubmissionGate = OPEN_GATE,
-    private readonly telemetry: Telemetry = NO_TELEMETRY,
+    @inject(TOKENS.Registry) private readonly registry: ModelRegistry,
+    @inject(TOKENS.TaskIntake) private readonly intake: TaskIntake,
+    @inject(TOKENS.Ids) private readonly ids: IdGenerator,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(TOKENS.PriceBook) private readonly prices: PriceBook,
+    @inject(TOKENS.Scheduling) private readonly scheduling: SchedulingOptions,
+    @inject(TOKENS.AllowPrivateInputs) private readonly allowPrivateInputs: boolean = false,
+    @inject(TOKENS.SubmissionGate) private readonly gate: SubmissionGate = OPEN_GATE,
+    @inject(TOKENS.Telemetry) private readonly telemetry: Telemetry = NO_TELEMETRY,
   ) {}
 
   /**

@@ -1,3 +1,5 @@
+import { inject, injectable } from 'inversify';
+import { TOKENS } from '../di/tokens.js';
 import { admitQueued, type SchedulingOptions } from '../execution/scheduling.js';
 import type { Modality } from '../model/modality.js';
 import type { Clock, Logger } from '../ports/system.js';
@@ -11,15 +13,16 @@ export const STUCK_MESSAGE = 'The task did not finish within its deadline and wa
  * a margin in `fail`, releasing their holds (for instance when a worker died and its job's dead-letter
  * handling failed too), and re-checks the admission of users with queued tasks.
  */
+@injectable()
 export class SweepTasks {
   constructor(
-    private readonly tasks: TaskStore,
-    private readonly uow: UnitOfWork,
-    private readonly failTask: FailTask,
-    private readonly scheduling: SchedulingOptions,
-    private readonly deadlinesMs: Readonly<Record<Modality, number>>,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
+    @inject(TOKENS.TaskStore) private readonly tasks: TaskStore,
+    @inject(TOKENS.UnitOfWork) private readonly uow: UnitOfWork,
+    @inject(TOKENS.FailTask) private readonly failTask: FailTask,
+    @inject(TOKENS.Scheduling) private readonly scheduling: SchedulingOptions,
+    @inject(TOKENS.DeadlinesMs) private readonly deadlinesMs: Readonly<Record<Modality, number>>,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}
 
   async execute(options: { marginMs?: number; admittedGraceMs?: number; batch?: number } = {}): Promise<{ failed: string[]; admitted: string[] }> {

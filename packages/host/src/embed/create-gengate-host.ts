@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createGengate, fetchInput, GatewayError, TOKENS, type BlobStore, type Gengate, type Mailer, type PaymentProcessor, type ResultUrlResolver } from '@gengate/core';
+import { createGengate, fetchInput, GatewayError, resolveUseCases, type BlobStore, type Gengate, type Mailer, type PaymentProcessor, type ResultUrlResolver } from '@gengate/core';
 import { Router, type RequestHandler } from 'express';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
@@ -135,7 +135,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
   // Result URLs are signed (fileAccess `signed`, the default) with a secret kept in the database (loaded
   // by start()), so every process agrees; the expiry reads the container's clock (rebind TOKENS.Clock to move it).
   const signed = settings.fileAccess === 'signed';
-  const nowMs = (): number => gengate.container.get(TOKENS.Clock).now().getTime();
+  const nowMs = (): number => useCases.clock.now().getTime();
   let signedUrls: ResultUrlResolver | null = null;
   let verifier: ResultUrlVerifier | null = null;
   const unsignedUrls = createResultUrlResolver(publicUrl, null, mountPath);
@@ -180,6 +180,9 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     telemetry: ops.metrics,
     submissionGate: ops.gate,
   }, options.configure ? { configure: options.configure } : {});
+  // The composition root: every use case and port resolved once, now that the embedder's rebindings are in;
+  // the routers and workers receive them and never look anything up in the container.
+  const useCases = resolveUseCases(gengate);
 
   let starting: Promise<void> | null = null;
   const start = (): Promise<void> => {
@@ -199,7 +202,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
   };
 
   const api = createGengateRouter({
-    gengate,
+    gengate: useCases,
     blobStore,
     logger,
     trustProxy: [...settings.trustProxy],
@@ -236,7 +239,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
         .use(ready)
         .use(
           createOpenAIRouter({
-            gengate,
+            gengate: useCases,
             blobStore,
             logger,
             trustProxy: [...settings.trustProxy],
@@ -263,7 +266,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     metricsUrl: () => metricsUrl,
     mountPath,
     apiUrl,
-    ensureUser: (input) => ensureGengateUser(gengate, input),
+    ensureUser: (input) => ensureGengateUser(useCases, input),
     async migrate() {
       const { applied, adopted } = await runMigrations(pool, schema);
       if (adopted) logger.warn({ schema }, "gengate's tables moved from schema public into their own schema");
@@ -274,7 +277,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
       if (workers) throw new Error('startWorkers() was already called');
       await start();
       workers = await startHostWorkers(
-        { boss, gengate, pool, schema, connection, blobStore, callbacks, resultUrls, mailer, logger, settings, generateExpireSeconds, metrics: ops.metrics, apiUrl },
+        { boss, gengate: useCases, pool, schema, connection, blobStore, callbacks, resultUrls, mailer, logger, settings, generateExpireSeconds, metrics: ops.metrics, apiUrl },
         which,
       );
     },

@@ -1,4 +1,4 @@
-import { creditsToMicro, GatewayError, TOKENS, type Gengate } from '@gengate/core';
+import { creditsToMicro, GatewayError, type GengateUseCases } from '@gengate/core';
 
 export interface EnsureUserInput {
   /** The gengate user's e-mail (its identity in gengate: one user per address). */
@@ -11,15 +11,14 @@ export interface EnsureUserInput {
  * The gengate user for an app's own user, created on first use (no API key: the app's sign-in acts as
  * it through the router's `authenticate` seam). Safe under concurrent calls for one address.
  */
-export async function ensureGengateUser(gengate: Gengate, input: EnsureUserInput): Promise<{ userId: string; created: boolean }> {
-  const stores = gengate.container.get(TOKENS.Stores);
+export async function ensureGengateUser(gengate: Pick<GengateUseCases, 'stores' | 'ids' | 'unitOfWork'>, input: EnsureUserInput): Promise<{ userId: string; created: boolean }> {
+  const { stores, ids, unitOfWork } = gengate;
   const existing = await stores.users.findByEmail(input.email);
   if (existing) return { userId: existing.id, created: false };
   const credits = input.credits ?? 0;
   if (!Number.isFinite(credits) || credits < 0) throw new GatewayError('invalid_request', 'credits must be a number >= 0.', { param: 'credits' });
-  const ids = gengate.container.get(TOKENS.Ids);
   try {
-    return await gengate.container.get(TOKENS.UnitOfWork).run(async (tx) => {
+    return await unitOfWork.run(async (tx) => {
       const user = await tx.users.insert({ id: ids.uuid(), email: input.email });
       await tx.ledger.openAccount(user.id);
       if (credits > 0) {

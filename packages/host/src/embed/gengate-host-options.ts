@@ -85,8 +85,9 @@ export interface GengateHostOptions {
   /** Deadlines, scheduling, concurrency, callbacks, downloads, back-pressure, retention, shutdown grace: see DEFAULT_HOST_SETTINGS. */
   readonly settings?: GengateHostSettingsInput;
   /**
-   * Rebind any port or use case before anything is resolved (`container.rebind(TOKENS.Clock)...`): that
-   * binding is what runs, for the use cases that depend on it too.
+   * Rebind any port (PORT_TOKENS) or use case before anything is resolved (`container.rebind(TOKENS.Clock)...`):
+   * that binding is what runs, for the use cases, routes and workers that depend on it too (the host
+   * resolves them all once, right after this call).
    */
   readonly configure?: CreateGengateOptions['configure'];
   /** The address settings.ops.metricsPort listens on; default 127.0.0.1. */

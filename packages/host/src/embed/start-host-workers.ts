@@ -1,4 +1,4 @@
-import { SendAlertMail, TOKENS, type BlobStore, type Gengate, type Mailer, type ResultUrlResolver } from '@gengate/core';
+import { SendAlertMail, type BlobStore, type GengateUseCases, type Mailer, type ResultUrlResolver } from '@gengate/core';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
@@ -17,7 +17,7 @@ import type { GengateHostSettings } from './host-settings.js';
 
 export interface HostWorkerDeps {
   readonly boss: PgBoss;
-  readonly gengate: Gengate;
+  readonly gengate: GengateUseCases;
   readonly pool: pg.Pool;
   readonly schema: string;
   readonly connection: ConnectionSettings;
@@ -70,7 +70,7 @@ export async function startHostWorkers(d: HostWorkerDeps, which: HostWorkerSelec
           },
         )
       : null;
-  const stores = gengate.container.get(TOKENS.Stores);
+  const { stores } = gengate;
   const mailWorker = (which.mail ?? true) ? await startAlertMailWorker(boss, new SendAlertMail(stores.alerts, stores.users, d.mailer, `${d.apiUrl()}/billing/topup`), logger, d.metrics) : null;
   const maintenanceWorker =
     (which.maintenance ?? true)

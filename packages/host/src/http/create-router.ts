@@ -1,4 +1,4 @@
-import { TOKENS, type BlobStore, type Gengate, type KeyRateLimiter } from '@gengate/core';
+import { resolveUseCases, type BlobStore, type GengateUseCases, type KeyRateLimiter } from '@gengate/core';
 import { Router } from 'express';
 import type { Logger } from 'pino';
 import { createMemoryKeyRateLimiter } from '../limits/create-rate-limiters.js';
@@ -22,7 +22,8 @@ import { stripeWebhookRoutes, type StripeWebhookOptions } from './routes/stripe-
 import { providerWebhookRoutes } from './routes/provider-webhooks.js';
 
 export interface GengateRouterOptions {
-  readonly gengate: Gengate;
+  /** The use cases (a Gengate will do): resolved once, here, when the router is made. */
+  readonly gengate: GengateUseCases;
   /** Where result files are read from (the same store the worker writes to). */
   readonly blobStore: BlobStore;
   readonly logger: Logger;
@@ -79,7 +80,7 @@ export interface GengateRouterOptions {
  * It brings its own body parsing, request logging and error handling, so it needs nothing from the host app.
  */
 export function createGengateRouter(options: GengateRouterOptions): Router {
-  const { gengate } = options;
+  const gengate = resolveUseCases(options.gengate);
   const router = Router();
   const clientIp = createClientIpResolver(options.trustProxy ?? []);
   const signInHint = options.signInHint !== undefined ? { signInHint: options.signInHint } : {};
@@ -91,7 +92,7 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
   router.use(
     fileRoutes({
       blobs: options.blobStore,
-      tasks: gengate.container.get(TOKENS.Stores).tasks,
+      tasks: gengate.tasks,
       verifier: options.resultUrlVerifier ?? null,
       ...(options.fileAccess === 'owner'
         ? { caller: callerResolver(gengate, clientIp, fileSeam ? { authenticate: fileSeam, ...signInHint } : undefined) }

@@ -1,4 +1,4 @@
-import type { Gengate, ProviderLimits } from '@gengate/core';
+import type { GengateUseCases, ProviderLimits } from '@gengate/core';
 import type { JobResult, JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { runAsJob } from './current-job.js';
@@ -37,7 +37,7 @@ const NO_GROUP_LIMIT = 1_000_000;
  * Runs generation jobs (one upstream call each) and status-check jobs (one short check of a long-running
  * upstream job each, rescheduled until it ends); dead-lettered jobs end their task in fail.
  */
-export async function startGenerationWorker(boss: PgBoss, gengate: Gengate, opts: GenerationWorkerOptions): Promise<GenerationWorker> {
+export async function startGenerationWorker(boss: PgBoss, gengate: Pick<GengateUseCases, 'executeTask' | 'failTask'>, opts: GenerationWorkerOptions): Promise<GenerationWorker> {
   const shutdown = new AbortController();
   const log = opts.logger.child({ component: 'generation-worker' });
   const tiers = Object.fromEntries(

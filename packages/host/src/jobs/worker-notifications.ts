@@ -1,4 +1,4 @@
-import type { Gengate } from '@gengate/core';
+import type { GengateUseCases } from '@gengate/core';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { asClientConfig, type ConnectionSettings } from '../postgres/connection-settings.js';
@@ -14,7 +14,7 @@ const TASK_ENDED_CHANNEL = 'gengate_task_ended';
  *   its workers of that queue as there are new jobs. After a reconnect, one worker per queue fetches once,
  *   for what was announced while the connection was down (polling would find it too, later).
  */
-export async function startWorkerNotifications(connectionString: ConnectionSettings, deps: { gengate: Gengate; boss: WorkerWaker }, logger: Logger): Promise<{ stop(): Promise<void> }> {
+export async function startWorkerNotifications(connectionString: ConnectionSettings, deps: { gengate: Pick<GengateUseCases, 'inflight'>; boss: WorkerWaker }, logger: Logger): Promise<{ stop(): Promise<void> }> {
   const log = logger.child({ component: 'worker-notifications' });
   let client: pg.Client | null = null;
   let stopped = false;

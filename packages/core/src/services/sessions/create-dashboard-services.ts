@@ -1,5 +1,4 @@
-import type { Gengate } from '../../di/create-gengate.js';
-import { TOKENS } from '../../di/tokens.js';
+import type { GengateUseCases } from '../../di/create-gengate.js';
 import type { Mailer } from '../../ports/mailer.js';
 import type { Clock, IdGenerator } from '../../ports/system.js';
 import type { AccountDirectory } from '../operators/account-directory.js';
@@ -9,7 +8,7 @@ import type { SessionStore } from './session-store.js';
 import type { SignInLinkQueue } from './sign-in-link-queue.js';
 
 export interface DashboardServicesConfig {
-  readonly gengate: Gengate;
+  readonly gengate: Pick<GengateUseCases, 'stores' | 'unitOfWork' | 'logger' | 'registry' | 'keys' | 'admin'>;
   readonly sessions: SessionStore;
   readonly directory: AccountDirectory;
   readonly mailer: Mailer;
@@ -36,8 +35,7 @@ export function createDashboardServices(config: DashboardServicesConfig): Dashbo
   const { gengate } = config;
   const clock = config.clock ?? { now: () => new Date() };
   const ids = config.ids ?? { uuid: () => crypto.randomUUID() };
-  const stores = gengate.container.get(TOKENS.Stores);
-  const uow = gengate.container.get(TOKENS.UnitOfWork);
+  const { stores, unitOfWork: uow } = gengate;
   const inProcess: SignInLinkQueue = {
     async enqueue(request) {
       setImmediate(() => {

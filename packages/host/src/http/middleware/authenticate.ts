@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { CHALLENGE, GatewayError, type ApiKeyRecord, type AuthContext, type Gengate } from '@gengate/core';
+import { CHALLENGE, GatewayError, type ApiKeyRecord, type AuthContext, type GengateUseCases } from '@gengate/core';
 import type { Request, RequestHandler, Response } from 'express';
 
 /**
@@ -24,7 +24,8 @@ export interface AuthenticationSeam {
  * unknown/revoked, 403 outside the IP whitelist). With a seam and no key at all, the 401 names both ways
  * in (the host's sign-in and API keys), not the API key alone.
  */
-export function callerResolver(gengate: Gengate, clientIp: (req: IncomingMessage) => string | null, seam?: AuthenticationSeam): (req: Request) => Promise<RequestAuth> {
+export function callerResolver(useCases: Pick<GengateUseCases, 'authenticate'>, clientIp: (req: IncomingMessage) => string | null, seam?: AuthenticationSeam): (req: Request) => Promise<RequestAuth> {
+  const byApiKey = useCases.authenticate;
   return async (req) => {
     const viaSeam = seam ? await seam.authenticate(req) : null;
     if (viaSeam) return { userId: viaSeam.userId, apiKeyId: viaSeam.apiKeyId };
@@ -37,13 +38,13 @@ export function callerResolver(gengate: Gengate, clientIp: (req: IncomingMessage
         { headers: CHALLENGE },
       );
     }
-    return gengate.authenticate.execute(match?.[1] ?? null, clientIp(req));
+    return byApiKey.execute(match?.[1] ?? null, clientIp(req));
   };
 }
 
 /** Authenticates every request that reaches it (callerResolver); the caller is in `res.locals.auth`. */
-export function authenticate(gengate: Gengate, clientIp: (req: IncomingMessage) => string | null, seam?: AuthenticationSeam): RequestHandler {
-  const resolve = callerResolver(gengate, clientIp, seam);
+export function authenticate(useCases: Pick<GengateUseCases, 'authenticate'>, clientIp: (req: IncomingMessage) => string | null, seam?: AuthenticationSeam): RequestHandler {
+  const resolve = callerResolver(useCases, clientIp, seam);
   return async (req, res, next) => {
     const auth = await resolve(req);
     res.locals['auth'] = auth satisfies RequestAuth;

@@ -1,4 +1,4 @@
-import { GatewayError, type BlobStore, type Gengate, type TaskStore } from '@gengate/core';
+import { GatewayError, type BlobStore, type GengateUseCases, type TaskStore } from '@gengate/core';
 import type { Request, Response } from 'express';
 import { authOf } from '../middleware/authenticate.js';
 import { ChunkWriter, usageView, type ChatAccumulator } from './chat-chunks.js';
@@ -9,7 +9,7 @@ import type { RevocationWatch } from './revocation-watch.js';
 import { runChatCall, type ChatCallOutcome } from './run-chat-call.js';
 
 export interface ChatCompletionsDeps {
-  readonly gengate: Gengate;
+  readonly gengate: Pick<GengateUseCases, 'registry' | 'runInline'>;
   readonly tasks: TaskStore;
   readonly blobs: BlobStore;
   readonly revocations: RevocationWatch;

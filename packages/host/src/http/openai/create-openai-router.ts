@@ -1,4 +1,4 @@
-import { TOKENS, type BlobStore, type Gengate, type KeyRateLimiter } from '@gengate/core';
+import { resolveUseCases, type BlobStore, type GengateUseCases, type KeyRateLimiter } from '@gengate/core';
 import { Router } from 'express';
 import type { Logger } from 'pino';
 import { createMemoryKeyRateLimiter } from '../../limits/create-rate-limiters.js';
@@ -16,7 +16,8 @@ import { RevocationWatch } from './revocation-watch.js';
 import { videosRoutes } from './videos.js';
 
 export interface OpenAIRouterOptions {
-  readonly gengate: Gengate;
+  /** The use cases (a Gengate will do): resolved once, here, when the router is made. */
+  readonly gengate: GengateUseCases;
   readonly blobStore: BlobStore;
   readonly logger: Logger;
   /** The same key limiter /api/v1 uses (one count per key across both surfaces). */
@@ -37,13 +38,13 @@ export interface OpenAIRouterOptions {
  * error in OpenAI's envelope.
  */
 export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
-  const { gengate } = options;
+  const gengate = resolveUseCases(options.gengate);
   const aliases = options.modelAliases ?? {};
   const router = Router();
   router.use(requestContext(options.logger));
   router.use(authenticate(gengate, createClientIpResolver(options.trustProxy ?? [])));
   router.use(openAIRateLimit(options.rateLimiter ?? createMemoryKeyRateLimiter()));
-  const stores = gengate.container.get(TOKENS.Stores);
+  const { stores } = gengate;
   // Before the JSON body parser: video jobs are created as multipart/form-data.
   router.use(videosRoutes({ gengate, tasks: stores.tasks, blobs: options.blobStore, aliases }));
   router.use(jsonBody(options.maxBodyBytes ?? 8 * 1_048_576));

@@ -1,4 +1,4 @@
-import { GatewayError, isUpstreamError, runToCompletion, upstreamFailureMessage, type BlobStore, type Gengate, type TaskStore } from '@gengate/core';
+import { GatewayError, isUpstreamError, runToCompletion, upstreamFailureMessage, type BlobStore, type GengateUseCases, type TaskStore } from '@gengate/core';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { authOf } from '../middleware/authenticate.js';
@@ -49,7 +49,7 @@ function toRunRequest(r: ImageRequest): Record<string, unknown> {
   return { prompt: r.prompt, image_params: params, ...(Object.keys(provider).length > 0 ? { provider_params: provider } : {}) };
 }
 
-export function imageGenerations(deps: { gengate: Gengate; tasks: TaskStore; blobs: BlobStore; aliases: Readonly<Record<string, string>> }) {
+export function imageGenerations(deps: { gengate: Pick<GengateUseCases, 'registry' | 'runInline' | 'getTask'>; tasks: TaskStore; blobs: BlobStore; aliases: Readonly<Record<string, string>> }) {
   return async (req: Request, res: Response): Promise<void> => {
     const parsed = imageRequestSchema.safeParse(req.body);
     if (!parsed.success) throw GatewayError.fromZod(parsed.error);
@@ -89,7 +89,7 @@ export function imageGenerations(deps: { gengate: Gengate; tasks: TaskStore; blo
 }
 
 async function answer(
-  deps: { gengate: Gengate; tasks: TaskStore; blobs: BlobStore },
+  deps: { gengate: Pick<GengateUseCases, 'getTask'>; tasks: TaskStore; blobs: BlobStore },
   auth: { userId: string; apiKeyId: string | null },
   taskId: string,
   format: 'b64_json' | 'url',

@@ -1,4 +1,4 @@
-import { GatewayError, type Gengate, type ModelDescriptor } from '@gengate/core';
+import { GatewayError, type GengateUseCases, type ModelDescriptor } from '@gengate/core';
 import { Router } from 'express';
 import { resolveModel } from './model-names.js';
 
@@ -10,7 +10,7 @@ const CREATED = 1_735_689_600;
  * `{ object: "list", data: [{ id, object: "model", created, owned_by }] }`), with gengate's extensions under
  * `gengate`: name, modality, whether it is active, and its pricing.
  */
-export function modelsRoutes(gengate: Gengate, aliases: Readonly<Record<string, string>>): Router {
+export function modelsRoutes(gengate: Pick<GengateUseCases, 'registry' | 'prices'>, aliases: Readonly<Record<string, string>>): Router {
   const router = Router();
   const view = (m: ModelDescriptor) => ({
     id: m.id,

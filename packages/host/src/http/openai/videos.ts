@@ -1,4 +1,4 @@
-import { GatewayError, isUuid, type BlobStore, type Gengate, type TaskRecord, type TaskStore } from '@gengate/core';
+import { GatewayError, isUuid, type BlobStore, type GengateUseCases, type TaskRecord, type TaskStore } from '@gengate/core';
 import { Router, type Request } from 'express';
 import { authOf } from '../middleware/authenticate.js';
 import { methodNotAllowed } from '../middleware/error-handler.js';
@@ -80,7 +80,7 @@ function view(task: TaskRecord): Record<string, unknown> {
   };
 }
 
-export function videosRoutes(deps: { gengate: Gengate; tasks: TaskStore; blobs: BlobStore; aliases: Readonly<Record<string, string>> }): Router {
+export function videosRoutes(deps: { gengate: Pick<GengateUseCases, 'registry' | 'submitRun' | 'cancelTask'>; tasks: TaskStore; blobs: BlobStore; aliases: Readonly<Record<string, string>> }): Router {
   const router = Router();
   const find = async (req: Request, userId: string): Promise<TaskRecord> => {
     const id = req.params['video_id'];

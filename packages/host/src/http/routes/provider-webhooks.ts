@@ -1,4 +1,4 @@
-import type { Gengate } from '@gengate/core';
+import type { GengateUseCases } from '@gengate/core';
 import express, { Router } from 'express';
 import { methodNotAllowed } from '../middleware/error-handler.js';
 
@@ -6,7 +6,7 @@ import { methodNotAllowed } from '../middleware/error-handler.js';
  * POST /providers/{provider}/webhook?task=<id> (no API key: the provider signs it). The raw body is kept
  * for the signature check; see ReceiveWebhook for what a webhook may change.
  */
-export function providerWebhookRoutes(gengate: Gengate): Router {
+export function providerWebhookRoutes({ receiveWebhook }: Pick<GengateUseCases, 'receiveWebhook'>): Router {
   const router = Router();
   router
     .route('/providers/:provider/webhook')
@@ -16,7 +16,7 @@ export function providerWebhookRoutes(gengate: Gengate): Router {
       const body = Buffer.isBuffer(req.body) ? new Uint8Array(req.body.buffer, req.body.byteOffset, req.body.byteLength) : new Uint8Array();
       const task = typeof req.query['task'] === 'string' ? req.query['task'] : null;
       const url = `${req.protocol}://${req.get('host') ?? 'localhost'}${req.originalUrl}`;
-      res.json(await gengate.receiveWebhook.execute(req.params.provider, task, { headers, rawBody: body, url }));
+      res.json(await receiveWebhook.execute(req.params.provider, task, { headers, rawBody: body, url }));
     })
     .all(methodNotAllowed('POST'));
   return router;

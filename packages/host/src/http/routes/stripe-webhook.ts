@@ -1,4 +1,4 @@
-import { GatewayError, type Gengate } from '@gengate/core';
+import { GatewayError, type GengateUseCases } from '@gengate/core';
 import express, { Router, type Request, type Response } from 'express';
 import type Stripe from 'stripe';
 import { mapBodyErrors, refuseUndecodableBodies } from '../middleware/body-errors.js';
@@ -17,7 +17,7 @@ const MAX_BYTES = 1_048_576;
  * and only when it carries the amount and currency of the purchase: a session without them, or with
  * others, is refused (400, logged at warn) and changes nothing.
  */
-export function stripeWebhookRoutes(gengate: Gengate, opts: StripeWebhookOptions): Router {
+export function stripeWebhookRoutes({ billing }: Pick<GengateUseCases, 'billing'>, opts: StripeWebhookOptions): Router {
   const router = Router();
   router.post(
     '/billing/stripe/webhook',
@@ -46,7 +46,7 @@ export function stripeWebhookRoutes(gengate: Gengate, opts: StripeWebhookOptions
           if (typeof currency !== 'string' || currency === '') refuse('it carries no currency', 'currency');
           let outcome;
           try {
-            outcome = await gengate.billing.completePurchase(transactionId, { paymentMethod: 'stripe', amountCents: amountCents as number, currency: currency as string });
+            outcome = await billing.completePurchase(transactionId, { paymentMethod: 'stripe', amountCents: amountCents as number, currency: currency as string });
           } catch (err) {
             if (err instanceof GatewayError && err.type === 'invalid_request') refuse(err.message, err.param ?? 'transaction_id');
             throw err;
