@@ -1,4 +1,4 @@
-import '../kit/index.js';
+import '../kit/empty-env-guard.js'; // before any @ai-sdk provider package: see the file
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { createOpenAICompatible, type OpenAICompatibleProvider } from '@ai-sdk/openai-compatible';
 import type { AdapterAvailability, AdapterCall, GenerationResult, NormalizedChatRequest } from '@gengate/core';

@@ -1,4 +1,4 @@
-import '../kit/index.js';
+import '../kit/empty-env-guard.js'; // before any @ai-sdk provider package: see the file
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { createOpenAI, type OpenAIProvider } from '@ai-sdk/openai';
 import type { AdapterCall, GenerationResult, NormalizedChatRequest, NormalizedImageRequest } from '@gengate/core';
