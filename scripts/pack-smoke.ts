@@ -217,11 +217,12 @@ const TSCONFIG = {
 };
 
 /** What must not reach an adapter author's project: the host implementer's packages and the host itself. */
-const NOT_FOR_ADAPTER_AUTHORS = ['pg', 'smtp-server', 'nodemailer', 'standardwebhooks', '@gengate/client', '@gengate/host', '@gengate/adapters', 'pg-boss', 'express'];
+// (@gengate/adapters is installed for its /kit entry, the adapter kit.)
+const NOT_FOR_ADAPTER_AUTHORS = ['pg', 'smtp-server', 'nodemailer', '@gengate/client', '@gengate/host', 'pg-boss', 'express'];
 const GUIDE_FILES = ['acme-image.ts', 'acme-image.test.ts', 'acme-video.ts', 'acme-video.test.ts'];
 
 /**
- * The adapter author's path: a fresh project with @gengate/core and @gengate/testing only (from the
+ * The adapter author's path: a fresh project with @gengate/core, @gengate/adapters (its /kit entry) and @gengate/testing (from the
  * tarballs), the two adapters of docs/writing-an-adapter.md and their tests copied from the page as
  * written, type-checked under the strict settings with skipLibCheck off, then run through the conformance
  * suite with vitest. It lists what the install pulled.
@@ -238,7 +239,7 @@ async function adapterAuthor(work: string, files: readonly string[]): Promise<vo
         name: 'my-gengate-adapter',
         private: true,
         type: 'module',
-        dependencies: { '@gengate/core': tgz('core'), zod: '^4.6.7' },
+        dependencies: { '@gengate/core': tgz('core'), '@gengate/adapters': tgz('adapters'), zod: '^4.6.7' },
         devDependencies: { '@gengate/testing': tgz('testing'), vitest: root.devDependencies['vitest'], typescript: '5.9', '@types/node': '^24' },
         overrides: { '@gengate/core': '$@gengate/core' },
       },
@@ -253,7 +254,7 @@ async function adapterAuthor(work: string, files: readonly string[]): Promise<vo
     if (!snippet) throw new Error(`docs/writing-an-adapter.md has no block file=${name}`);
     writeFileSync(join(dir, name), snippet.shown);
   }
-  await step("npm install of the adapter author's kit (@gengate/core, @gengate/testing, vitest) in a fresh project", async () => {
+  await step("npm install of the adapter author's kit (@gengate/core, @gengate/adapters/kit, @gengate/testing, vitest) in a fresh project", async () => {
     await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], dir);
     const tree = JSON.parse(await run('npm', ['ls', '--all', '--json', '--omit=dev'], dir).catch((e: { stdout?: string }) => e.stdout ?? '{}')) as object;
     const installed = readdirSync(join(dir, 'node_modules'), { withFileTypes: true })

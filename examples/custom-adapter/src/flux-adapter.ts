@@ -1,14 +1,15 @@
 /*
- * A gengate provider adapter for Black Forest Labs' FLUX API, written against the public API of @gengate/core.
- * FLUX is long-running: POST /v1/{model} answers {id, polling_url}; GET polling_url answers {status, result}
- * with status Pending | Ready | Request Moderated | Content Moderated | Task not found | Error, and
- * result.sample a signed URL valid for ten minutes (https://docs.bfl.ml/flux_models/flux_1_1_pro,
- * https://docs.bfl.ml/api_integration/errors). Authentication is the `x-key` header.
+ * A gengate provider adapter for Black Forest Labs' FLUX image API, written against @gengate/core's contract
+ * and the adapter kit (@gengate/adapters/kit). FLUX is long-running: POST /v1/{model} answers {id, polling_url};
+ * GET polling_url answers {status, result} with status Pending | Ready | Request Moderated | Content Moderated |
+ * Task not found | Error, and result.sample a signed URL valid for ten minutes
+ * (https://docs.bfl.ml/flux_models/flux_1_1_pro, https://docs.bfl.ml/api_integration/errors). Auth: `x-key`.
  */
-import { ADAPTER_SPECIFICATION_VERSION, redactSecrets, sizeForAspectRatio, UpstreamError, upstreamErrorFromNetwork, upstreamErrorFromResponse } from '@gengate/core';
-import type { AdapterAvailability, AdapterCall, JsonValue, LongRunningStatus, ProviderAdapter, TaskWarning } from '@gengate/core';
+import { ADAPTER_SPECIFICATION_VERSION, sizeForAspectRatio, UpstreamError } from '@gengate/core';
+import type { AdapterAvailability, AdapterCall, JsonValue, LongRunningStatus, ProviderAdapter, StartedJob, TaskWarning } from '@gengate/core';
+import { fraction, keyAvailability, ModelTable, readHandle, UpstreamClient } from '@gengate/adapters/kit';
 import { z } from 'zod';
-import { FLUX_MODELS, type FluxModel } from './flux-models.js';
+import { FLUX_MODELS } from './flux-models.js';
 
 export interface FluxAdapterOptions {
   /** BFL_API_KEY. Without it the adapter is unavailable: its models stay listed, inactive. */
@@ -24,64 +25,33 @@ const result = z.object({ status: z.string(), progress: z.number().nullish(), re
 export class FluxAdapter implements ProviderAdapter {
   readonly specificationVersion = ADAPTER_SPECIFICATION_VERSION;
   readonly providerId = 'bfl';
-  readonly models = FLUX_MODELS.map((m) => m.descriptor);
+  private readonly table = new ModelTable('Black Forest Labs', FLUX_MODELS);
+  readonly models = this.table.descriptors;
   readonly availability: AdapterAvailability;
   readonly trustedOrigins: readonly string[];
-  private readonly base: string;
-  private readonly apiKey: string;
+  private readonly api: UpstreamClient;
 
   constructor(options: FluxAdapterOptions = {}) {
-    this.base = (options.baseURL ?? 'https://api.bfl.ai').replace(/\/+$/, '');
-    this.apiKey = options.apiKey ?? '';
-    this.trustedOrigins = [new URL(this.base).origin];
-    this.availability = this.apiKey
-      ? { available: true, settings: ['BFL_API_KEY'] }
-      : { available: false, reason: 'Provider bfl is not configured: the operator must set BFL_API_KEY.', settings: ['BFL_API_KEY'] };
+    const apiKey = options.apiKey ?? '';
+    this.availability = keyAvailability('bfl', apiKey, 'BFL_API_KEY');
+    this.api = new UpstreamClient({ provider: 'Black Forest Labs', baseURL: options.baseURL ?? 'https://api.bfl.ai', headers: { 'x-key': apiKey }, secrets: [apiKey] });
+    this.trustedOrigins = [this.api.origin];
   }
 
   isLongRunning(): boolean {
     return true;
   }
 
-  /** One call to BFL: JSON in and out, failures classified (never retried here: the worker decides). */
-  private async request(url: string, signal: AbortSignal, body?: Record<string, JsonValue>): Promise<unknown> {
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method: body ? 'POST' : 'GET',
-        headers: { 'x-key': this.apiKey, accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-        signal,
-      });
-    } catch (err) {
-      throw signal.aborted ? (signal.reason ?? err) : upstreamErrorFromNetwork(err);
-    }
-    const text = await res.text();
-    if (!res.ok) throw upstreamErrorFromResponse({ status: res.status, headers: res.headers, body: redactSecrets(text, [this.apiKey]) });
-    try {
-      return JSON.parse(text) as unknown;
-    } catch (cause) {
-      throw new UpstreamError('Black Forest Labs answered with invalid JSON', { kind: 'bad_output', cause });
-    }
-  }
-
-  private model(id: string): FluxModel {
-    const m = FLUX_MODELS.find((x) => x.descriptor.id === id);
-    if (!m) throw new UpstreamError(`Black Forest Labs does not serve ${id}`, { kind: 'not_found' });
-    return m;
-  }
-
-  /** The generic request as BFL's body, and what could not be honoured (reported, never dropped). */
-  private async body(call: AdapterCall): Promise<{ body: Record<string, JsonValue>; warnings: TaskWarning[] }> {
+  /** Submits the generic request as BFL's body; what BFL cannot honour is reported, never dropped. */
+  async start(call: AdapterCall): Promise<StartedJob> {
     const r = call.request;
     if (r.modality !== 'image') throw new UpstreamError('Black Forest Labs serves images only', { kind: 'invalid_input' });
-    const m = this.model(call.model.id);
+    const m = this.table.get(call.model.id);
     const body: Record<string, JsonValue> = { prompt: r.prompt ?? '', ...r.providerParams };
     const warnings: TaskWarning[] = [];
     if (r.seed !== null) body['seed'] = r.seed;
     if (m.sizing === 'dimensions') {
-      body['width'] = r.width;
-      body['height'] = r.height;
+      Object.assign(body, { width: r.width, height: r.height });
     } else {
       body['aspect_ratio'] = r.aspectRatio;
       const usual = sizeForAspectRatio(r.aspectRatio, 1024, 16);
@@ -96,31 +66,21 @@ export class FluxAdapter implements ProviderAdapter {
     } else if (reference) {
       body['input_image'] = reference; // Kontext takes a URL as it is
     }
-    return { body, warnings };
-  }
-
-  async start(call: AdapterCall): Promise<JsonValue> {
-    const { body } = await this.body(call);
-    const parsed = submitted.safeParse(await this.request(`${this.base}/v1/${this.model(call.model.id).endpoint}`, call.abortSignal, body));
-    if (!parsed.success) throw new UpstreamError('Black Forest Labs answered the submission without an id', { kind: 'bad_output' });
-    return { id: parsed.data.id, pollingUrl: parsed.data.polling_url };
+    const job = await this.api.post(`/v1/${m.endpoint}`, body, submitted, call.abortSignal);
+    return { handle: { id: job.id, pollingUrl: job.polling_url }, warnings };
   }
 
   async status(handle: JsonValue, call: AdapterCall): Promise<LongRunningStatus> {
-    const h = handleSchema.safeParse(handle);
-    if (!h.success) throw new UpstreamError('not a Black Forest Labs handle', { kind: 'bad_output', isRetryable: false });
-    const parsed = result.safeParse(await this.request(h.data.pollingUrl, call.abortSignal));
-    if (!parsed.success) throw new UpstreamError('Black Forest Labs answered get_result in an unexpected shape', { kind: 'bad_output' });
-    const { status, progress, result: out, details } = parsed.data;
+    const h = readHandle(handleSchema, handle, 'Black Forest Labs');
+    const { status, progress, result: out, details } = await this.api.get(h.pollingUrl, result, call.abortSignal);
     const fail = (kind: UpstreamError['kind'], message: string): LongRunningStatus => ({ state: 'failed', error: new UpstreamError(message, { kind }) });
     switch (status) {
       case 'Pending':
-        return typeof progress === 'number' ? { state: 'running', progress: Math.min(1, Math.max(0, progress)) } : { state: 'running' };
+        return typeof progress === 'number' ? { state: 'running', progress: fraction(progress) } : { state: 'running' };
       case 'Ready': {
         if (!out) return fail('bad_output', 'Black Forest Labs reported Ready without a result');
-        const { warnings } = await this.body(call);
         const mediaType = call.request.providerParams['output_format'] === 'png' ? 'image/png' : 'image/jpeg';
-        return { state: 'succeeded', result: { files: [{ kind: 'url', url: out.sample, mediaType }], warnings } };
+        return { state: 'succeeded', result: { files: [{ kind: 'url', url: out.sample, mediaType }] } };
       }
       case 'Request Moderated':
       case 'Content Moderated':

@@ -6,27 +6,8 @@ export {
   SandboxAdapter,
 } from './sandbox/index.js';
 export type { SandboxAdapterOptions, SandboxLatency } from './sandbox/index.js';
-export {
-  asProviderParams,
-  errorCodes,
-  keyAvailability,
-  runChat,
-  runImage,
-  SdkAdapter,
-  taskWarningsFrom,
-  toUpstreamError,
-} from './ai-sdk/index.js';
-export type {
-  ChatRunContext,
-  ChatSettings,
-  ErrorRefinement,
-  ImageRunContext,
-  ImageSettings,
-  Mapped,
-  ProviderConnection,
-  SdkErrorContext,
-  SdkModelEntry,
-} from './ai-sdk/index.js';
+// The adapter kit (upstream calls, AI SDK error translation, redaction, warnings, polling, webhooks) is its own
+// entry: @gengate/adapters/kit.
 export {
   createOpenAIAdapter,
   gptImage15Params,

@@ -82,8 +82,14 @@ export type { UpstreamResponseLike } from './errors/upstream-response.js';
 export { upstreamFailureMessage } from './errors/upstream-failure-message.js';
 export { capExceeded, USER_CAPS } from './errors/caps.js';
 export type { UserCap } from './errors/caps.js';
-export { ADAPTER_SPECIFICATION_VERSION, WebhookRejected, WebhookUnverifiable } from './ports/provider-adapter.js';
-export type { AcceptedAdapterSpecificationVersion } from './ports/provider-adapter.js';
+export {
+  adaptAcceptedAdapter,
+  ADAPTER_SPECIFICATION_VERSION,
+  ADAPTER_SPECIFICATION_VERSION_V3,
+  WebhookRejected,
+  WebhookUnverifiable,
+} from './ports/provider-adapter.js';
+export type { AcceptedAdapterSpecificationVersion, AcceptedProviderAdapter, ProviderAdapterV3, StartedJob } from './ports/provider-adapter.js';
 export type {
   AdapterAvailability,
   AdapterCall,

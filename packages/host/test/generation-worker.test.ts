@@ -89,6 +89,8 @@ describe('generation worker on PostgreSQL', () => {
     const task = await ended(host.stores, taskId);
     expect(task.status).toBe('success');
     expect(task.upstreamHandle).toEqual({ job: `${taskId}#1`, model: MODELS.video });
+    // The start's warnings were stored with its handle, not recomputed at status time.
+    expect(task.warnings).toEqual([{ param: 'video_params.resolution', message: 'start #1 adjusted it' }]);
     expect(task.pollSeq).toBe(3);
     expect(adapter.startCalls.get(taskId)).toBe(1);
     expect(adapter.statusCalls.get(taskId)).toBe(3);
@@ -109,6 +111,8 @@ describe('generation worker on PostgreSQL', () => {
       return v.progress !== undefined ? v : null;
     });
     expect(view).toMatchObject({ status: 'generating', progress: 0.5 });
+    // Stored at start: the task shows the start's warnings while it is still generating.
+    expect((await host.stores.tasks.findById(taskId))?.warnings).toEqual([{ param: 'video_params.resolution', message: 'start #1 adjusted it' }]);
     adapter.gateOpen = true;
     const done = await ended(host.stores, taskId);
     expect(done.status).toBe('success');
@@ -143,6 +147,7 @@ describe('generation worker on PostgreSQL', () => {
     expect(task.status).toBe('success');
     expect(adapter.startCalls.get(taskId)).toBe(2);
     expect(task.upstreamHandle).toEqual({ job: `${taskId}#2`, model: MODELS.flakyVideo });
+    expect(task.warnings, 'the dead job\'s start warnings are replaced by the new start\'s').toEqual([{ param: 'video_params.resolution', message: 'start #2 adjusted it' }]);
     expect(adapter.statusCalls.get(`${taskId}#1`)).toBe(1);
     expect(task.attempts).toBe(2);
     expect(await usageFor(host.stores, auth.userId, taskId)).toHaveLength(1);

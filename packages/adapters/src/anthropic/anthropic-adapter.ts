@@ -1,11 +1,8 @@
-import '../ai-sdk/empty-env-guard.js';
+import '../kit/empty-env-guard.js'; // before any @ai-sdk provider package: see the file
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { createAnthropic, type AnthropicProvider } from '@ai-sdk/anthropic';
 import type { AdapterCall, GenerationResult, NormalizedChatRequest } from '@gengate/core';
-import { keyAvailability, NO_KEY, type ProviderConnection } from '../ai-sdk/credentials.js';
-import type { SdkErrorContext } from '../ai-sdk/sdk-error.js';
-import { runChat } from '../ai-sdk/run-chat.js';
-import { SdkAdapter } from '../ai-sdk/sdk-adapter.js';
+import { keyAvailability, NO_KEY, type ProviderConnection, type SdkErrorContext, runChat, SdkAdapter } from '../kit/index.js';
 import { refineAnthropicError } from './anthropic-errors.js';
 import { anthropicChatSettings } from './anthropic-mapping.js';
 import { ANTHROPIC_DEFAULT_BASE_URL, ANTHROPIC_KEY_SETTING, ANTHROPIC_MODELS, ANTHROPIC_PROVIDER_ID } from './anthropic-models.js';

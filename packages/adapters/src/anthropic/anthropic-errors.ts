@@ -1,5 +1,5 @@
 import type { UpstreamErrorKind } from '@gengate/core';
-import { errorCodes } from '../ai-sdk/sdk-error.js';
+import { errorCodes } from '../kit/index.js';
 
 /**
  * Anthropic's error types (https://docs.anthropic.com/en/api/errors): 529 `overloaded_error` is a

@@ -1,5 +1,5 @@
 import { UpstreamError, type NormalizedChatRequest } from '@gengate/core';
-import type { ChatSettings, Mapped } from '../ai-sdk/call-settings.js';
+import type { ChatSettings, Mapped } from '../kit/index.js';
 import { claudeEffortParams, claudeThinkingParams } from './anthropic-models.js';
 
 /*

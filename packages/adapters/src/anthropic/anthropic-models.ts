@@ -1,6 +1,6 @@
 import type { ChatCapabilities, PriceSource } from '@gengate/core';
 import { z } from 'zod';
-import { asProviderParams, type SdkModelEntry } from '../ai-sdk/sdk-adapter.js';
+import { asProviderParams, type SdkModelEntry } from '../kit/index.js';
 
 export const ANTHROPIC_PROVIDER_ID = 'anthropic';
 /** The API root the SDK is given when no base URL is configured (never read from the process environment). */

@@ -55,7 +55,7 @@ describe('fal adapter against the fake fal', () => {
   it('reports progress from the runner logs while in progress', async () => {
     const a = adapter();
     const c = call('fal.veo3-fast', { prompt: 'waves', video_params: { duration: 4 } });
-    const handle = await a.start(c);
+    const { handle } = await a.start(c);
     let progress: number | null = null;
     for (let i = 0; i < 200 && progress === null; i++) {
       const step = await checkStep(a, handle, c);
@@ -68,7 +68,7 @@ describe('fal adapter against the fake fal', () => {
 
   it('restarts between submit and completion without submitting again', async () => {
     const c = call('fal.hailuo-02-standard', { prompt: 'city at night', video_params: { duration: 6 } });
-    const handle = JSON.parse(JSON.stringify(await adapter().start(c))) as JsonValue;
+    const handle = JSON.parse(JSON.stringify((await adapter().start(c)).handle)) as JsonValue;
     const second = adapter();
     let done = false;
     for (let i = 0; i < 400 && !done; i++) {
@@ -84,7 +84,7 @@ describe('fal adapter against the fake fal', () => {
   it('cancels with PUT .../requests/{id}/cancel and the job ends cancelled', async () => {
     const a = adapter();
     const c = call('fal.kling-v2.1-master', { prompt: 'slow', video_params: { duration: 5 } });
-    const handle = await a.start(c);
+    const { handle } = await a.start(c);
     await a.cancel(handle, c);
     const id = a.jobIdOf(handle);
     expect(fake.upstream.callsTo('PUT', `/queue/fal-ai/kling-video/requests/${id}/cancel`)).toHaveLength(1);
@@ -112,7 +112,7 @@ describe('fal adapter against the fake fal', () => {
   it('classifies a rate-limited status check as retryable with Retry-After, and the job is still followed afterwards', async () => {
     const a = adapter();
     const c = call('fal.veo3-fast', { prompt: 'x', video_params: { duration: 4 } });
-    const handle = await a.start(c);
+    const { handle } = await a.start(c);
     fake.upstream.failNext({ kind: 'status', status: 429, headers: { 'retry-after': '3' }, body: { detail: 'Too many requests' } });
     const e = await a.status(handle, c).catch((x: unknown) => x);
     expect(e).toMatchObject({ kind: 'rate_limited', isRetryable: true, retryAfterMs: 3_000 });
@@ -204,7 +204,7 @@ describe('fal completion webhooks', () => {
   async function deliveredWebhook() {
     const a = adapter();
     const c = call('fal.veo3-fast', { prompt: 'p', video_params: { duration: 4 } }, `${receiver.url}/hooks/fal`);
-    const handle = await a.start(c);
+    const { handle } = await a.start(c);
     await fake.jobs.waitForDeliveries(1);
     const d = fake.jobs.deliveries[0]!;
     expect(d.status).toBe(200);

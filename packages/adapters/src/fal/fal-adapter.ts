@@ -9,11 +9,12 @@ import {
   type LongRunningStatus,
   type ModelDescriptor,
   type ProviderAdapter,
+  type StartedJob,
   type WebhookEvent,
   type WebhookRequest,
 } from '@gengate/core';
 import { z } from 'zod';
-import { backoffMs, originOf, readHandle, withoutTrailingSlash } from '../video-common/index.js';
+import { backoffMs, originOf, readHandle, withoutTrailingSlash } from '../kit/index.js';
 import { generateFalImage } from './fal-image.js';
 import { falAppId, falVideoSubmission } from './fal-mapping.js';
 import { FAL_MODELS, type FalModel } from './fal-models.js';
@@ -92,30 +93,21 @@ export class FalAdapter implements ProviderAdapter {
     return generateFalImage(this.sdk, m.endpoint.modelPath, call, this.secrets);
   }
 
-  async start(call: AdapterCall): Promise<JsonValue> {
+  /** Submits to the queue; the mapping's warnings are stored on the task with the handle. */
+  async start(call: AdapterCall): Promise<StartedJob> {
     const m = this.model(call.model.id);
     if (m.endpoint.kind !== 'video' || call.request.modality !== 'video') throw new Error(`${call.model.id} is not a queued video model`);
     const submission = falVideoSubmission(m.endpoint, call.request);
     const falRequestId = await this.queue.submit(submission.modelPath, submission.body, call.webhookUrl, call.abortSignal);
     const handle: FalHandle = { falRequestId, app: falAppId(submission.modelPath), modelPath: submission.modelPath };
-    return handle;
+    return { handle, warnings: submission.warnings };
   }
 
   async status(handle: JsonValue, call: AdapterCall): Promise<LongRunningStatus> {
     const h = readHandle(handleSchema, handle, 'fal');
     const s = await this.queue.status(h.app, h.falRequestId, call.abortSignal);
     if (s.status !== 'COMPLETED') return falRunning(s);
-    const end = await this.queue.result(h.app, h.falRequestId, call.abortSignal);
-    return this.withWarnings(end, call);
-  }
-
-  /** Mapping warnings are recomputed from the request (pure), so a resumed job reports them too. */
-  private withWarnings(end: LongRunningStatus, call: AdapterCall): LongRunningStatus {
-    if (end.state !== 'succeeded' || call.request.modality !== 'video') return end;
-    const m = this.model(call.model.id);
-    if (m.endpoint.kind !== 'video') return end;
-    const warnings = falVideoSubmission(m.endpoint, call.request).warnings;
-    return warnings.length === 0 ? end : { state: 'succeeded', result: { ...end.result, warnings: [...(end.result.warnings ?? []), ...warnings] } };
+    return this.queue.result(h.app, h.falRequestId, call.abortSignal);
   }
 
   async cancel(handle: JsonValue, call: AdapterCall): Promise<void> {
@@ -131,9 +123,8 @@ export class FalAdapter implements ProviderAdapter {
     return this.verifier.verify(request);
   }
 
-  readWebhook(payload: JsonValue, call: AdapterCall): WebhookEvent | null {
-    const event = readFalWebhook(payload);
-    return event ? { ...event, status: this.withWarnings(event.status, call) } : null;
+  readWebhook(payload: JsonValue): WebhookEvent | null {
+    return readFalWebhook(payload);
   }
 
   jobIdOf(handle: JsonValue): string {

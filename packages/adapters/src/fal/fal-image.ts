@@ -1,7 +1,6 @@
 import type { FalProvider } from '@ai-sdk/fal';
 import type { AdapterCall, GenerationResult, JsonValue, NormalizedImageRequest } from '@gengate/core';
-import { generateImage } from 'ai';
-import { taskWarningsFromSdk, upstreamErrorFromAiSdk } from '../video-common/index.js';
+import { runImage } from '../kit/index.js';
 import { classifyFal } from './fal-mapping.js';
 
 const CAMEL: Readonly<Record<string, string>> = {
@@ -11,28 +10,14 @@ const CAMEL: Readonly<Record<string, string>> = {
   output_format: 'outputFormat',
 };
 
-/** A FLUX image on fal.run through @ai-sdk/fal: size as `image_size {width, height}`, `num_images` 1 per call, seed, provider parameters. */
-export async function generateFalImage(fal: FalProvider, modelPath: string, call: AdapterCall, secrets: readonly string[]): Promise<GenerationResult> {
+/** A FLUX image on fal.run through @ai-sdk/fal and the kit's runImage: size as `image_size {width, height}`, `num_images` 1 per call, seed, provider parameters. */
+export function generateFalImage(fal: FalProvider, modelPath: string, call: AdapterCall, secrets: readonly string[]): Promise<GenerationResult> {
   const req = call.request as NormalizedImageRequest;
   const falOptions: Record<string, JsonValue> = {};
   for (const [k, v] of Object.entries(req.providerParams)) if (v !== undefined) falOptions[CAMEL[k] ?? k] = v;
-  try {
-    const result = await generateImage({
-      model: fal.image(modelPath),
-      prompt: req.prompt ?? '',
-      n: req.n,
-      size: `${req.width}x${req.height}`,
-      ...(req.seed === null ? {} : { seed: req.seed }),
-      providerOptions: { fal: falOptions },
-      maxRetries: 0,
-      abortSignal: call.abortSignal,
-    });
-    return {
-      files: result.images.map((img) => ({ kind: 'bytes' as const, data: img.uint8Array, mediaType: img.mediaType })),
-      usage: { images: result.images.length },
-      warnings: taskWarningsFromSdk('image_params', result.warnings),
-    };
-  } catch (err) {
-    throw upstreamErrorFromAiSdk(err, call.abortSignal, classifyFal, secrets);
-  }
+  return runImage(
+    fal.image(modelPath),
+    { prompt: req.prompt ?? '', n: req.n, size: `${req.width}x${req.height}`, ...(req.seed === null ? {} : { seed: req.seed }), providerOptions: { fal: falOptions } },
+    { abortSignal: call.abortSignal, warnings: [], secrets, refine: classifyFal },
+  );
 }

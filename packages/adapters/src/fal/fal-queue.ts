@@ -1,6 +1,6 @@
 import { UpstreamError, type GenerationResult, type JsonObject, type LongRunningStatus } from '@gengate/core';
 import { z } from 'zod';
-import { callUpstream, mediaTypeFromUrl, progressFromLogs, withoutTrailingSlash } from '../video-common/index.js';
+import { callUpstream, mediaTypeFromUrl, progressFromLogs, withoutTrailingSlash } from '../kit/index.js';
 import { classifyFal } from './fal-mapping.js';
 
 /** Documented answers of fal's queue (https://docs.fal.ai/model-endpoints/queue). */

@@ -1,7 +1,7 @@
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { UpstreamError, WebhookRejected, upstreamErrorFromResponse, type LongRunningStatus, type WebhookEvent, type WebhookRequest } from '@gengate/core';
 import { z } from 'zod';
-import { callUpstream, WebhookKeys } from '../video-common/index.js';
+import { callUpstream, WebhookKeys } from '../kit/index.js';
 import { classifyFal } from './fal-mapping.js';
 import { falResult } from './fal-queue.js';
 

@@ -64,7 +64,7 @@ describe('veo adapter against the fake Gemini API', () => {
 
   it('survives a restart between start and completion without starting a second operation', async () => {
     const c = call('google.veo-3', { prompt: 'p' });
-    const handle = JSON.parse(JSON.stringify(await adapter().start(c))) as JsonValue;
+    const handle = JSON.parse(JSON.stringify((await adapter().start(c)).handle)) as JsonValue;
     const second = adapter();
     let done = false;
     for (let i = 0; i < 400 && !done; i++) {

@@ -9,10 +9,11 @@ import {
   type LongRunningStatus,
   type ModelDescriptor,
   type ProviderAdapter,
+  type StartedJob,
 } from '@gengate/core';
 import { experimental_getVideoStatus, experimental_startVideo } from 'ai';
 import { z } from 'zod';
-import { backoffMs, originOf, readHandle, upstreamErrorFromAiSdk, withoutTrailingSlash } from '../video-common/index.js';
+import { backoffMs, originOf, readHandle, taskWarningsFrom, toUpstreamError, withoutTrailingSlash } from '../kit/index.js';
 import { classifyVeoFailure, veoStartOptions } from './veo-mapping.js';
 import { VEO_MODELS, type VeoModel } from './veo-models.js';
 import { GOOGLE_DEFAULT_BASE_URL, GOOGLE_KEY_SETTING } from '../google/google-models.js';
@@ -69,7 +70,8 @@ export class VeoAdapter implements ProviderAdapter {
     return this.byId.has(modelId);
   }
 
-  async start(call: AdapterCall): Promise<JsonValue> {
+  /** Starts the operation; the SDK's warnings (settings Veo ignored or adjusted) are stored on the task with the handle. */
+  async start(call: AdapterCall): Promise<StartedJob> {
     const req = call.request;
     if (req.modality !== 'video') throw new Error('Veo serves video only');
     const m = this.model(call.model.id);
@@ -88,9 +90,9 @@ export class VeoAdapter implements ProviderAdapter {
         maxRetries: 0,
         abortSignal: call.abortSignal,
       });
-      return { veoModel: m.googleModel, operation: started.operation } as JsonValue;
+      return { handle: { veoModel: m.googleModel, operation: started.operation } as JsonValue, warnings: taskWarningsFrom(started.warnings, 'video') };
     } catch (err) {
-      throw upstreamErrorFromAiSdk(err, call.abortSignal, undefined, this.secrets);
+      throw toUpstreamError(err, { secrets: this.secrets, abortSignal: call.abortSignal });
     }
   }
 
@@ -106,7 +108,7 @@ export class VeoAdapter implements ProviderAdapter {
       if (!call.abortSignal.aborted && /No videos in response/i.test(raw)) {
         return { state: 'failed', error: new UpstreamError('Veo finished without a video: its safety filters removed the output.', { kind: 'content_policy' }) };
       }
-      throw upstreamErrorFromAiSdk(err, call.abortSignal, undefined, this.secrets);
+      throw toUpstreamError(err, { secrets: this.secrets, abortSignal: call.abortSignal });
     }
     switch (s.status) {
       case 'pending':

@@ -1,12 +1,8 @@
-import '../ai-sdk/empty-env-guard.js';
+import '../kit/empty-env-guard.js'; // before any @ai-sdk provider package: see the file
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { createGoogle, type GoogleProvider } from '@ai-sdk/google';
 import type { AdapterCall, GenerationResult, NormalizedChatRequest, NormalizedImageRequest } from '@gengate/core';
-import { keyAvailability, NO_KEY, type ProviderConnection } from '../ai-sdk/credentials.js';
-import type { SdkErrorContext } from '../ai-sdk/sdk-error.js';
-import { runChat } from '../ai-sdk/run-chat.js';
-import { runImage } from '../ai-sdk/run-image.js';
-import { SdkAdapter } from '../ai-sdk/sdk-adapter.js';
+import { keyAvailability, NO_KEY, type ProviderConnection, type SdkErrorContext, runChat, runImage, SdkAdapter } from '../kit/index.js';
 import { googleBlockedReason, googleRetryDelayMs, refineGoogleError } from './google-errors.js';
 import { googleChatSettings, googleImageSettings } from './google-mapping.js';
 import { GOOGLE_DEFAULT_BASE_URL, GOOGLE_KEY_SETTING, GOOGLE_MODELS, GOOGLE_PROVIDER_ID } from './google-models.js';

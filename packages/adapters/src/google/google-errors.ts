@@ -1,5 +1,5 @@
 import type { UpstreamErrorKind } from '@gengate/core';
-import { errorCodes } from '../ai-sdk/sdk-error.js';
+import { errorCodes } from '../kit/index.js';
 
 /*
  * The Gemini API's statuses (https://ai.google.dev/gemini-api/docs/troubleshooting): a bad key is a 400

@@ -1,5 +1,5 @@
 import type { NormalizedChatRequest, NormalizedImageRequest } from '@gengate/core';
-import type { ChatSettings, ImageSettings, Mapped } from '../ai-sdk/call-settings.js';
+import type { ChatSettings, ImageSettings, Mapped } from '../kit/index.js';
 import { geminiChatParams } from './google-models.js';
 
 /*

@@ -1,11 +1,8 @@
-import '../ai-sdk/empty-env-guard.js';
+import '../kit/empty-env-guard.js'; // before any @ai-sdk provider package: see the file
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { createOpenAICompatible, type OpenAICompatibleProvider } from '@ai-sdk/openai-compatible';
 import type { AdapterAvailability, AdapterCall, GenerationResult, NormalizedChatRequest } from '@gengate/core';
-import { keyAvailability } from '../ai-sdk/credentials.js';
-import type { SdkErrorContext } from '../ai-sdk/sdk-error.js';
-import { runChat } from '../ai-sdk/run-chat.js';
-import { SdkAdapter } from '../ai-sdk/sdk-adapter.js';
+import { keyAvailability, type SdkErrorContext, runChat, SdkAdapter } from '../kit/index.js';
 import { refineOpenAIError } from '../openai/openai-errors.js';
 import type { CompatibleProviderConfig } from './compatible-config.js';
 import { compatibleChatSettings, reportedCostMicroUsd } from './compatible-mapping.js';

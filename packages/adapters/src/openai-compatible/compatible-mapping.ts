@@ -1,5 +1,5 @@
 import type { NormalizedChatRequest } from '@gengate/core';
-import type { ChatSettings, Mapped } from '../ai-sdk/call-settings.js';
+import type { ChatSettings, Mapped } from '../kit/index.js';
 
 /*
  * gengate's request -> a /v1/chat/completions call (pure): temperature, top_p, max_tokens and a system

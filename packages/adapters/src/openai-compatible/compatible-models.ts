@@ -1,4 +1,4 @@
-import type { SdkModelEntry } from '../ai-sdk/sdk-adapter.js';
+import type { SdkModelEntry } from '../kit/index.js';
 import type { CompatibleProviderConfig } from './compatible-config.js';
 
 /** The catalog entries of an operator-declared OpenAI-compatible provider. */

@@ -1,12 +1,8 @@
-import '../ai-sdk/empty-env-guard.js';
+import '../kit/empty-env-guard.js'; // before any @ai-sdk provider package: see the file
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { createOpenAI, type OpenAIProvider } from '@ai-sdk/openai';
 import type { AdapterCall, GenerationResult, NormalizedChatRequest, NormalizedImageRequest } from '@gengate/core';
-import { keyAvailability, NO_KEY, type ProviderConnection } from '../ai-sdk/credentials.js';
-import type { SdkErrorContext } from '../ai-sdk/sdk-error.js';
-import { runChat } from '../ai-sdk/run-chat.js';
-import { runImage } from '../ai-sdk/run-image.js';
-import { SdkAdapter } from '../ai-sdk/sdk-adapter.js';
+import { keyAvailability, NO_KEY, type ProviderConnection, type SdkErrorContext, runChat, runImage, SdkAdapter } from '../kit/index.js';
 import { refineOpenAIError } from './openai-errors.js';
 import { openAIChatSettings, openAIImageInputTokens, openAIImageSettings } from './openai-mapping.js';
 import { OPENAI_DEFAULT_BASE_URL, OPENAI_KEY_SETTING, OPENAI_MODELS, OPENAI_PROVIDER_ID } from './openai-models.js';

@@ -1,5 +1,5 @@
 import type { UpstreamErrorKind } from '@gengate/core';
-import { errorCodes } from '../ai-sdk/sdk-error.js';
+import { errorCodes } from '../kit/index.js';
 
 /**
  * OpenAI's error codes (https://platform.openai.com/docs/guides/error-codes), which say more than the

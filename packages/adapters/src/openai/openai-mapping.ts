@@ -1,6 +1,6 @@
 import type { NormalizedChatRequest, NormalizedImageRequest } from '@gengate/core';
 import { z } from 'zod';
-import type { ChatSettings, ImageSettings, Mapped } from '../ai-sdk/call-settings.js';
+import type { ChatSettings, ImageSettings, Mapped } from '../kit/index.js';
 import { gptImage15Params, openAIChatParams } from './openai-models.js';
 
 /*

@@ -1,6 +1,6 @@
 import type { ChatCapabilities, ImageCapabilities, PriceSource, PriceVariant } from '@gengate/core';
 import { z } from 'zod';
-import { asProviderParams, type SdkModelEntry } from '../ai-sdk/sdk-adapter.js';
+import { asProviderParams, type SdkModelEntry } from '../kit/index.js';
 
 export const OPENAI_PROVIDER_ID = 'openai';
 /** The API root the SDK is given when no base URL is configured (never read from the process environment). */

@@ -53,7 +53,7 @@ describe('replicate adapter against the fake Replicate', () => {
   it('reports progress from the tqdm lines in the logs', async () => {
     const a = adapter();
     const c = call('replicate.hailuo-02', { prompt: 'p', video_params: { duration: 6 } });
-    const handle = await a.start(c);
+    const { handle } = await a.start(c);
     let progress: number | null = null;
     for (let i = 0; i < 200 && progress === null; i++) {
       const step = await checkStep(a, handle, c);
@@ -65,7 +65,7 @@ describe('replicate adapter against the fake Replicate', () => {
 
   it('restarts between submit and completion without creating a second prediction', async () => {
     const c = call('replicate.kling-v2.1', { prompt: 'p', video_params: { duration: 5, image_urls: ['https://img.example/a.png'] } });
-    const handle = JSON.parse(JSON.stringify(await adapter().start(c))) as JsonValue;
+    const handle = JSON.parse(JSON.stringify((await adapter().start(c)).handle)) as JsonValue;
     const second = adapter();
     let done = false;
     for (let i = 0; i < 400 && !done; i++) {
@@ -80,7 +80,7 @@ describe('replicate adapter against the fake Replicate', () => {
   it('cancels with POST /v1/predictions/{id}/cancel and the prediction ends canceled', async () => {
     const a = adapter();
     const c = call('replicate.hailuo-02', { prompt: 'p' });
-    const handle = await a.start(c);
+    const { handle } = await a.start(c);
     await a.cancel(handle, c);
     const id = a.jobIdOf(handle);
     expect(fake.upstream.callsTo('POST', `/v1/predictions/${id}/cancel`)).toHaveLength(1);
@@ -167,7 +167,7 @@ describe('replicate completion webhooks', () => {
 
   async function delivered(a: ReplicateAdapter) {
     const c = call('replicate.hailuo-02', { prompt: 'p' }, `${receiver.url}/hooks/replicate`);
-    const handle = await a.start(c);
+    const { handle } = await a.start(c);
     await fake.jobs.waitForDeliveries(1);
     return { c, handle, d: fake.jobs.deliveries[0]! };
   }

@@ -10,11 +10,12 @@ import {
   type LongRunningStatus,
   type ModelDescriptor,
   type ProviderAdapter,
+  type StartedJob,
   type WebhookEvent,
   type WebhookRequest,
 } from '@gengate/core';
 import { z } from 'zod';
-import { backoffMs, originOf, readHandle, WebhookKeys, withoutTrailingSlash } from '../video-common/index.js';
+import { backoffMs, originOf, readHandle, WebhookKeys, withoutTrailingSlash } from '../kit/index.js';
 import { generateReplicateImage } from './replicate-image.js';
 import { replicateVideoInput } from './replicate-mapping.js';
 import { REPLICATE_MODELS, type ReplicateModel } from './replicate-models.js';
@@ -100,25 +101,19 @@ export class ReplicateAdapter implements ProviderAdapter {
     return generateReplicateImage(this.sdk, m.replicateModel, call, this.secrets);
   }
 
-  async start(call: AdapterCall): Promise<JsonValue> {
+  /** Creates the prediction; the mapping's warnings are stored on the task with the handle. */
+  async start(call: AdapterCall): Promise<StartedJob> {
     const m = this.model(call.model.id);
     if (m.kind !== 'video' || call.request.modality !== 'video') throw new Error(`${call.model.id} is not a video model`);
-    const { input } = replicateVideoInput(m.replicateModel, call.request);
+    const { input, warnings } = replicateVideoInput(m.replicateModel, call.request);
     const p = await this.predictions.create(m.replicateModel, input, call.webhookUrl, call.abortSignal);
     const handle: ReplicateHandle = { predictionId: p.id, model: m.replicateModel };
-    return handle;
+    return { handle, warnings };
   }
 
   async status(handle: JsonValue, call: AdapterCall): Promise<LongRunningStatus> {
     const h = readHandle(handleSchema, handle, 'Replicate');
-    const p = await this.predictions.get(h.predictionId, call.abortSignal);
-    return this.withWarnings(predictionStatus(p, 'video'), call);
-  }
-
-  private withWarnings(end: LongRunningStatus, call: AdapterCall): LongRunningStatus {
-    if (end.state !== 'succeeded' || call.request.modality !== 'video') return end;
-    const warnings = replicateVideoInput(this.model(call.model.id).replicateModel, call.request).warnings;
-    return warnings.length === 0 ? end : { state: 'succeeded', result: { ...end.result, warnings: [...(end.result.warnings ?? []), ...warnings] } };
+    return predictionStatus(await this.predictions.get(h.predictionId, call.abortSignal), 'video');
   }
 
   async cancel(handle: JsonValue, call: AdapterCall): Promise<void> {
@@ -144,9 +139,8 @@ export class ReplicateAdapter implements ProviderAdapter {
     }
   }
 
-  readWebhook(payload: JsonValue, call: AdapterCall): WebhookEvent | null {
-    const event = readReplicateWebhook(payload, 'video');
-    return event ? { ...event, status: this.withWarnings(event.status, call) } : null;
+  readWebhook(payload: JsonValue): WebhookEvent | null {
+    return readReplicateWebhook(payload, 'video');
   }
 
   jobIdOf(handle: JsonValue): string {

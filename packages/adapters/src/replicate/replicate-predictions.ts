@@ -1,6 +1,6 @@
 import { UpstreamError, type GenerationResult, type JsonObject, type LongRunningStatus } from '@gengate/core';
 import { z } from 'zod';
-import { callUpstream, mediaTypeFromUrl, progressFromLogs, withoutTrailingSlash } from '../video-common/index.js';
+import { callUpstream, mediaTypeFromUrl, progressFromLogs, withoutTrailingSlash } from '../kit/index.js';
 import { classifyReplicateFailure } from './replicate-mapping.js';
 
 /** The documented prediction object (https://replicate.com/docs/reference/http#predictions.get). */

@@ -47,7 +47,7 @@ describe('runway adapter against the fake Runway API', () => {
 
   it('reports RUNNING progress and survives a restart without creating a second task', async () => {
     const c = call('runway.gen4-turbo', { prompt: 'p', video_params: { image_urls: ['https://img.example/a.png'] } });
-    const handle = JSON.parse(JSON.stringify(await adapter().start(c))) as JsonValue;
+    const handle = JSON.parse(JSON.stringify((await adapter().start(c)).handle)) as JsonValue;
     const second = adapter();
     let progress = 0;
     let done = false;
@@ -63,10 +63,25 @@ describe('runway adapter against the fake Runway API', () => {
     expect(fake.upstream.callsTo('POST', /^\/v1\/image_to_video$/)).toHaveLength(1);
   });
 
+  it('reports the mapping\'s warnings once, from start (stored on the task with the handle), never again at status', async () => {
+    const c = call('runway.veo3', { prompt: 'p', video_params: { resolution: '1080p', image_urls: ['https://i.example/b.png'] } });
+    const a = adapter();
+    const started = await a.start(c);
+    expect(started.warnings.map((w) => w.param)).toEqual(['video_params.resolution']);
+    let step = await checkStep(a, started.handle, c);
+    for (let i = 0; i < 400 && step.kind === 'running'; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+      step = await checkStep(a, started.handle, c);
+    }
+    expect(step.kind === 'done' ? (step.result.warnings ?? []) : null).toEqual([]);
+    // The worker's loop reports the start's warnings with the result.
+    expect((await runAdapterCall(a, c, 10_000)).warnings?.map((w) => w.param)).toEqual(['video_params.resolution']);
+  });
+
   it('cancels with DELETE /v1/tasks/{id}; the task then reads CANCELLED', async () => {
     const a = adapter();
     const c = call('runway.veo3', { prompt: 'p' });
-    const handle = await a.start(c);
+    const { handle } = await a.start(c);
     await a.cancel(handle, c);
     expect(fake.upstream.callsTo('DELETE', /^\/v1\/tasks\//)).toHaveLength(1);
     expect(await a.status(handle, c)).toMatchObject({ state: 'failed', error: { isRetryable: false } });

@@ -7,11 +7,12 @@ import {
   type LongRunningStatus,
   type ModelDescriptor,
   type ProviderAdapter,
+  type StartedJob,
 } from '@gengate/core';
 import { z } from 'zod';
-import { backoffMs, callUpstream, mediaTypeFromUrl, originOf, readHandle, withoutTrailingSlash } from '../video-common/index.js';
+import { fraction, keyAvailability, mediaTypeFromUrl, ModelTable, pollDelay, readHandle, UpstreamClient } from '../kit/index.js';
 import { classifyRunwayFailure, runwayTaskRequest } from './runway-mapping.js';
-import { RUNWAY_MODELS, type RunwayModel } from './runway-models.js';
+import { RUNWAY_MODELS } from './runway-models.js';
 
 export const RUNWAY_SECRET_SETTING = 'RUNWAYML_API_SECRET';
 export const RUNWAY_DEFAULT_BASE_URL = 'https://api.dev.runwayml.com';
@@ -50,75 +51,54 @@ const taskSchema = z.object({
 export class RunwayAdapter implements ProviderAdapter {
   readonly specificationVersion = ADAPTER_SPECIFICATION_VERSION;
   readonly providerId = 'runway';
-  readonly models: readonly ModelDescriptor[] = RUNWAY_MODELS.map((m) => m.descriptor);
+  readonly models: readonly ModelDescriptor[];
   readonly availability: AdapterAvailability;
   readonly trustedOrigins: readonly string[];
-  private readonly byId = new Map<string, RunwayModel>(RUNWAY_MODELS.map((m) => [m.descriptor.id, m]));
-  private readonly base: string;
-  private readonly apiKey: string;
-  private readonly fetch: typeof fetch;
-  private readonly poll: { readonly firstMs: number; readonly maxMs: number };
+  readonly pollDelayMs: (checkNumber: number) => number;
+  private readonly table = new ModelTable('Runway', RUNWAY_MODELS);
+  private readonly api: UpstreamClient;
 
   constructor(options: RunwayAdapterOptions = {}) {
-    this.base = withoutTrailingSlash(options.baseURL ?? RUNWAY_DEFAULT_BASE_URL);
-    this.apiKey = options.apiKey ?? '';
-    this.fetch = options.fetch ?? globalThis.fetch;
-    this.poll = options.poll ?? { firstMs: 5_000, maxMs: 20_000 };
-    this.availability = this.apiKey
-      ? { available: true, settings: [RUNWAY_SECRET_SETTING] }
-      : { available: false, reason: `Provider runway is not configured: the operator must set ${RUNWAY_SECRET_SETTING}.`, settings: [RUNWAY_SECRET_SETTING] };
-    this.trustedOrigins = [originOf(this.base)];
-  }
-
-  private request(path: string, signal: AbortSignal, init: { method?: 'GET' | 'POST' | 'DELETE'; body?: unknown } = {}) {
-    return callUpstream({
-      fetch: this.fetch,
-      url: `${this.base}${path}`,
-      method: init.method,
-      headers: { authorization: `Bearer ${this.apiKey}`, 'x-runway-version': RUNWAY_API_VERSION },
-      body: init.body,
-      signal,
+    const apiKey = options.apiKey ?? '';
+    this.models = this.table.descriptors;
+    this.availability = keyAvailability('runway', apiKey, RUNWAY_SECRET_SETTING);
+    this.api = new UpstreamClient({
+      provider: 'Runway',
+      baseURL: options.baseURL ?? RUNWAY_DEFAULT_BASE_URL,
+      headers: { authorization: `Bearer ${apiKey}`, 'x-runway-version': RUNWAY_API_VERSION },
+      ...(options.fetch ? { fetch: options.fetch } : {}),
       classify: (status, detail) => (status === 400 && /moderat|safety/i.test(detail) ? 'content_policy' : undefined),
-      secrets: [this.apiKey],
+      secrets: [apiKey],
     });
-  }
-
-  private model(id: string): RunwayModel {
-    const m = this.byId.get(id);
-    if (!m) throw new UpstreamError(`Runway does not serve model ${id}`, { kind: 'not_found' });
-    return m;
+    this.trustedOrigins = [this.api.origin];
+    this.pollDelayMs = pollDelay(options.poll ?? { firstMs: 5_000, maxMs: 20_000 });
   }
 
   isLongRunning(modelId: string): boolean {
-    return this.byId.has(modelId);
+    return this.table.has(modelId);
   }
 
-  async start(call: AdapterCall): Promise<JsonValue> {
+  /** Creates the task; the mapping's warnings are stored on the task with the handle. */
+  async start(call: AdapterCall): Promise<StartedJob> {
     if (call.request.modality !== 'video') throw new Error('Runway serves video only');
-    const r = runwayTaskRequest(this.model(call.model.id), call.request);
-    const res = await this.request(r.path, call.abortSignal, { body: r.body });
-    const parsed = z.object({ id: z.string().min(1) }).safeParse(res.json);
-    if (!parsed.success) throw new UpstreamError('Runway answered the task creation without an id', { kind: 'bad_output' });
-    return { runwayTaskId: parsed.data.id };
+    const r = runwayTaskRequest(this.table.get(call.model.id), call.request);
+    const { id } = await this.api.post(r.path, r.body, z.object({ id: z.string().min(1) }), call.abortSignal);
+    return { handle: { runwayTaskId: id }, warnings: r.warnings };
   }
 
   async status(handle: JsonValue, call: AdapterCall): Promise<LongRunningStatus> {
     const { runwayTaskId } = readHandle(handleSchema, handle, 'Runway');
-    const res = await this.request(`/v1/tasks/${encodeURIComponent(runwayTaskId)}`, call.abortSignal);
-    const parsed = taskSchema.safeParse(res.json);
-    if (!parsed.success) throw new UpstreamError('Runway answered the task in an unexpected shape', { kind: 'bad_output' });
-    const t = parsed.data;
+    const t = await this.api.get(`/v1/tasks/${encodeURIComponent(runwayTaskId)}`, taskSchema, call.abortSignal);
     switch (t.status) {
       case 'PENDING':
       case 'THROTTLED':
         return { state: 'running', progress: 0 };
       case 'RUNNING':
-        return typeof t.progress === 'number' ? { state: 'running', progress: Math.min(1, Math.max(0, t.progress)) } : { state: 'running' };
+        return typeof t.progress === 'number' ? { state: 'running', progress: fraction(t.progress) } : { state: 'running' };
       case 'SUCCEEDED': {
         const urls = t.output ?? [];
         if (urls.length === 0) return { state: 'failed', error: new UpstreamError('Runway returned no output', { kind: 'bad_output' }) };
-        const warnings = call.request.modality === 'video' ? runwayTaskRequest(this.model(call.model.id), call.request).warnings : [];
-        return { state: 'succeeded', result: { files: urls.map((url) => ({ kind: 'url' as const, url, mediaType: mediaTypeFromUrl(url, 'video/mp4') })), warnings } };
+        return { state: 'succeeded', result: { files: urls.map((url) => ({ kind: 'url' as const, url, mediaType: mediaTypeFromUrl(url, 'video/mp4') })) } };
       }
       case 'FAILED': {
         const message = [t.failureCode, t.failure].filter(Boolean).join(': ') || 'the task failed';
@@ -132,15 +112,11 @@ export class RunwayAdapter implements ProviderAdapter {
   async cancel(handle: JsonValue, call: AdapterCall): Promise<void> {
     const { runwayTaskId } = readHandle(handleSchema, handle, 'Runway');
     try {
-      await this.request(`/v1/tasks/${encodeURIComponent(runwayTaskId)}`, call.abortSignal, { method: 'DELETE' });
+      await this.api.call('DELETE', `/v1/tasks/${encodeURIComponent(runwayTaskId)}`, call.abortSignal);
     } catch (e) {
       if (UpstreamError.isInstance(e) && e.statusCode === 404) return;
       throw e;
     }
-  }
-
-  pollDelayMs(checkNumber: number): number {
-    return backoffMs(checkNumber, this.poll.firstMs, this.poll.maxMs);
   }
 }
 

@@ -89,7 +89,7 @@ describe('sandbox adapter', () => {
 
   it('keeps the video handle as data so a new adapter instance (a restarted worker) can finish it', async () => {
     const c = call(SANDBOX_MODELS.video, { prompt: 'restart' });
-    const handle = await fast().start(c);
+    const { handle } = await fast().start(c);
     const restarted = fast();
     let status = await restarted.status(JSON.parse(JSON.stringify(handle)), c);
     while (status.state === 'running') {

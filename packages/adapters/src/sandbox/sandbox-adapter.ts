@@ -12,6 +12,7 @@ import {
   type NormalizedImageRequest,
   type NormalizedVideoRequest,
   type ProviderAdapter,
+  type StartedJob,
   type TaskWarning,
 } from '@gengate/core';
 import { dimensionsFor, hashString, renderAnimatedGif, renderPng } from './media/index.js';
@@ -130,12 +131,13 @@ export class SandboxAdapter implements ProviderAdapter {
     }
   }
 
-  async start(call: AdapterCall): Promise<JsonValue> {
+  /** Starts a fake job; what the sandbox ignores is reported with the handle (stored on the task at start). */
+  async start(call: AdapterCall): Promise<StartedJob> {
     if (call.request.modality !== 'video') throw new Error('sandbox start() serves video only');
     const startedAt = this.now();
     call.abortSignal.throwIfAborted();
     const handle: VideoHandle = { sandboxJob: call.taskId, startedAt, readyAt: startedAt + this.latencyFor(call) };
-    return handle;
+    return { handle, warnings: videoWarnings(call.request) };
   }
 
   async status(handle: JsonValue, call: AdapterCall): Promise<LongRunningStatus> {
@@ -158,7 +160,7 @@ export class SandboxAdapter implements ProviderAdapter {
       frames: req.duration * this.fps,
       fps: this.fps,
     });
-    return { state: 'succeeded', result: { files: [{ kind: 'bytes', data, mediaType: 'image/gif' }], warnings: videoWarnings(req) } };
+    return { state: 'succeeded', result: { files: [{ kind: 'bytes', data, mediaType: 'image/gif' }] } };
   }
 
   /** v3: the chat model as an AI SDK language model, streamed word by word over the configured chat latency. */

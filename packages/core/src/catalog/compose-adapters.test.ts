@@ -22,7 +22,7 @@ const oneShot: ProviderAdapter = {
 const longRunning: ProviderAdapter = {
   specificationVersion: ADAPTER_SPECIFICATION_VERSION, providerId: 'p', models: [videoModel], trustedOrigins: ['http://b'], isLongRunning: () => true,
   availability: { available: false, reason: 'set P_KEY', settings: ['P_KEY'] },
-  start: async (c) => (calls.push(`start ${c.model.id}`), 'h'),
+  start: async (c) => (calls.push(`start ${c.model.id}`), { handle: 'h', warnings: [] }),
   status: async () => ({ state: 'running' }),
   pollDelayMs: () => 1234,
 };

@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import { TOKENS } from '../di/tokens.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ModelDescriptor } from '../model/model.js';
-import { ADAPTER_SPECIFICATION_VERSION, type AdapterAvailability, type ProviderAdapter } from '../ports/provider-adapter.js';
+import { adaptAcceptedAdapter, type AcceptedProviderAdapter, type AdapterAvailability, type ProviderAdapter } from '../ports/provider-adapter.js';
 import { checkModelDeclaration } from './model-declaration.js';
 
 const AVAILABLE: AdapterAvailability = { available: true };
@@ -12,14 +12,13 @@ const AVAILABLE: AdapterAvailability = { available: true };
 export class ModelRegistry {
   private readonly byId = new Map<string, { model: ModelDescriptor; adapter: ProviderAdapter }>();
 
-  constructor(@inject(TOKENS.Adapters) adapters: readonly ProviderAdapter[]) {
+  constructor(@inject(TOKENS.Adapters) adapters: readonly AcceptedProviderAdapter[]) {
     for (const adapter of adapters) this.register(adapter);
   }
 
-  register(adapter: ProviderAdapter): void {
-    if (adapter.specificationVersion !== ADAPTER_SPECIFICATION_VERSION) {
-      throw new Error(`adapter ${adapter.providerId} implements ${String(adapter.specificationVersion)}, expected ${ADAPTER_SPECIFICATION_VERSION}`);
-    }
+  /** Registers an adapter of an accepted contract version (a v3 one is adapted to v4 here, for one release). */
+  register(accepted: AcceptedProviderAdapter): void {
+    const adapter = adaptAcceptedAdapter(accepted);
     for (const model of adapter.models) {
       if (this.byId.has(model.id)) throw new Error(`model id ${model.id} is registered twice`);
       checkModelDeclaration(model);

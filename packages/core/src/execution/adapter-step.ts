@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UpstreamError } from '../errors/upstream-error.js';
 import type { ModelDescriptor } from '../model/model.js';
+import type { TaskWarning } from '../model/task.js';
 import type { AdapterCall, GenerationResult, LongRunningStatus, ProviderAdapter } from '../ports/provider-adapter.js';
 import type { JsonValue } from '../util/json.js';
 import { defaultPollDelayMs } from './retry-policy.js';
@@ -13,7 +14,8 @@ import { defaultPollDelayMs } from './retry-policy.js';
 
 export type StepResult =
   | { readonly kind: 'done'; readonly result: GenerationResult }
-  | { readonly kind: 'started'; readonly handle: JsonValue }
+  /** A long-running job was started: its handle and the warnings of the start, persisted together. */
+  | { readonly kind: 'started'; readonly handle: JsonValue; readonly warnings: readonly TaskWarning[] }
   | { readonly kind: 'running'; readonly progress: number | null; readonly retryAfterMs: number | null }
   /** The upstream job ended in failure (as opposed to the status check itself failing, which throws). */
   | { readonly kind: 'failed'; readonly error: UpstreamError };
@@ -43,9 +45,9 @@ export async function firstStep(adapter: ProviderAdapter, call: AdapterCall): Pr
     return { kind: 'done', result: checkResult(call.model, await adapter.generate(call)) };
   }
   if (!adapter.start) throw new Error(`adapter ${adapter.providerId} has no start()`);
-  const handle = await adapter.start(call);
-  if (!sameJson(handle)) throw new Error(`adapter ${adapter.providerId} returned a handle that is not plain JSON`);
-  return { kind: 'started', handle };
+  const started = await adapter.start(call);
+  if (!sameJson(started.handle)) throw new Error(`adapter ${adapter.providerId} returned a handle that is not plain JSON`);
+  return { kind: 'started', handle: started.handle, warnings: started.warnings };
 }
 
 /** A long-running job's state as a step: done, failed (the upstream job failed) or still running. */
@@ -78,7 +80,8 @@ export function pollDelayMs(adapter: ProviderAdapter, model: ModelDescriptor, ch
 
 /**
  * Runs a whole call in this process with the worker's step semantics (the adapter kit and tools use it).
- * `onHandle` sees the handle a long-running start returned, as the worker persists it.
+ * `onHandle` sees the handle a long-running start returned, as the worker persists it; the start's warnings
+ * come first in the result's, as the worker stores them on the task.
  */
 export async function runToCompletion(
   adapter: ProviderAdapter,
@@ -89,14 +92,16 @@ export async function runToCompletion(
   let step = await firstStep(adapter, call);
   if (step.kind === 'done') return step.result;
   if (step.kind !== 'started') throw new Error('unexpected first step');
-  const handle = step.handle;
+  const { handle, warnings } = step;
   options.onHandle?.(handle);
+  const withStartWarnings = (r: GenerationResult): GenerationResult =>
+    warnings.length === 0 ? r : { ...r, warnings: [...warnings, ...(r.warnings ?? [])] };
   for (let n = 1; ; n++) {
     const delay = Math.min(options.maxPollDelayMs ?? Number.POSITIVE_INFINITY, pollDelayMs(adapter, call.model, n, step.kind === 'running' ? step.retryAfterMs : null));
     if (Date.now() + delay > until) throw new Error(`still running after ${options.timeoutMs} ms`);
     await sleep(delay, undefined, { signal: call.abortSignal });
     step = await checkStep(adapter, handle, call);
-    if (step.kind === 'done') return step.result;
+    if (step.kind === 'done') return withStartWarnings(step.result);
     if (step.kind === 'failed') throw step.error;
   }
 }

@@ -52,7 +52,8 @@ export class TaskResultWriter {
       task,
       success: {
         outputs,
-        warnings: result.warnings ?? [],
+        // The warnings a long-running start stored on the task, then the result's own.
+        warnings: [...task.warnings, ...(result.warnings ?? [])],
         chargedMicro: charge.chargeMicro,
         costMicro: charge.costMicro,
         reportedCostMicro: result.reportedCostMicroUsd === undefined ? null : Math.round(result.reportedCostMicroUsd * MICRO_CREDITS_PER_MICRO_USD),

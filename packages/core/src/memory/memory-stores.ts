@@ -153,8 +153,8 @@ export class MemoryTaskStore implements TaskStore {
         : null,
     );
   }
-  async saveUpstreamHandle(id: string, handle: TaskRecord['upstreamHandle']) {
-    this.patch(id, (t) => ({ ...t, upstreamHandle: handle, webhookPayload: null }));
+  async saveUpstreamHandle(id: string, handle: TaskRecord['upstreamHandle'], startWarnings: TaskRecord['warnings'] = []) {
+    this.patch(id, (t) => ({ ...t, upstreamHandle: handle, warnings: [...startWarnings], webhookPayload: null }));
   }
   async advanceCheck(id: string, current: number, progress: number | null) {
     return this.patch(id, (t) => (t.status === 'generating' && t.pollSeq === current ? { ...t, pollSeq: current + 1, progress: progress ?? t.progress } : null)) !== null;

@@ -13,14 +13,19 @@ import type { JsonValue } from '../util/json.js';
  * v3: chat models stream: `languageModel(modelId)` hands the host the AI SDK language model (`LanguageModelV4`:
  * `doStream`/`doGenerate` with messages, tools and structured output in the SDK's own types) and
  * `upstreamError` classifies what it throws or streams as an error.
+ * v4: `start` returns `{ handle, warnings }` (a `StartedJob`, the shape of the AI SDK's `doStart`): the warnings
+ * of the start are stored on the task when the handle is saved, so `status` never recomputes them.
  */
-export const ADAPTER_SPECIFICATION_VERSION = 'gengate.adapter/v3' as const;
+export const ADAPTER_SPECIFICATION_VERSION = 'gengate.adapter/v4' as const;
+
+/** The previous contract, accepted for one release and adapted on registration (see `adaptAcceptedAdapter`). */
+export const ADAPTER_SPECIFICATION_VERSION_V3 = 'gengate.adapter/v3' as const;
 
 /**
- * The versions a host accepts. v3 only adds optional methods, so a v2 adapter keeps working unchanged for
- * one release (its chat models run on `/api/v1/run`; without `languageModel` they cannot serve `/v1` chat).
+ * The versions a host accepts: v4, and v3 for one release (its `start` returns the bare handle; the
+ * registry wraps it as `{ handle, warnings: [] }`). v2 was accepted for the v3 release and is no longer.
  */
-export type AcceptedAdapterSpecificationVersion = typeof ADAPTER_SPECIFICATION_VERSION | 'gengate.adapter/v2';
+export type AcceptedAdapterSpecificationVersion = typeof ADAPTER_SPECIFICATION_VERSION | typeof ADAPTER_SPECIFICATION_VERSION_V3;
 
 /** Bytes of a user's reference input, read by the host through its address guard and size cap. */
 export interface InputFile {
@@ -91,6 +96,14 @@ export type LongRunningStatus =
   | { readonly state: 'succeeded'; readonly result: GenerationResult }
   | { readonly state: 'failed'; readonly error: UpstreamError };
 
+/** What `start` returns: the JSON handle the worker persists, and what the start adjusted or ignored. */
+export interface StartedJob {
+  /** Plain JSON, saved on the task before any wait: a restarted worker follows it, never submits twice. */
+  readonly handle: JsonValue;
+  /** Parameters the upstream (or the mapping) ignored or adjusted, stored on the task at start. */
+  readonly warnings: readonly TaskWarning[];
+}
+
 /** An upstream's completion webhook as the host received it (the raw body, for signature checks). */
 export interface WebhookRequest {
   /** Lower-case header names. */
@@ -143,11 +156,12 @@ export type AdapterAvailability =
 
 /**
  * A provider adapter. Models, capabilities and prices are data; the call is one-shot (`generate`)
- * or long-running (`start` returns a JSON handle the worker persists, then `status` is checked on a
- * schedule). Adapters throw `UpstreamError` (classified, with `isRetryable` and `retryAfterMs`).
+ * or long-running (`start` returns a JSON handle and its warnings, the worker persists both, then
+ * `status` is checked on a schedule). Adapters throw `UpstreamError` (classified, with `isRetryable`
+ * and `retryAfterMs`).
  */
 export interface ProviderAdapter {
-  readonly specificationVersion: AcceptedAdapterSpecificationVersion;
+  readonly specificationVersion: typeof ADAPTER_SPECIFICATION_VERSION;
   readonly providerId: string;
   readonly models: readonly ModelDescriptor[];
   /** Default: available. */
@@ -161,7 +175,8 @@ export interface ProviderAdapter {
   /** True when the model uses start/status, false for generate. */
   isLongRunning(modelId: string): boolean;
   generate?(call: AdapterCall): Promise<GenerationResult>;
-  start?(call: AdapterCall): Promise<JsonValue>;
+  /** v4: the job's handle and the warnings of its start (the final result's warnings are added at the end). */
+  start?(call: AdapterCall): Promise<StartedJob>;
   status?(handle: JsonValue, call: AdapterCall): Promise<LongRunningStatus>;
   /** Asks the upstream to stop a long-running generation, where it can. */
   cancel?(handle: JsonValue, call: AdapterCall): Promise<void>;
@@ -192,4 +207,55 @@ export interface ProviderAdapter {
   readWebhook?(payload: JsonValue, call: AdapterCall): WebhookEvent | null;
   /** The upstream job id inside a handle this adapter returned (matches webhooks to tasks). */
   jobIdOf?(handle: JsonValue): string;
+}
+
+/**
+ * @deprecated The v3 contract, accepted for one release: `start` returns the bare handle. Move to v4 by
+ * returning `{ handle, warnings }` from `start` (and dropping any warnings recomputed in `status`).
+ */
+export interface ProviderAdapterV3 extends Omit<ProviderAdapter, 'specificationVersion' | 'start'> {
+  readonly specificationVersion: typeof ADAPTER_SPECIFICATION_VERSION_V3;
+  start?(call: AdapterCall): Promise<JsonValue>;
+}
+
+/** An adapter of any contract version a host accepts. */
+export type AcceptedProviderAdapter = ProviderAdapter | ProviderAdapterV3;
+
+/**
+ * The v4 adapter for any accepted one: a v4 adapter as it is, a v3 adapter wrapped (its handle with no
+ * start warnings; everything else unchanged, `this` kept). Throws for a version the host does not accept.
+ */
+export function adaptAcceptedAdapter(adapter: AcceptedProviderAdapter): ProviderAdapter {
+  const version: string = adapter.specificationVersion;
+  if (version === ADAPTER_SPECIFICATION_VERSION) return adapter as ProviderAdapter;
+  if (version !== ADAPTER_SPECIFICATION_VERSION_V3) {
+    throw new Error(`adapter ${adapter.providerId} implements ${version}, expected ${ADAPTER_SPECIFICATION_VERSION} (or ${ADAPTER_SPECIFICATION_VERSION_V3} for one release)`);
+  }
+  const v3 = adapter as ProviderAdapterV3;
+  const start = v3.start;
+  // Every method bound to the v3 adapter itself (its private state, `#fields` included, stays its own).
+  const bound = <K extends 'generate' | 'status' | 'cancel' | 'languageModel' | 'upstreamError' | 'pollDelayMs' | 'verifyWebhook' | 'readWebhook' | 'jobIdOf'>(
+    key: K,
+  ): Pick<ProviderAdapter, K> => {
+    const fn = v3[key] as ((...args: unknown[]) => unknown) | undefined;
+    return (fn ? { [key]: fn.bind(v3) } : {}) as Pick<ProviderAdapter, K>;
+  };
+  return {
+    specificationVersion: ADAPTER_SPECIFICATION_VERSION,
+    providerId: v3.providerId,
+    models: v3.models,
+    ...(v3.availability ? { availability: v3.availability } : {}),
+    ...(v3.trustedOrigins ? { trustedOrigins: v3.trustedOrigins } : {}),
+    isLongRunning: (modelId) => v3.isLongRunning(modelId),
+    ...(start ? { start: async (call: AdapterCall): Promise<StartedJob> => ({ handle: await start.call(v3, call), warnings: [] }) } : {}),
+    ...bound('generate'),
+    ...bound('status'),
+    ...bound('cancel'),
+    ...bound('languageModel'),
+    ...bound('upstreamError'),
+    ...bound('pollDelayMs'),
+    ...bound('verifyWebhook'),
+    ...bound('readWebhook'),
+    ...bound('jobIdOf'),
+  };
 }

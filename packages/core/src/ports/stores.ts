@@ -102,10 +102,11 @@ export interface TaskStore {
   /** waiting -> generating (or generating -> generating on a new attempt); counts the attempt. Null when ended. */
   markGenerating(id: string, at: Date): Promise<TaskRecord | null>;
   /**
-   * Saves (or, with null, clears) the upstream handle of a long-running generation. A completion webhook
-   * kept for the previous upstream job is cleared with it: it belongs to that job.
+   * Saves (or, with null, clears) the upstream handle of a long-running generation, and sets the task's
+   * warnings to those its start reported (default none; a success adds the result's). A completion
+   * webhook kept for the previous upstream job is cleared with it: it belongs to that job.
    */
-  saveUpstreamHandle(id: string, handle: JsonValue | null): Promise<void>;
+  saveUpstreamHandle(id: string, handle: JsonValue | null, startWarnings?: readonly TaskWarning[]): Promise<void>;
   /**
    * Compare-and-set on the task's chain of status checks: when check `current` is still the task's latest
    * (`pollSeq === current`) and the task is generating, makes check `current + 1` the next one (older

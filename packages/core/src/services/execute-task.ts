@@ -13,7 +13,7 @@ import type { TaskRecord } from '../model/task.js';
 import type { PriceBook } from '../pricing/price-book.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { ProviderCallLimiter } from '../ports/call-limiter.js';
-import type { AdapterCall, ProviderAdapter } from '../ports/provider-adapter.js';
+import type { AdapterCall, ProviderAdapter, StartedJob } from '../ports/provider-adapter.js';
 import type { Clock, Logger } from '../ports/system.js';
 import type { TaskStore, UnitOfWork } from '../ports/stores.js';
 import type { TaskCompletion } from '../ports/task-completion.js';
@@ -94,7 +94,7 @@ export class ExecuteTask {
         if (step.kind === 'started') {
           p.log.info({ attempt: task.attempts }, 'upstream job started');
           // Persisted with the first status check, in one transaction: a restarted worker follows this handle instead of submitting again.
-          const outcome = await this.scheduleCheck({ ...p, task }, task.pollSeq, null, null, step.handle);
+          const outcome = await this.scheduleCheck({ ...p, task }, task.pollSeq, null, null, step);
           if (outcome === 'skipped') await this.cancelUpstream(p, call); // cancelled while starting: stop what was started
           return outcome;
         }
@@ -266,14 +266,15 @@ export class ExecuteTask {
    * another check moved the chain on meanwhile, this one is stale and schedules nothing. Check numbers only
    * grow, also across upstream jobs (a number is never reused); a new job's first check waits as a first check.
    */
-  private async scheduleCheck(p: Prepared, current: number, progress: number | null, hintMs: number | null, newHandle?: JsonValue): Promise<ExecuteOutcome> {
+  private async scheduleCheck(p: Prepared, current: number, progress: number | null, hintMs: number | null, started?: StartedJob): Promise<ExecuteOutcome> {
     const checkNumber = current + 1;
     const scheduled = await this.uow.run(async (tx) => {
-      if (newHandle !== undefined) await tx.tasks.saveUpstreamHandle(p.task.id, newHandle);
+      // The start's warnings are stored with its handle: the result's are added to them at success.
+      if (started !== undefined) await tx.tasks.saveUpstreamHandle(p.task.id, started.handle, started.warnings);
       if (!(await tx.tasks.advanceCheck(p.task.id, current, progress))) return false;
       await tx.jobs.enqueueStatusCheck(p.task.id, {
         checkNumber,
-        startAfterMs: pollDelayMs(p.adapter, p.model, newHandle !== undefined ? 1 : checkNumber, hintMs),
+        startAfterMs: pollDelayMs(p.adapter, p.model, started !== undefined ? 1 : checkNumber, hintMs),
         providerId: p.model.provider,
       });
       return true;

@@ -86,7 +86,7 @@ export const taskSql = (schema: string) => ({
   forUser: `select * from ${schema}.tasks where id = $1 and user_id = $2`,
   markGenerating: `update ${schema}.tasks set status = 'generating', attempts = attempts + 1, started_at = coalesce(started_at, $2)
        where id = $1 and ${UNFINISHED} returning *`,
-  saveUpstreamHandle: `update ${schema}.tasks set upstream_handle = $2, webhook_payload = null where id = $1`,
+  saveUpstreamHandle: `update ${schema}.tasks set upstream_handle = $2, warnings = $3, webhook_payload = null where id = $1`,
   advanceCheck: `update ${schema}.tasks set poll_seq = $2::integer + 1, progress = coalesce($3, progress) where id = $1 and status = 'generating' and poll_seq = $2::integer`,
   saveWebhookPayload: `update ${schema}.tasks set webhook_payload = $2 where id = $1 and status = 'generating' and webhook_payload is null`,
   markSuccess: `${lockAccountFirst(schema)}
@@ -162,8 +162,8 @@ export class PgTaskStore implements TaskStore {
     return rows[0] ? toTask(rows[0]) : null;
   }
 
-  async saveUpstreamHandle(id: string, handle: JsonValue | null): Promise<void> {
-    await this.db.query(this.sql.saveUpstreamHandle, [id, handle === null ? null : JSON.stringify(handle)]);
+  async saveUpstreamHandle(id: string, handle: JsonValue | null, startWarnings: TaskRecord['warnings'] = []): Promise<void> {
+    await this.db.query(this.sql.saveUpstreamHandle, [id, handle === null ? null : JSON.stringify(handle), JSON.stringify(startWarnings)]);
   }
 
   async advanceCheck(id: string, current: number, progress: number | null): Promise<boolean> {

@@ -14,6 +14,7 @@ import {
   type LongRunningStatus,
   type ModelDescriptor,
   type ProviderAdapter,
+  type StartedJob,
   type TaskRecord,
   type TransactionScope,
   type VideoCapabilities,
@@ -197,10 +198,11 @@ export class FakeAdapter implements ProviderAdapter {
     }
   }
 
-  async start(call: AdapterCall): Promise<JsonValue> {
+  /** Every start reports one warning naming its job, so tests see which start's warnings the task kept. */
+  async start(call: AdapterCall): Promise<StartedJob> {
     const n = count(this.startCalls, call.taskId);
     this.webhookUrls.set(call.taskId, call.webhookUrl);
-    return { job: `${call.taskId}#${n}`, model: call.model.id };
+    return { handle: { job: `${call.taskId}#${n}`, model: call.model.id }, warnings: [{ param: 'video_params.resolution', message: `start #${n} adjusted it` }] };
   }
 
   async status(handle: JsonValue, call: AdapterCall): Promise<LongRunningStatus> {

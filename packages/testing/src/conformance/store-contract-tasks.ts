@@ -176,6 +176,19 @@ export function describeTasksContract(f: StoreFixtures): void {
       expect((await stores().tasks.findForUser(task.id, user.id))?.upstreamHandle).toEqual([42, 'x']);
     });
 
+    it('saveUpstreamHandle stores the start warnings with the handle; a new handle replaces them, clearing empties them', async () => {
+      const user = await newUser();
+      const task = await newTask(user.id);
+      const first = [{ param: 'video_params.duration', message: 'rounded to 5 s' }];
+      await stores().tasks.saveUpstreamHandle(task.id, { job: 'job-1' }, first);
+      expect((await stores().tasks.findById(task.id))?.warnings).toEqual(first);
+      const second = [{ param: 'video_params.resolution', message: 'served at 720p' }];
+      await stores().tasks.saveUpstreamHandle(task.id, { job: 'job-2' }, second);
+      expect((await stores().tasks.findById(task.id))?.warnings).toEqual(second);
+      await stores().tasks.saveUpstreamHandle(task.id, null);
+      expect((await stores().tasks.findById(task.id))?.warnings).toEqual([]);
+    });
+
     it('listUnfinished lists waiting and generating tasks, never ended ones, up to the limit', async () => {
       const user = await newUser();
       const waiting = await newTask(user.id);

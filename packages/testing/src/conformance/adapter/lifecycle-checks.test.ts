@@ -6,6 +6,7 @@ import {
   type LongRunningStatus,
   type ModelDescriptor,
   type ProviderAdapter,
+  type StartedJob,
   UpstreamError,
 } from '@gengate/core';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -100,8 +101,8 @@ function longRunning(cancelMode: 'right' | 'deleted' | 'no-op'): ProviderAdapter
     providerId: 'planted',
     models: [VIDEO],
     isLongRunning: () => true,
-    async start(call: AdapterCall): Promise<JsonValue> {
-      return { job: (await post('/jobs', call.abortSignal)).id ?? '' };
+    async start(call: AdapterCall): Promise<StartedJob> {
+      return { handle: { job: (await post('/jobs', call.abortSignal)).id ?? '' }, warnings: [] };
     },
     async status(handle: JsonValue, call: AdapterCall): Promise<LongRunningStatus> {
       const id = (handle as { job: string }).job;

@@ -1,4 +1,4 @@
-import { checkStep, pollDelayMs, type GenerationResult, type JsonValue, type ModelDescriptor, type ProviderAdapter, type RunRequest } from '@gengate/core';
+import { checkStep, pollDelayMs, type GenerationResult, type JsonValue, type ModelDescriptor, type ProviderAdapter, type RunRequest, type StartedJob } from '@gengate/core';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 import type { FakeUpstream } from '../../fakes/fake-upstream.js';
@@ -35,6 +35,17 @@ function longRunningModels(adapter: ProviderAdapter, failing: ReadonlySet<string
   return adapter.models.filter((m) => adapter.isLongRunning(m.id) && !failing.has(m.id));
 }
 
+/** v4: start() answers `{ handle, warnings }`, each warning naming a parameter and saying what happened to it. */
+function expectStartedJob(model: ModelDescriptor, started: StartedJob | undefined): void {
+  expect(started, `${model.id}: start() returned nothing`).toBeDefined();
+  expect(started?.handle, `${model.id}: start() returned no handle ({ handle, warnings } since contract v4)`).toBeDefined();
+  expect(Array.isArray(started?.warnings), `${model.id}: start() returned no warnings array ({ handle, warnings } since contract v4)`).toBe(true);
+  for (const w of started?.warnings ?? []) {
+    expect(w.param.length, `${model.id}: a start warning names no parameter`).toBeGreaterThan(0);
+    expect(w.message.length, `${model.id}: a start warning says nothing`).toBeGreaterThan(0);
+  }
+}
+
 /** Starts a job on one adapter instance, then finishes it from its saved (JSON round-tripped) handle on a new one. */
 export async function checkResume(o: LifecycleCheckOptions): Promise<CheckOutcome> {
   const first = await o.adapter();
@@ -44,8 +55,8 @@ export async function checkResume(o: LifecycleCheckOptions): Promise<CheckOutcom
     const call = kitCall(model, o.requestFor(model), AbortSignal.timeout(o.timeoutMs));
     expect(first.start, `${model.id} is long-running but the adapter has no start()`).toBeTypeOf('function');
     const started = await first.start?.(call);
-    expect(started, `${model.id}: start() returned no handle`).toBeDefined();
-    const saved = JSON.parse(JSON.stringify(started)) as JsonValue;
+    expectStartedJob(model, started);
+    const saved = JSON.parse(JSON.stringify(started?.handle)) as JsonValue;
     const second = await o.adapter();
     expect(second, 'options.adapter() must build a new instance each call').not.toBe(first);
     let result: GenerationResult | null = null;
@@ -86,9 +97,10 @@ export async function checkCancel(o: LifecycleCheckOptions): Promise<CheckOutcom
   if (!o.cancelsSeen && !o.upstream) return skipped('cannot see the upstream: pass `upstream` (the fake) or `cancelsSeen` so the suite can check the cancel reached it');
   for (const model of models) {
     const call = kitCall(model, o.requestFor(model), AbortSignal.timeout(o.timeoutMs));
-    const handle = await adapter.start?.(call);
-    expect(handle, `${model.id}: start() returned no handle`).toBeDefined();
-    if (handle === undefined) continue;
+    const started = await adapter.start?.(call);
+    expectStartedJob(model, started);
+    if (started === undefined) continue;
+    const handle = started.handle;
     const seenBefore = o.cancelsSeen ? await o.cancelsSeen() : 0;
     const callsBefore = o.upstream?.calls.length ?? 0;
     await expect(cancel(handle, call), `${model.id}: cancel() threw`).resolves.toBeUndefined();

@@ -1,4 +1,6 @@
-import { redactSecrets, UpstreamError, upstreamErrorFromNetwork, upstreamErrorFromResponse, type UpstreamErrorKind } from '@gengate/core';
+import { UpstreamError, upstreamErrorFromNetwork, upstreamErrorFromResponse, type UpstreamErrorKind } from '@gengate/core';
+import type { z } from 'zod';
+import { redactUpstreamError } from './redact.js';
 
 /** Refines the kind of a failed response from a provider's own error wording (undefined: the default by status). */
 export type ClassifyFailure = (status: number, detail: string) => UpstreamErrorKind | undefined;
@@ -73,9 +75,60 @@ export function withoutTrailingSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-/** The same error with every credential (and anything shaped like one) removed from its message. */
-export function redactUpstreamError(e: UpstreamError, secrets: readonly string[]): UpstreamError {
-  const message = redactSecrets(e.message, secrets);
-  if (message === e.message) return e;
-  return new UpstreamError(message, { kind: e.kind, isRetryable: e.isRetryable, statusCode: e.statusCode, retryAfterMs: e.retryAfterMs, requestId: e.requestId });
+/** Reads an upstream answer with its schema; an answer of another shape is a `bad_output` failure naming the provider. */
+export function parseAnswer<T>(schema: z.ZodType<T>, json: unknown, what: string): T {
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new UpstreamError(`${what} answered in an unexpected shape`, { kind: 'bad_output' });
+  return parsed.data;
 }
+
+export interface UpstreamClientOptions {
+  /** The provider's name in messages ("Runway"). */
+  readonly provider: string;
+  /** The configured API base URL (a fake in tests); its origin is the adapter's trusted origin. */
+  readonly baseURL: string;
+  /** Headers of every call: the credential, the API version. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly fetch?: typeof fetch;
+  readonly classify?: ClassifyFailure;
+  /** Credentials an error text must never show; default: none. */
+  readonly secrets?: readonly string[];
+}
+
+/**
+ * `callUpstream` bound to one provider: base URL, headers, classification and secrets given once, answers
+ * read with a schema. `path` is under the base URL, or an absolute URL the provider handed out (a polling URL).
+ */
+export class UpstreamClient {
+  readonly baseURL: string;
+  /** The base URL's origin, for the adapter's `trustedOrigins`. */
+  readonly origin: string;
+
+  constructor(private readonly options: UpstreamClientOptions) {
+    this.baseURL = withoutTrailingSlash(options.baseURL);
+    this.origin = originOf(this.baseURL);
+  }
+
+  call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, signal: AbortSignal, body?: unknown): Promise<UpstreamAnswer> {
+    const o = this.options;
+    return callUpstream({
+      fetch: o.fetch ?? globalThis.fetch,
+      url: /^https?:\/\//.test(path) ? path : `${this.baseURL}${path}`,
+      method,
+      headers: o.headers,
+      body,
+      signal,
+      ...(o.classify ? { classify: o.classify } : {}),
+      secrets: o.secrets ?? [],
+    });
+  }
+
+  async get<T>(path: string, schema: z.ZodType<T>, signal: AbortSignal): Promise<T> {
+    return parseAnswer(schema, (await this.call('GET', path, signal)).json, this.options.provider);
+  }
+
+  async post<T>(path: string, body: unknown, schema: z.ZodType<T>, signal: AbortSignal): Promise<T> {
+    return parseAnswer(schema, (await this.call('POST', path, signal, body)).json, this.options.provider);
+  }
+}
+

@@ -3,7 +3,7 @@ import { generateImage, NoImageGeneratedError, type ImageModel } from 'ai';
 import { upstreamRequestId, UpstreamError, type GenerationResult, type ProducedUsage, type TaskWarning } from '@gengate/core';
 import type { ImageSettings } from './call-settings.js';
 import { toUpstreamError, type SdkErrorContext } from './sdk-error.js';
-import { taskWarningsFrom } from './sdk-warnings.js';
+import { taskWarningsFrom } from './warnings.js';
 
 export interface ImageRunContext extends SdkErrorContext {
   readonly abortSignal: AbortSignal;

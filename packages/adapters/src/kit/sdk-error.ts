@@ -1,13 +1,13 @@
 import { APICallError, NoImageGeneratedError, RetryError } from 'ai';
 import {
   isUpstreamError,
-  redactSecrets,
   upstreamErrorDetail,
   upstreamErrorFromNetwork,
   upstreamErrorFromResponse,
   UpstreamError,
   type UpstreamErrorKind,
 } from '@gengate/core';
+import { redactUpstreamError } from './redact.js';
 
 /** What a provider knows beyond the HTTP status: its own error codes, read from the raw body. */
 export type ErrorRefinement = (status: number, detail: string, body: string) => UpstreamErrorKind | undefined;
@@ -18,23 +18,15 @@ export interface SdkErrorContext {
   readonly refine?: ErrorRefinement;
   /** Extra wait the provider states in its body (Google's RetryInfo), when no Retry-After header is sent. */
   readonly retryAfterFromBody?: (body: string) => number | null;
+  /** The call's signal: once it is aborted, the abort's reason is rethrown as it is (the worker knows why). */
+  readonly abortSignal?: AbortSignal;
 }
+
+/** Words a provider uses when it refuses the content itself (not a transient failure). */
+const REFUSAL = /nsfw|content[ _-]?(policy|filter|moderation)|safety|flagged/i;
 
 function isAbort(e: unknown): boolean {
-  const name = (e as { name?: unknown } | null)?.name;
-  return name === 'AbortError' || name === 'TimeoutError';
-}
-
-function withRedactedMessage(e: UpstreamError, secrets: readonly string[]): UpstreamError {
-  const message = redactSecrets(e.message, secrets);
-  if (message === e.message) return e;
-  return new UpstreamError(message, {
-    kind: e.kind,
-    isRetryable: e.isRetryable,
-    statusCode: e.statusCode,
-    retryAfterMs: e.retryAfterMs,
-    requestId: e.requestId,
-  });
+  return (e as { name?: unknown } | null)?.name === 'AbortError';
 }
 
 function fromApiCallError(e: APICallError, ctx: SdkErrorContext): UpstreamError {
@@ -47,7 +39,7 @@ function fromApiCallError(e: APICallError, ctx: SdkErrorContext): UpstreamError 
   const refine = ctx.refine;
   const error = upstreamErrorFromResponse(
     { status: e.statusCode, headers, body },
-    { classify: refine ? (status, detail) => refine(status, detail, body) : undefined },
+    { classify: refine ? (status, detail) => refine(status, detail, body) : undefined, cause: e },
   );
   if (error.retryAfterMs === null && ctx.retryAfterFromBody) {
     const fromBody = ctx.retryAfterFromBody(body);
@@ -58,26 +50,39 @@ function fromApiCallError(e: APICallError, ctx: SdkErrorContext): UpstreamError 
   return error;
 }
 
-/**
- * Turns whatever an AI SDK call threw into gengate's UpstreamError, classified by core's rules and the
- * provider's refinements, with the API key removed from the message. Aborts are passed through as they
- * are (the worker knows why it aborted); errors that are not the SDK's (bugs) too.
- */
-export function toUpstreamError(error: unknown, ctx: SdkErrorContext): unknown {
-  if (isUpstreamError(error)) return withRedactedMessage(error, ctx.secrets);
+function classify(error: unknown, ctx: SdkErrorContext): unknown {
+  if (isUpstreamError(error)) return error;
   if (isAbort(error)) return error;
-  if (RetryError.isInstance(error)) return toUpstreamError(error.lastError, ctx);
-  if (APICallError.isInstance(error)) return withRedactedMessage(fromApiCallError(error, ctx), ctx.secrets);
+  if (RetryError.isInstance(error)) return classify(error.lastError, ctx);
+  if (APICallError.isInstance(error)) return fromApiCallError(error, ctx);
   if (NoImageGeneratedError.isInstance(error)) {
     return new UpstreamError('The provider returned no image.', { kind: 'bad_output', cause: error });
   }
   const name = (error as { name?: unknown } | null)?.name;
+  // A broken connection or a timeout outside an APICallError (the SDK's own polling of a job).
+  if ((error instanceof TypeError && /fetch|network|socket/i.test(error.message)) || name === 'TimeoutError') return upstreamErrorFromNetwork(error);
   if (typeof name === 'string' && name.startsWith('AI_')) {
-    // The SDK could not read the provider's answer (invalid JSON, unexpected shape, empty body).
+    // The SDK could not read the provider's answer (invalid JSON, unexpected shape, empty body), or the
+    // provider said it refused the content.
     const detail = upstreamErrorDetail(error instanceof Error ? error.message : String(error));
-    return new UpstreamError(redactSecrets(`unreadable answer: ${detail}`, ctx.secrets).slice(0, 300), { kind: 'bad_output', cause: error });
+    const refused = REFUSAL.test(detail);
+    return new UpstreamError(`${refused ? 'refused' : 'unreadable answer'}: ${detail}`.slice(0, 300), { kind: refused ? 'content_policy' : 'bad_output', cause: error });
   }
   return error;
+}
+
+/**
+ * The kit's one AI SDK error translator: whatever an AI SDK call threw, as gengate's UpstreamError,
+ * classified by core's rules (status, Retry-After, request id) and the provider's refinements, with the
+ * credentials removed from the message. An abort is passed through as it is (the signal's reason when
+ * `abortSignal` is given and aborted); errors that are not the SDK's (bugs) too.
+ */
+export function toUpstreamError(error: unknown, ctx: SdkErrorContext): unknown {
+  if (ctx.abortSignal?.aborted) return ctx.abortSignal.reason ?? error;
+  const e = classify(error, ctx);
+  if (!isUpstreamError(e)) return e;
+  const redacted = redactUpstreamError(e, ctx.secrets);
+  return redacted.message === e.message ? e : redacted;
 }
 
 /** `error.code` / `error.type` / `error.status` of a JSON error body (OpenAI, Anthropic, Google shapes), lower-cased. */
@@ -90,3 +95,4 @@ export function errorCodes(body: string): string[] {
     return [];
   }
 }
+

@@ -3,7 +3,7 @@ import { generateText, type LanguageModel } from 'ai';
 import { upstreamRequestId, UpstreamError, type GenerationResult, type TaskWarning } from '@gengate/core';
 import type { ChatSettings } from './call-settings.js';
 import { toUpstreamError, type SdkErrorContext } from './sdk-error.js';
-import { taskWarningsFrom } from './sdk-warnings.js';
+import { taskWarningsFrom } from './warnings.js';
 
 export interface ChatRunContext extends SdkErrorContext {
   readonly abortSignal: AbortSignal;
