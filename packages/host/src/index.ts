@@ -21,7 +21,7 @@ export { runMigrations } from './postgres/migrate.js';
 export { DEFAULT_SCHEMA, SCHEMA_NAME, checkSchemaName } from './postgres/schema.js';
 export type { Queryable } from './postgres/queryable.js';
 export { connectionSettingsOf, type ConnectionSettings } from './postgres/connection-settings.js';
-export { createBoss, QUEUES } from './jobs/queues.js';
+export { createBoss, QUEUES } from './postgres/boss-queues.js';
 export { startGenerationWorker, type GenerationWorker } from './jobs/generation-worker.js';
 export { LocalBlobStore } from './storage/local-blob-store.js';
 export type { FileDeliveryOptions } from './http/routes/files-delivery.js';

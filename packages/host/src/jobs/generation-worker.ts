@@ -1,7 +1,7 @@
 import type { Gengate, ProviderLimits } from '@gengate/core';
 import type { JobResult, JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
-import { QUEUES } from './queues.js';
+import { QUEUES } from '../postgres/boss-queues.js';
 
 interface GenerateJob {
   taskId: string;
