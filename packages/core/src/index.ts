@@ -42,14 +42,14 @@ export {
   RUN_LIMITS,
   runRequestSchema,
   videoParamsSchema,
-} from './run/run-request.schema.js';
-export type { ImageParams, LlmParams, RunRequest, VideoParams } from './run/run-request.schema.js';
+} from './model/run-request.schema.js';
+export type { ImageParams, LlmParams, RunRequest, VideoParams } from './model/run-request.schema.js';
 export type {
   NormalizedChatRequest,
   NormalizedImageRequest,
   NormalizedRequest,
   NormalizedVideoRequest,
-} from './run/normalized-request.js';
+} from './model/normalized-request.js';
 export { normalizeRunRequest, sizeForAspectRatio, validateRunRequest } from './run/normalize-request.js';
 export { modelParametersJsonSchema, modelRequestSchema } from './run/model-request-schema.js';
 export type { ModelRequestSchema } from './run/model-request-schema.js';
@@ -145,13 +145,13 @@ export {
   maskApiKeySecret,
 } from './keys/api-key-secret.js';
 export { compileWhitelist, parseIpEntry } from './keys/ip-whitelist.js';
-export { createApiKeySchema, MAX_KEYS_PER_USER, MAX_WHITELIST_ENTRIES, updateApiKeySchema } from './keys/api-key-schemas.js';
+export { createApiKeySchema, MAX_WHITELIST_ENTRIES, updateApiKeySchema } from './keys/api-key-schemas.js';
+export { MAX_KEYS_PER_USER } from './model/api-key.js';
+export { MAX_ALERTS_PER_USER, MAX_PENDING_TOPUPS_PER_USER } from './model/billing.js';
 export type { CreateApiKeyInput, UpdateApiKeyInput } from './keys/api-key-schemas.js';
 export {
   atMostSixDecimals,
   createAlertSchema,
-  MAX_ALERTS_PER_USER,
-  MAX_PENDING_TOPUPS_PER_USER,
   TOPUP_MAX_USD,
   TOPUP_MIN_USD,
   topupSchema,
@@ -207,7 +207,8 @@ export { defaultPollDelayMs, retryDelayMs } from './execution/retry-policy.js';
 export { admitQueued, DEFAULT_SCHEDULING } from './execution/scheduling.js';
 export type { SchedulingOptions } from './execution/scheduling.js';
 export { checkedResult, DEFAULT_MAX_RESULT_BYTES } from './execution/result-limits.js';
-export { isForbiddenAddress, isPrivateUrlLiteral } from './util/address-guard.js';
+export { ForbiddenAddressError, guardedLookup, isForbiddenAddress, isForbiddenHost, isPrivateUrlLiteral } from './util/address-guard.js';
+export type { ResolveAll } from './util/address-guard.js';
 export { redactSecrets } from './util/redact.js';
 export type { Mailer, MailMessage } from './ports/mailer.js';
 export { checkBalanceAlerts } from './billing/alert-check.js';
@@ -235,8 +236,8 @@ export {
 } from './services/sessions/session-secrets.js';
 export { DashboardAuth, DEFAULT_DASHBOARD_AUTH } from './services/sessions/dashboard-auth.js';
 export type { DashboardAuthOptions, SessionUser, VerifyResult } from './services/sessions/dashboard-auth.js';
-export { createDashboardServices } from './services/sessions/create-dashboard-services.js';
-export type { DashboardServices, DashboardServicesConfig } from './services/sessions/create-dashboard-services.js';
+export { createDashboardServices } from './di/create-dashboard-services.js';
+export type { DashboardServices, DashboardServicesConfig } from './di/create-dashboard-services.js';
 export { USER_ROLES } from './services/operators/account-directory.js';
 export type { AccountDirectory, FailureGroup, TaskCount, UserRole, UserSummary } from './services/operators/account-directory.js';
 export { OperatorService } from './services/operators/operator-service.js';

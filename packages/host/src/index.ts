@@ -21,7 +21,7 @@ export { runMigrations } from './postgres/migrate.js';
 export { DEFAULT_SCHEMA, SCHEMA_NAME, checkSchemaName } from './postgres/schema.js';
 export type { Queryable } from './postgres/queryable.js';
 export { connectionSettingsOf, type ConnectionSettings } from './postgres/connection-settings.js';
-export { createBoss, QUEUES } from './jobs/queues.js';
+export { createBoss, QUEUES } from './postgres/boss-queues.js';
 export { startGenerationWorker, type GenerationWorker } from './jobs/generation-worker.js';
 export { LocalBlobStore } from './storage/local-blob-store.js';
 export type { FileDeliveryOptions } from './http/routes/files-delivery.js';
@@ -53,7 +53,7 @@ export { startAlertMailWorker } from './jobs/alert-mail-worker.js';
 export { CallbackRepository } from './callbacks/callback-repository.js';
 export { startCallbackWorker, type CallbackWorker } from './jobs/callback-worker.js';
 export { postCallback, ForbiddenTargetError, AttemptAbortedError, MAX_RESPONSE_BYTES } from './callbacks/post-callback.js';
-export { isForbiddenAddress } from './callbacks/address-guard.js';
+export { isForbiddenAddress } from '@gengate/core';
 export { createApiReferenceRouter, type ApiReferenceOptions } from './http/api-reference.js';
 export { openApiDocument } from './http/routes/openapi-document.js';
 

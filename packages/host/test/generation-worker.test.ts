@@ -1,6 +1,6 @@
 import type { AuthContext } from '@gengate/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { QUEUES } from '../src/jobs/queues.js';
+import { QUEUES } from '../src/postgres/boss-queues.js';
 import {
   ended,
   expectBalanceInvariant,

@@ -7,7 +7,7 @@ import type { PgBoss } from 'pg-boss';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMaintenanceSteps, runMaintenance, startMaintenanceWorker, type MaintenanceContext } from '../src/jobs/maintenance-worker.js';
-import { createBoss, QUEUES } from '../src/jobs/queues.js';
+import { createBoss, QUEUES } from '../src/postgres/boss-queues.js';
 import { runMigrations } from '../src/postgres/migrate.js';
 import { LocalBlobStore } from '../src/storage/local-blob-store.js';
 import { openPool } from './support/open-pool.js';

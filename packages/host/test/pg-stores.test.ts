@@ -6,7 +6,7 @@ import type { PgBoss } from 'pg-boss';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeStoreConformance } from '../../testing/src/conformance/index.js';
-import { createBoss } from '../src/jobs/queues.js';
+import { createBoss } from '../src/postgres/boss-queues.js';
 import { openPool } from './support/open-pool.js';
 import { runMigrations } from '../src/postgres/migrate.js';
 import { createPgStores } from '../src/postgres/pg-unit-of-work.js';

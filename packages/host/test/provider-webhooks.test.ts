@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import request from './support/contract-request.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGengateRouter } from '../src/http/create-router.js';
-import { QUEUES } from '../src/jobs/queues.js';
+import { QUEUES } from '../src/postgres/boss-queues.js';
 import { ended, FakeHookedAdapter, MODELS, newCaller, openWorkerHarness, signFakeWebhook, usageFor, VIDEO_PRICE_PER_SECOND, waitFor, type HostProcess, type WorkerHarness } from './support/worker-harness.js';
 
 /** After its first status check, the hooked job is checked again only an hour later: within a test, only a webhook can end it. */

@@ -6,7 +6,7 @@ import type { PgBoss } from 'pg-boss';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGenerationWorker, type GenerationWorker } from '../src/jobs/generation-worker.js';
-import { createBoss } from '../src/jobs/queues.js';
+import { createBoss } from '../src/postgres/boss-queues.js';
 import { ManualPaymentProcessor } from '../src/payments/manual-processor.js';
 import { runMigrations } from '../src/postgres/migrate.js';
 import { PgTaskCompletion } from '../src/postgres/pg-task-completion.js';

@@ -8,7 +8,7 @@ import type { PgBoss } from 'pg-boss';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retentionStep, runMaintenance, type MaintenanceContext } from '../src/jobs/maintenance-worker.js';
-import { createBoss, QUEUES } from '../src/jobs/queues.js';
+import { createBoss, QUEUES } from '../src/postgres/boss-queues.js';
 import { ManualPaymentProcessor } from '../src/payments/manual-processor.js';
 import { runMigrations } from '../src/postgres/migrate.js';
 import { createPgStores } from '../src/postgres/pg-unit-of-work.js';

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOSS_SCHEMA } from '../src/jobs/queues.js';
+import { BOSS_SCHEMA } from '../src/postgres/boss-queues.js';
 import { cliProcess, runCli, spawnServer, tempDataDir, waitFor, type SpawnedServer } from './support/spawn-server.js';
 
 const METRICS_TOKEN = 'roles-test-metrics-token-0123';

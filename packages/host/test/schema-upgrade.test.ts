@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createBoss } from '../src/jobs/queues.js';
+import { createBoss } from '../src/postgres/boss-queues.js';
 import { ManualPaymentProcessor } from '../src/payments/manual-processor.js';
 import { runMigrations } from '../src/postgres/migrate.js';
 import { MIGRATIONS } from '../src/postgres/migrations/index.js';

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QUEUES } from '../src/jobs/queues.js';
+import { QUEUES } from '../src/postgres/boss-queues.js';
 import { pipelinedTransaction } from '../src/postgres/statement-pipeline.js';
 import { openPgGengate, type PgGengate } from './support/pg-gengate.js';
 

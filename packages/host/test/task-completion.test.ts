@@ -1,6 +1,6 @@
 import { TOKENS, UnitOfWorkTaskCompletion, type Authenticated, type TaskSuccess } from '@gengate/core';
-import { runAsJob } from '../src/jobs/current-job.js';
-import { QUEUES } from '../src/jobs/queues.js';
+import { runAsJob } from '../src/postgres/current-job.js';
+import { QUEUES } from '../src/postgres/boss-queues.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgTaskCompletion } from '../src/postgres/pg-task-completion.js';
 import { createPgStores } from '../src/postgres/pg-unit-of-work.js';

@@ -3,9 +3,6 @@ import { MICRO_PER_CREDIT } from '../model/pricing.js';
 
 export const TOPUP_MIN_USD = 1;
 export const TOPUP_MAX_USD = 10_000;
-export const MAX_ALERTS_PER_USER = 20;
-/** Top-ups started and not yet paid, per user (they expire with the processor's checkout session). */
-export const MAX_PENDING_TOPUPS_PER_USER = 5;
 
 const twoDecimals = (v: number) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6;
 

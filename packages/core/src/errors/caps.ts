@@ -1,5 +1,5 @@
-import { MAX_ALERTS_PER_USER, MAX_PENDING_TOPUPS_PER_USER } from '../billing/billing-schemas.js';
-import { MAX_KEYS_PER_USER } from '../keys/api-key-schemas.js';
+import { MAX_KEYS_PER_USER } from '../model/api-key.js';
+import { MAX_ALERTS_PER_USER, MAX_PENDING_TOPUPS_PER_USER } from '../model/billing.js';
 import { GatewayError } from './gateway-error.js';
 
 /** The per-user caps every store enforces on insert (PostgreSQL: triggers of migration 005). */

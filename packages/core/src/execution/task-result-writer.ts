@@ -8,7 +8,7 @@ import type { PriceBook } from '../pricing/price-book.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { GeneratedFile, GenerationResult } from '../ports/provider-adapter.js';
 import type { TaskCompletion } from '../ports/task-completion.js';
-import type { NormalizedRequest } from '../run/normalized-request.js';
+import type { NormalizedRequest } from '../model/normalized-request.js';
 import { extensionFor } from '../util/media-type.js';
 import { MICRO_PER_CREDIT, CREDITS_PER_USD } from '../model/pricing.js';
 import type { ExecuteTaskOptions } from './execution-options.js';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { parseIpEntry } from './ip-whitelist.js';
 
-export const MAX_KEYS_PER_USER = 50;
 export const MAX_WHITELIST_ENTRIES = 100;
 
 const limit = z.number().int().min(1).max(1_000_000_000);

@@ -1,3 +1,6 @@
+/** Active API keys a user can have at most (every store enforces it on insert: errors/caps.ts). */
+export const MAX_KEYS_PER_USER = 50;
+
 export interface ApiKeyLimits {
   readonly perMinute: number | null;
   readonly perHour: number | null;

@@ -1,3 +1,8 @@
+/** Balance alerts a user can have at most (every store enforces it on insert: errors/caps.ts). */
+export const MAX_ALERTS_PER_USER = 20;
+/** Top-ups started and not yet paid, per user (they expire with the processor's checkout session). */
+export const MAX_PENDING_TOPUPS_PER_USER = 5;
+
 export const TRANSACTION_STATUSES = ['pending', 'completed', 'failed'] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 

@@ -91,7 +91,7 @@ export interface PriceSource {
   readonly note?: string;
 }
 
-export const MICRO_PER_CREDIT = 1_000_000;
-export const CREDITS_PER_USD = 100;
+/** The money units, defined beside their conversions (util/money.ts). */
+export { CREDITS_PER_USD, MICRO_PER_CREDIT } from '../util/money.js';
 /** Basis points of a markup factor: 10,000 = 1.0 (the user pays exactly the upstream cost). */
 export const MARKUP_ONE = 10_000;

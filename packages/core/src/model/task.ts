@@ -1,8 +1,17 @@
 import type { Modality } from './modality.js';
-import type { ProducedUsage } from '../pricing/produced-usage.js';
-import type { UpstreamMetadata } from '../ports/provider-adapter.js';
-import type { RunRequest } from '../run/run-request.schema.js';
+import type { ProducedUsage } from './produced-usage.js';
+import type { RunRequest } from './run-request.schema.js';
 import type { JsonValue } from '../util/json.js';
+
+/** Facts about the upstream call, kept on the task for support and shown to operators. */
+export interface UpstreamMetadata {
+  /** The upstream's own id for the request (OpenAI `x-request-id`, Anthropic `request-id`, ...). */
+  readonly requestId?: string;
+  /** Why generation stopped, as the upstream says (`stop`, `length`, `content-filter`, ...). */
+  readonly finishReason?: string;
+  /** The upstream model that actually served the call, when it says. */
+  readonly model?: string;
+}
 
 export const TASK_STATUSES = ['waiting', 'generating', 'success', 'fail'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];

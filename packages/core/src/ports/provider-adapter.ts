@@ -1,9 +1,9 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { UpstreamError } from '../errors/upstream-error.js';
 import type { ModelDescriptor } from '../model/model.js';
-import type { TaskWarning } from '../model/task.js';
-import type { ProducedUsage } from '../pricing/produced-usage.js';
-import type { NormalizedRequest } from '../run/normalized-request.js';
+import type { TaskWarning, UpstreamMetadata } from '../model/task.js';
+import type { ProducedUsage } from '../model/produced-usage.js';
+import type { NormalizedRequest } from '../model/normalized-request.js';
 import type { JsonValue } from '../util/json.js';
 
 /**
@@ -61,15 +61,8 @@ export type GeneratedFile =
 /** @deprecated v1 name; use ProducedUsage. */
 export type TokenUsage = Required<Pick<ProducedUsage, 'inputTokens' | 'outputTokens'>>;
 
-/** Facts about the upstream call, kept on the task for support and shown to operators. */
-export interface UpstreamMetadata {
-  /** The upstream's own id for the request (OpenAI `x-request-id`, Anthropic `request-id`, ...). */
-  readonly requestId?: string;
-  /** Why generation stopped, as the upstream says (`stop`, `length`, `content-filter`, ...). */
-  readonly finishReason?: string;
-  /** The upstream model that actually served the call, when it says. */
-  readonly model?: string;
-}
+/** Facts about the upstream call (a task's own type, part of the adapter contract too). */
+export type { UpstreamMetadata } from '../model/task.js';
 
 export interface GenerationResult {
   readonly files: readonly GeneratedFile[];

@@ -2,10 +2,10 @@ import type { ApiKeyLimits, ApiKeyRecord } from '../model/api-key.js';
 import type { BalanceAlertRecord, PaymentMethod, TransactionRecord } from '../model/billing.js';
 import type { Modality } from '../model/modality.js';
 import type { TaskOutputFile, TaskRecord, TaskStatus, TaskWarning } from '../model/task.js';
-import type { ProducedUsage } from '../pricing/produced-usage.js';
+import type { ProducedUsage } from '../model/produced-usage.js';
 import type { UpstreamMetadata } from './provider-adapter.js';
 import type { UserRecord } from '../model/user.js';
-import type { RunRequest } from '../run/run-request.schema.js';
+import type { RunRequest } from '../model/run-request.schema.js';
 import type { JsonObject, JsonValue } from '../util/json.js';
 
 export interface Page<T> {

@@ -1,6 +1,6 @@
 import type { ImageTokenPrices } from '../model/pricing.js';
-import type { NormalizedImageRequest } from '../run/normalized-request.js';
-import type { ProducedUsage } from './produced-usage.js';
+import type { NormalizedImageRequest } from '../model/normalized-request.js';
+import type { ProducedUsage } from '../model/produced-usage.js';
 import { maxInputTokens } from './token-bound.js';
 
 /*

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { TOKENS } from '../di/tokens.js';
 import type { ModelDescriptor } from '../model/model.js';
-import type { NormalizedRequest } from '../run/normalized-request.js';
+import type { NormalizedRequest } from '../model/normalized-request.js';
 import { markupFor, NO_MARKUP, type MarkupPolicy } from './markup.js';
 import { toPricingView, type PricingView } from './pricing-view.js';
 import { chargeForUsage, quoteRun, type PriceQuote, type ProducedUsage } from './quote.js';

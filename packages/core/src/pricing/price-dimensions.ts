@@ -1,5 +1,5 @@
 import type { ModelPricing, PriceVariant } from '../model/pricing.js';
-import type { NormalizedRequest } from '../run/normalized-request.js';
+import type { NormalizedRequest } from '../model/normalized-request.js';
 
 /**
  * The named facts of a request that a price variant can match: the generic ones per modality, plus every

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelDescriptor } from '../model/model.js';
-import type { NormalizedImageRequest, NormalizedVideoRequest } from '../run/normalized-request.js';
+import type { NormalizedImageRequest, NormalizedVideoRequest } from '../model/normalized-request.js';
 import { markupFor, parseMarkupFactor } from './markup.js';
 import { toPricingView } from './pricing-view.js';
 import { chargeForUsage, quoteRun } from './quote.js';

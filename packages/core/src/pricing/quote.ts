@@ -1,12 +1,12 @@
 import type { ModelDescriptor } from '../model/model.js';
 import { MARKUP_ONE, type ImageTokenPrices } from '../model/pricing.js';
-import type { NormalizedRequest } from '../run/normalized-request.js';
+import type { NormalizedRequest } from '../model/normalized-request.js';
 import { heldImageInputPico, reportedImageInputPico, reportedImageOutputPico } from './image-tokens.js';
 import { matchVariant, priceDimensions } from './price-dimensions.js';
-import type { ProducedUsage } from './produced-usage.js';
+import type { ProducedUsage } from '../model/produced-usage.js';
 import { maxInputTokens } from './token-bound.js';
 
-export type { ProducedUsage } from './produced-usage.js';
+export type { ProducedUsage } from '../model/produced-usage.js';
 export { maxInputTokens } from './token-bound.js';
 
 /*

@@ -5,7 +5,7 @@ import type { ChatCapabilities, ImageCapabilities, VideoCapabilities } from '../
 import { modelParametersJsonSchema } from './model-request-schema.js';
 import type { ModelDescriptor } from '../model/model.js';
 import { normalizeRunRequest, sizeForAspectRatio } from './normalize-request.js';
-import { runRequestSchema } from './run-request.schema.js';
+import { runRequestSchema } from '../model/run-request.schema.js';
 
 const video: ModelDescriptor = {
   id: 'test.video',

@@ -5,8 +5,8 @@ import { ratioValue, type AspectRatio } from '../model/modality.js';
 import type { ModelDescriptor } from '../model/model.js';
 import type { JsonObject, JsonValue } from '../util/json.js';
 import { modelRequestSchema, type ModelRequestSchema } from './model-request-schema.js';
-import type { NormalizedChatRequest, NormalizedImageRequest, NormalizedRequest, NormalizedVideoRequest } from './normalized-request.js';
-import { runRequestSchema, type RunRequest } from './run-request.schema.js';
+import type { NormalizedChatRequest, NormalizedImageRequest, NormalizedRequest, NormalizedVideoRequest } from '../model/normalized-request.js';
+import { runRequestSchema, type RunRequest } from '../model/run-request.schema.js';
 
 const PARAM_OBJECTS = ['video_params', 'image_params', 'llm_params'] as const;
 

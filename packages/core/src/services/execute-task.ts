@@ -18,7 +18,7 @@ import type { Clock, Logger } from '../ports/system.js';
 import type { TaskStore, UnitOfWork } from '../ports/stores.js';
 import type { TaskCompletion } from '../ports/task-completion.js';
 import { NO_TELEMETRY, type Telemetry, type UpstreamOperation } from '../ports/telemetry.js';
-import type { NormalizedRequest } from '../run/normalized-request.js';
+import type { NormalizedRequest } from '../model/normalized-request.js';
 import { normalizeRunRequest } from '../run/normalize-request.js';
 import type { JsonValue } from '../util/json.js';
 import type { FailTask } from './fail-task.js';

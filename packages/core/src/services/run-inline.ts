@@ -18,7 +18,7 @@ import type { TaskCompletion } from '../ports/task-completion.js';
 import type { TaskIntake } from '../ports/task-intake.js';
 import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.js';
 import { validateRunRequest } from '../run/normalize-request.js';
-import type { NormalizedRequest } from '../run/normalized-request.js';
+import type { NormalizedRequest } from '../model/normalized-request.js';
 import { requestHash } from '../run/request-hash.js';
 import type { AuthContext } from './auth-context.js';
 import type { FailTask } from './fail-task.js';

@@ -9,7 +9,7 @@ import type { TaskIntake, TaskIntakeResult } from '../ports/task-intake.js';
 import { OPEN_GATE, type SubmissionGate } from '../ports/submission-gate.js';
 import { NO_TELEMETRY, type SubmissionRefusal, type Telemetry } from '../ports/telemetry.js';
 import { validateRunRequest } from '../run/normalize-request.js';
-import type { NormalizedRequest } from '../run/normalized-request.js';
+import type { NormalizedRequest } from '../model/normalized-request.js';
 import { isPrivateUrlLiteral } from '../util/address-guard.js';
 import { requestHash } from '../run/request-hash.js';
 import type { JsonObject } from '../util/json.js';

@@ -1,4 +1,6 @@
-import { CREDITS_PER_USD, MICRO_PER_CREDIT } from '../model/pricing.js';
+/** Money is kept in integer micro-units: 1 credit = 1,000,000 micro-credits; 1 USD = 100 credits. */
+export const MICRO_PER_CREDIT = 1_000_000;
+export const CREDITS_PER_USD = 100;
 
 /** Micro-credits (integer) to the credits number shown by the API (exact up to 6 decimals). */
 export function microToCredits(micro: number): number {

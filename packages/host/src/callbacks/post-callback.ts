@@ -1,12 +1,10 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { isForbiddenAddress } from './address-guard.js';
+import { ForbiddenAddressError, guardedLookup, isForbiddenHost } from '@gengate/core';
 
-export class ForbiddenTargetError extends Error {
-  override readonly name = 'ForbiddenTargetError';
-}
+/** A callback target the address guard refuses (core's ForbiddenAddressError; this name is kept for existing callers). */
+export const ForbiddenTargetError = ForbiddenAddressError;
+export type ForbiddenTargetError = ForbiddenAddressError;
 
 /** The attempt was cut off by the caller's signal (the process is shutting down), not by the receiver. */
 export class AttemptAbortedError extends Error {
@@ -30,25 +28,6 @@ export interface PostOptions {
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /**
- * A DNS lookup that refuses private targets. It is the lookup the socket connects with, so the address
- * checked is the address connected to, even when DNS answers differently between two lookups.
- */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
-      if (err) return callback(err, '', 0);
-      const allowed = allowPrivate ? addresses : addresses.filter((a) => !isForbiddenAddress(a.address));
-      if (allowed.length === 0) {
-        return callback(new ForbiddenTargetError(`${hostname} resolves only to private or reserved addresses`), '', 0);
-      }
-      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, allowed);
-      const first = allowed[0] as LookupAddress;
-      callback(null, first.address, first.family);
-    });
-  };
-}
-
-/**
  * POSTs a JSON body, once. Never follows redirects; refuses private targets unless allowed. The attempt
  * cannot stall: one deadline covers everything up to the end of the response body (a receiver that
  * trickles its body or never answers is cut off), at most maxResponseBytes of the body are read, and the
@@ -62,9 +41,8 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
  */
 export function postCallback(url: string, body: string, headers: Record<string, string>, opts: PostOptions): Promise<PostResult> {
   const target = new URL(url);
-  const literal = target.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(literal) !== 0 && !opts.allowPrivate && isForbiddenAddress(literal)) {
-    return Promise.reject(new ForbiddenTargetError(`${literal} is a private or reserved address`));
+  if (!opts.allowPrivate && isForbiddenHost(target.hostname)) {
+    return Promise.reject(new ForbiddenAddressError(`${target.hostname} is a private, loopback or reserved address`));
   }
   if (opts.signal?.aborted) return Promise.reject(new AttemptAbortedError('not sent: the process is shutting down'));
   const client = target.protocol === 'https:' ? https : http;

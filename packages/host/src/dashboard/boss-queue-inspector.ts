@@ -1,6 +1,6 @@
 import type { QueueDepth, QueueInspector } from '@gengate/core';
 import type { PgBoss } from 'pg-boss';
-import { QUEUES } from '../jobs/queues.js';
+import { QUEUES } from '../postgres/boss-queues.js';
 
 /** Queue depth from pg-boss's own counts (refreshed by its monitor every few seconds). */
 export function bossQueueInspector(boss: PgBoss): QueueInspector {

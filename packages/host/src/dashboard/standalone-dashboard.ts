@@ -4,7 +4,7 @@ import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { PgAccountDirectory } from '../postgres/pg-account-directory.js';
 import { PgSessionStore } from '../postgres/pg-session-store.js';
-import type { DashboardSettings } from '../server/dashboard-config.js';
+import type { DashboardSettings } from './dashboard-settings.js';
 import { bossQueueInspector } from './boss-queue-inspector.js';
 import { createDashboard, type Dashboard } from './create-dashboard.js';
 import { pgSignInLinkQueue, startSignInMailWorker } from '../jobs/sign-in-mail-worker.js';

@@ -8,7 +8,7 @@ import { CallbackRepository } from '../callbacks/callback-repository.js';
 import { createGengateRouter } from '../http/create-router.js';
 import { createOpenAIRouter } from '../http/openai/create-openai-router.js';
 import { createRequestScopedLogger } from '../http/request-log-scope.js';
-import { newBoss, startBoss } from '../jobs/queues.js';
+import { newBoss, startBoss } from '../postgres/boss-queues.js';
 import { createOps, type Ops } from '../ops/start-ops.js';
 import { createPgKeyRateLimiter } from '../limits/create-rate-limiters.js';
 import { PgCallLimiter } from '../limits/pg-call-limiter.js';

@@ -2,7 +2,7 @@ import type { SendAlertMail } from '@gengate/core';
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from '../ops/gengate-metrics.js';
-import { QUEUES } from './queues.js';
+import { QUEUES } from '../postgres/boss-queues.js';
 
 interface AlertMailJob {
   alertId: string;

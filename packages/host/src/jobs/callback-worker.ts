@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import type { CallbackRepository } from '../callbacks/callback-repository.js';
 import { AttemptAbortedError, ForbiddenTargetError, postCallback } from '../callbacks/post-callback.js';
 import type { WorkerMetrics } from '../ops/gengate-metrics.js';
-import { QUEUES } from './queues.js';
+import { QUEUES } from '../postgres/boss-queues.js';
 
 export interface CallbackWorkerOptions {
   readonly allowPrivate: boolean;

@@ -1,8 +1,8 @@
 import type { GengateUseCases, ProviderLimits } from '@gengate/core';
 import type { JobResult, JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
-import { runAsJob } from './current-job.js';
-import { QUEUES } from './queues.js';
+import { runAsJob } from '../postgres/current-job.js';
+import { QUEUES } from '../postgres/boss-queues.js';
 
 interface GenerateJob {
   taskId: string;

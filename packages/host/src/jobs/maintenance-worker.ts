@@ -11,7 +11,7 @@ import {
 } from '../postgres/sql/maintenance.js';
 import { purgeEndedTasks } from '../postgres/sql/retention.js';
 import { deleteTaskFiles } from '../storage/delete-task-files.js';
-import { BOSS_SCHEMA, QUEUES } from './queues.js';
+import { BOSS_SCHEMA, QUEUES } from '../postgres/boss-queues.js';
 
 export interface MaintenanceContext {
   readonly db: Queryable;

@@ -1,8 +1,8 @@
 import type { DashboardAuth, SignInLinkQueue, SignInLinkRequest } from '@gengate/core';
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
-import { wakeWorkers } from './job-wakeups.js';
-import { QUEUES } from './queues.js';
+import { wakeWorkers } from '../postgres/job-wakeups.js';
+import { QUEUES } from '../postgres/boss-queues.js';
 
 /**
  * Link requests as pg-boss jobs. The worker runs in the process that serves the dashboard (it starts with

@@ -2,7 +2,7 @@ import type { GengateUseCases } from '@gengate/core';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { asClientConfig, type ConnectionSettings } from '../postgres/connection-settings.js';
-import { JOBS_READY_CHANNEL, parseJobsReady, wakeWorkers, type WorkerWaker } from './job-wakeups.js';
+import { JOBS_READY_CHANNEL, parseJobsReady, wakeWorkers, type WorkerWaker } from '../postgres/job-wakeups.js';
 
 const TASK_ENDED_CHANNEL = 'gengate_task_ended';
 

@@ -1,7 +1,5 @@
-import { isIP } from 'node:net';
-import { isForbiddenAddress, UpstreamError } from '@gengate/core';
+import { guardedLookup, isForbiddenHost, UpstreamError } from '@gengate/core';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { guardedLookup } from './guarded-lookup.js';
 
 export interface GuardedFetchOptions {
   /** Development only: allow loopback and private targets. */
@@ -27,9 +25,8 @@ export function createGuardedFetch(opts: GuardedFetchOptions): typeof fetch {
   const one = (url: URL, init: RequestInit) => {
     const trusted = opts.trustedOrigins().has(url.origin);
     if (!trusted && !opts.allowPrivate) {
-      const host = url.hostname.replace(/^\[|\]$/g, '');
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UpstreamError(`refusing to fetch a ${url.protocol} URL`, { kind: 'bad_output' });
-      if ((isIP(host) !== 0 && isForbiddenAddress(host)) || host === 'localhost' || host.endsWith('.localhost')) {
+      if (isForbiddenHost(url.hostname)) {
         throw new UpstreamError(`refusing to fetch ${url.origin}: a private or loopback address`, { kind: 'bad_output' });
       }
     }

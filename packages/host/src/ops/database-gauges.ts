@@ -1,7 +1,7 @@
 import type { Queryable } from '../postgres/queryable.js';
 import { CachedCheck } from './cached-check.js';
 import type { GengateMetrics } from './gengate-metrics.js';
-import { quoteIdent } from './queue-sampler.js';
+import { quoteIdent } from '../postgres/schema.js';
 
 /** Outstanding holds (partial index holds_outstanding, migration 016) and the unfinished-task counts kept on account rows. */
 export function databaseGaugesSql(schema: string): string {

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Queryable } from '../postgres/queryable.js';
+import { quoteIdent } from '../postgres/schema.js';
 
 export interface QueueSample {
   /** Jobs in created or retry state, deferred ones included (exact up to the cap for the counted queue, else pg-boss's cached count). */
@@ -28,10 +29,6 @@ export function queueStatsSql(bossSchema: string): string {
         where j.name = q.name and j.state < 'active' and not j.blocked and j.start_after <= now()
         order by j.priority desc, j.created_on limit 1), 0)::float8 as oldest
     from ${b}.queue q where q.name = any($1::text[])`;
-}
-
-export function quoteIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
 }
 
 /**

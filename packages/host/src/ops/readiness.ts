@@ -1,6 +1,6 @@
 import { MIGRATIONS } from '../postgres/migrations/index.js';
 import type { Queryable } from '../postgres/queryable.js';
-import { quoteIdent } from './queue-sampler.js';
+import { quoteIdent } from '../postgres/schema.js';
 
 export interface ReadinessReport {
   readonly ready: boolean;

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type RequestHandler, type Router } from 'express';
 import type { Logger } from 'pino';
-import { BOSS_SCHEMA, QUEUES } from '../jobs/queues.js';
+import { BOSS_SCHEMA, QUEUES } from '../postgres/boss-queues.js';
 import type { Queryable } from '../postgres/queryable.js';
 import { GengateMetrics } from './gengate-metrics.js';
 import { httpMetrics } from './http-metrics.js';

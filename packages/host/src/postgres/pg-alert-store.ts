@@ -1,5 +1,5 @@
 import type { AlertStore, BalanceAlertRecord } from '@gengate/core';
-import { QUEUES } from '../jobs/queues.js';
+import { QUEUES } from './boss-queues.js';
 import { withCaps } from './pg-errors.js';
 import { toSafeInt, type Queryable } from './queryable.js';
 

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { EndedTask, TaskCompletion, TaskFailureCompletion, TaskSuccessCompletion } from '@gengate/core';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
-import { currentJob } from '../jobs/current-job.js';
-import { jobReadyStatement } from '../jobs/job-wakeups.js';
-import { BOSS_SCHEMA, QUEUES } from '../jobs/queues.js';
+import { currentJob } from './current-job.js';
+import { jobReadyStatement } from './job-wakeups.js';
+import { BOSS_SCHEMA, QUEUES } from './boss-queues.js';
 import { checkSchemaName } from './schema.js';
 import { pipelinedTransaction } from './statement-pipeline.js';
 

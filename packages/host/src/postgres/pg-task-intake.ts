@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { JsonObject, TaskIntake, TaskIntakeRequest, TaskIntakeResult } from '@gengate/core';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
-import { jobReadyStatement } from '../jobs/job-wakeups.js';
-import { BOSS_SCHEMA, QUEUES } from '../jobs/queues.js';
+import { jobReadyStatement } from './job-wakeups.js';
+import { BOSS_SCHEMA, QUEUES } from './boss-queues.js';
 import { checkSchemaName } from './schema.js';
 import { isRefusal, pipelinedTransaction } from './statement-pipeline.js';
 

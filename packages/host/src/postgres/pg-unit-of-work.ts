@@ -14,9 +14,9 @@ import {
 } from '@gengate/core';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
-import { JobWakeups } from '../jobs/job-wakeups.js';
-import { PgJobQueue } from '../jobs/pg-job-queue.js';
-import { BOSS_SCHEMA } from '../jobs/queues.js';
+import { JobWakeups } from './job-wakeups.js';
+import { PgJobQueue } from './pg-job-queue.js';
+import { BOSS_SCHEMA } from './boss-queues.js';
 import { PgAlertStore, alertSql } from './pg-alert-store.js';
 import { PgBillingLedger, ledgerSql } from './pg-billing-ledger.js';
 import { PgIdempotencyStore, idempotencySql } from './pg-idempotency-store.js';

@@ -15,3 +15,8 @@ export function checkSchemaName(name: string): string {
   }
   return name;
 }
+
+/** An SQL identifier in double quotes (a schema or table name that may not be one gengate chose itself). */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}

@@ -4,7 +4,7 @@ import { MARKUP_ONE, parseIpEntry, parseMarkupFactor, type MarkupPolicy, type Mo
 import { z } from 'zod';
 import type { OpsSettings } from '../ops/start-ops.js';
 import { DEFAULT_SCHEMA, SCHEMA_NAME } from '../postgres/schema.js';
-import { DASHBOARD_ENV, dashboardSettings, type DashboardSettings } from './dashboard-config.js';
+import { DASHBOARD_ENV, dashboardSettings, type DashboardSettings } from '../dashboard/dashboard-settings.js';
 import { fileDelivery, STORAGE_ENV, storageIssues, storageSettings, type FileDelivery, type StorageSettings } from '../storage/storage-settings.js';
 
 export class ConfigError extends Error {

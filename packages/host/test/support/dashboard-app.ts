@@ -9,7 +9,7 @@ import { CallbackRepository } from '../../src/callbacks/callback-repository.js';
 import { bossQueueInspector } from '../../src/dashboard/boss-queue-inspector.js';
 import { createDashboard } from '../../src/dashboard/create-dashboard.js';
 import { createGengateRouter } from '../../src/http/create-router.js';
-import { createBoss } from '../../src/jobs/queues.js';
+import { createBoss } from '../../src/postgres/boss-queues.js';
 import { pgSignInLinkQueue, startSignInMailWorker } from '../../src/jobs/sign-in-mail-worker.js';
 import { ManualPaymentProcessor } from '../../src/payments/manual-processor.js';
 import { runMigrations } from '../../src/postgres/migrate.js';

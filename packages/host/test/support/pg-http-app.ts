@@ -8,7 +8,7 @@ import { pino, type Logger } from 'pino';
 import type Stripe from 'stripe';
 import type { PgBoss } from 'pg-boss';
 import { CallbackRepository } from '../../src/callbacks/callback-repository.js';
-import { createBoss } from '../../src/jobs/queues.js';
+import { createBoss } from '../../src/postgres/boss-queues.js';
 import { createGengateRouter } from '../../src/http/create-router.js';
 import { ManualPaymentProcessor } from '../../src/payments/manual-processor.js';
 import { runMigrations } from '../../src/postgres/migrate.js';

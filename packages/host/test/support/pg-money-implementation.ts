@@ -3,7 +3,7 @@ import { createTestDatabase, type MoneyContractHarness, type MoneyImplementation
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { pino } from 'pino';
-import { createBoss, QUEUES } from '../../src/jobs/queues.js';
+import { createBoss, QUEUES } from '../../src/postgres/boss-queues.js';
 import { ManualPaymentProcessor } from '../../src/payments/manual-processor.js';
 import { runMigrations } from '../../src/postgres/migrate.js';
 import { createPgStores } from '../../src/postgres/pg-unit-of-work.js';

@@ -29,7 +29,7 @@ import type { PgBoss } from 'pg-boss';
 import { pino } from 'pino';
 import { expect } from 'vitest';
 import { startGenerationWorker, type GenerationWorker, type GenerationWorkerOptions } from '../../src/jobs/generation-worker.js';
-import { createBoss } from '../../src/jobs/queues.js';
+import { createBoss } from '../../src/postgres/boss-queues.js';
 import { startWorkerNotifications } from '../../src/jobs/worker-notifications.js';
 import { runMigrations } from '../../src/postgres/migrate.js';
 import { createPgStores } from '../../src/postgres/pg-unit-of-work.js';

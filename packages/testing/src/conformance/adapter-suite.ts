@@ -20,8 +20,9 @@ import { describeAdapterStreamChecks } from './adapter/adapter-stream-checks.js'
 import { describeAdapterUpstreamChecks } from './adapter/adapter-upstream-checks.js';
 import { minimalRequest } from './adapter/adapter-requests.js';
 import { checkCancel, checkResume, type CheckOutcome, type LifecycleCheckOptions } from './adapter/lifecycle-checks.js';
+import type { AdapterSuiteSection } from './adapter/suite-sections.js';
 
-export type AdapterSuiteSection = 'calls' | 'abort' | 'resume' | 'cancel' | 'errors' | 'parameters' | 'price-source' | 'stream';
+export type { AdapterSuiteSection } from './adapter/suite-sections.js';
 
 export interface AdapterConformanceOptions {
   /** A fresh adapter pointed at a fake upstream (never the internet). Called again for the resume check. */

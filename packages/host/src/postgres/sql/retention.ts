@@ -1,5 +1,5 @@
 import type { Queryable } from '../queryable.js';
-import { quoteIdent } from '../../ops/queue-sampler.js';
+import { quoteIdent } from '../schema.js';
 
 /** Ended tasks past the retention age, oldest first (index tasks_ended, migration 016). */
 export function endedTasksSql(schema: string): string {

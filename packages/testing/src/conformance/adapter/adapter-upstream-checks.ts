@@ -1,7 +1,7 @@
 import { isUpstreamError, normalizeRunRequest, runToCompletion, type ModelDescriptor, type ProviderAdapter, type RunRequest, type TaskWarning, type UpstreamError } from '@gengate/core';
 import { describe, expect, it } from 'vitest';
 import type { FakeFault, FakeUpstream, RecordedCall } from '../../fakes/fake-upstream.js';
-import type { AdapterSuiteSection } from '../adapter-suite.js';
+import type { AdapterSuiteSection } from './suite-sections.js';
 import { kitCall } from './adapter-call.js';
 import { parameterProbes, providerParamProbes, type ParameterProbe } from './adapter-requests.js';
 

@@ -1,7 +1,7 @@
 import type { JobQueue } from '@gengate/core';
 import type { PgBoss } from 'pg-boss';
-import type { Queryable } from '../postgres/queryable.js';
-import { QUEUES } from './queues.js';
+import type { Queryable } from './queryable.js';
+import { QUEUES } from './boss-queues.js';
 
 /**
  * A generation job's pg-boss options: grouped (and tiered) by provider, so workers cap each provider's

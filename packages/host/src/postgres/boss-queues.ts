@@ -3,7 +3,7 @@ import { PgBoss, type Queue } from 'pg-boss';
 /** A queue's settings that createQueue and updateQueue both take. */
 type QueueSettings = Omit<Queue, 'name' | 'partition' | 'policy'>;
 import type { Logger } from 'pino';
-import { asClientConfig, type ConnectionSettings } from '../postgres/connection-settings.js';
+import { asClientConfig, type ConnectionSettings } from './connection-settings.js';
 
 export const QUEUES = {
   generate: 'gengate-generate',

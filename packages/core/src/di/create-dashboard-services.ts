@@ -1,11 +1,11 @@
-import type { GengateUseCases } from '../../di/create-gengate.js';
-import type { Mailer } from '../../ports/mailer.js';
-import type { Clock, IdGenerator } from '../../ports/system.js';
-import type { AccountDirectory } from '../operators/account-directory.js';
-import { OperatorService, type QueueInspector } from '../operators/operator-service.js';
-import { DashboardAuth, DEFAULT_DASHBOARD_AUTH, type DashboardAuthOptions } from './dashboard-auth.js';
-import type { SessionStore } from './session-store.js';
-import type { SignInLinkQueue } from './sign-in-link-queue.js';
+import type { GengateUseCases } from './create-gengate.js';
+import type { Mailer } from '../ports/mailer.js';
+import type { Clock, IdGenerator } from '../ports/system.js';
+import type { AccountDirectory } from '../services/operators/account-directory.js';
+import { OperatorService, type QueueInspector } from '../services/operators/operator-service.js';
+import { DashboardAuth, DEFAULT_DASHBOARD_AUTH, type DashboardAuthOptions } from '../services/sessions/dashboard-auth.js';
+import type { SessionStore } from '../services/sessions/session-store.js';
+import type { SignInLinkQueue } from '../services/sessions/sign-in-link-queue.js';
 
 export interface DashboardServicesConfig {
   readonly gengate: Pick<GengateUseCases, 'stores' | 'unitOfWork' | 'logger' | 'registry' | 'keys' | 'admin'>;

@@ -1,5 +1,5 @@
 import type { PgBoss } from 'pg-boss';
-import type { Queryable } from '../postgres/queryable.js';
+import type { Queryable } from './queryable.js';
 
 /** The channel on which a committed job announces itself: payload `<queue> <count>`. */
 export const JOBS_READY_CHANNEL = 'gengate_jobs_ready';

@@ -1,4 +1,4 @@
-import type { AspectRatio, VideoResolution } from '../model/modality.js';
+import type { AspectRatio, VideoResolution } from './modality.js';
 import type { JsonObject } from '../util/json.js';
 
 /** A run request checked against a model's parameter schema, with every default resolved. */

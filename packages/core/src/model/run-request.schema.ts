@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { aspectRatioSchema, modalitySchema, videoResolutionSchema } from '../model/modality.js';
+import { aspectRatioSchema, modalitySchema, videoResolutionSchema } from './modality.js';
 
 /** Service-wide input limits (documented in docs/api.md). */
 export const RUN_LIMITS = {
