@@ -1,4 +1,20 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { databaseTestFiles } from './test/database-test-files.js';
+
+const ALL = ['test/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'];
+
+/**
+ * GENGATE_TESTS=database runs only the files that use the test PostgreSQL server (createTestDatabase,
+ * found from their imports: test/database-test-files.ts); CI runs those a second time on the machine's
+ * PostgreSQL, the rest once. Unset: every file.
+ */
+function include(): string[] {
+  const only = process.env['GENGATE_TESTS'];
+  if (only === undefined || only === '') return ALL;
+  if (only === 'database') return databaseTestFiles(fileURLToPath(new URL('.', import.meta.url)));
+  throw new Error(`GENGATE_TESTS=${only}: expected "database" or nothing`);
+}
 
 // Processes the tests spawn with `--import tsx` (the CLI from sources, helpers) inherit this: tsx then applies
 // legacy decorators to every file (see tsconfig.runner.json).
@@ -12,10 +28,15 @@ export default defineConfig({
   resolve: { conditions: ['@gengate/source'] },
   ssr: { resolve: { conditions: ['@gengate/source'] } },
   test: {
-    include: ['test/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
+    include: include(),
     globalSetup: ['test/vitest-global-setup.ts'],
     setupFiles: ['test/vitest-contract-setup.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // GENGATE_TEST_WORKERS=2 runs two files at once (each file has its own database); unset, vitest's default
+    // (one file at a time on two cores), which CI keeps until the timing-sensitive files are event-based.
+    ...(process.env['GENGATE_TEST_WORKERS'] ? { maxWorkers: Number(process.env['GENGATE_TEST_WORKERS']) } : {}),
+    // Bounds for a hung test, not speed targets: files running side by side (and CI's other phases)
+    // slow each other's spawned servers down.
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
   },
 });

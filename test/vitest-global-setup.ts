@@ -1,6 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { startEmbeddedPostgres } from '../packages/host/src/server/embedded-postgres.js';
 
 /**
@@ -19,12 +20,25 @@ export default async function setup(): Promise<() => Promise<void>> {
   const dir = mkdtempSync(join(tmpdir(), 'gengate-test-pg-'));
   chmodSync(dir, 0o755); // reachable by the postgres user when the tests run as root
   const started = Date.now();
-  const pg = await startEmbeddedPostgres({ dataDir: join(dir, 'data') });
-  process.env['GENGATE_TEST_PG_ADMIN_URL'] = pg.url;
+  const dataDir = join(dir, 'data');
+  // vitest runs several files at once (see maxWorkers in vitest.config.ts), and a file's spawned API and
+  // worker processes hold up to 30 connections each: PostgreSQL's default 100 would run out. The setting
+  // takes a restart (about a second).
+  const first = await startEmbeddedPostgres({ dataDir });
+  const admin = new pg.Client({ connectionString: first.url });
+  await admin.connect();
+  try {
+    await admin.query('alter system set max_connections = 400');
+  } finally {
+    await admin.end();
+  }
+  await first.stop();
+  const server = await startEmbeddedPostgres({ dataDir });
+  process.env['GENGATE_TEST_PG_ADMIN_URL'] = server.url;
   process.env['GENGATE_TEST_PG_KIND'] = 'embedded';
   process.stdout.write(`embedded PostgreSQL for tests ready in ${Date.now() - started} ms\n`);
   return async () => {
-    await pg.stop();
+    await server.stop();
     rmSync(dir, { recursive: true, force: true });
   };
 }

@@ -20,10 +20,16 @@ for (const pipeline of [true, false]) {
 
     const jobsOf = async (taskId: string) =>
       (await h.pool.query<{ n: number }>(`select count(*)::int as n from pgboss.job where name = 'gengate-generate' and data->>'taskId' = $1`, [taskId])).rows[0]?.n;
-    /** Waits until this many sessions wait for a lock with a statement containing `text`. */
+    /**
+     * Waits until this many sessions of this file's database wait for a lock with a statement containing
+     * `text` (pg_stat_activity shows the whole server, where other files submit tasks at the same time).
+     */
     const lockWaiters = async (text: string, count: number) => {
       for (const until = Date.now() + 10_000; ; ) {
-        const { rowCount } = await h.pool.query(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like $1 and pid <> pg_backend_pid()`, [`%${text}%`]);
+        const { rowCount } = await h.pool.query(
+          `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like $1 and pid <> pg_backend_pid()`,
+          [`%${text}%`],
+        );
         if ((rowCount ?? 0) >= count) return;
         if (Date.now() > until) throw new Error(`never saw ${count} session(s) waiting in "${text}"`);
         await new Promise((r) => setImmediate(r));

@@ -112,11 +112,17 @@ describe('fal adapter against the fake fal', () => {
   it('classifies a rate-limited status check as retryable with Retry-After, and the job is still followed afterwards', async () => {
     const a = adapter();
     const c = call('fal.veo3-fast', { prompt: 'x', video_params: { duration: 4 } });
-    const { handle } = await a.start(c);
-    fake.upstream.failNext({ kind: 'status', status: 429, headers: { 'retry-after': '3' }, body: { detail: 'Too many requests' } });
-    const e = await a.status(handle, c).catch((x: unknown) => x);
-    expect(e).toMatchObject({ kind: 'rate_limited', isRetryable: true, retryAfterMs: 3_000 });
-    expect((await a.status(handle, c)).state).toBe('running');
+    // Held, the job is still running at the second check however slow the machine (its 120 ms could pass).
+    fake.jobs.hold();
+    try {
+      const { handle } = await a.start(c);
+      fake.upstream.failNext({ kind: 'status', status: 429, headers: { 'retry-after': '3' }, body: { detail: 'Too many requests' } });
+      const e = await a.status(handle, c).catch((x: unknown) => x);
+      expect(e).toMatchObject({ kind: 'rate_limited', isRetryable: true, retryAfterMs: 3_000 });
+      expect((await a.status(handle, c)).state).toBe('running');
+    } finally {
+      fake.jobs.release();
+    }
   });
 
   it('generates FLUX images through @ai-sdk/fal on fal.run: image_size, seed, num_images per call, provider parameters in fal names', async () => {

@@ -80,11 +80,17 @@ describe('replicate adapter against the fake Replicate', () => {
   it('cancels with POST /v1/predictions/{id}/cancel and the prediction ends canceled', async () => {
     const a = adapter();
     const c = call('replicate.hailuo-02', { prompt: 'p' });
-    const { handle } = await a.start(c);
-    await a.cancel(handle, c);
-    const id = a.jobIdOf(handle);
-    expect(fake.upstream.callsTo('POST', `/v1/predictions/${id}/cancel`)).toHaveLength(1);
-    expect(await a.status(handle, c)).toMatchObject({ state: 'failed', error: { isRetryable: false } });
+    // Held, the prediction is still running when the cancel arrives however slow the machine (its 120 ms could pass).
+    fake.jobs.hold();
+    try {
+      const { handle } = await a.start(c);
+      await a.cancel(handle, c);
+      const id = a.jobIdOf(handle);
+      expect(fake.upstream.callsTo('POST', `/v1/predictions/${id}/cancel`)).toHaveLength(1);
+      expect(await a.status(handle, c)).toMatchObject({ state: 'failed', error: { isRetryable: false } });
+    } finally {
+      fake.jobs.release();
+    }
   });
 
   it.each([
