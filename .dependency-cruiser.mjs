@@ -23,7 +23,7 @@ const LAYERS = {
     ['util'], //                  pure helpers: json, money units, media types, redaction, the address guard
     ['model'], //                 domain types and their zod schemas: modality, model, task, run request, pricing
     ['errors'], //                the one error catalogue (GatewayError, UpstreamError, caps)
-    ['ports'], //                 interfaces the core needs from outside: stores, adapters, blob store, mailer...
+    ['ports'], //                 interfaces the core needs from outside (stores, adapters, blob store, mailer...), the settings types, their injection tokens
     ['run', 'pricing', 'keys', 'billing'], // domain rules: normalizing a request, prices, key and billing rules
     ['execution'], //             running a task's adapter steps, recording results and failures
     ['catalog'], //               the model registry and adapter composition (uses the default poll schedule)

@@ -1,6 +1,17 @@
 import { injectable, injectFromBase } from 'inversify';
 import { describe, expect, it } from 'vitest';
-import { createGengate, createGengateContainer, FailTask, resolveGengate, TOKENS, type UpstreamMetadata } from '../src/index.js';
+import {
+  createGengate,
+  createGengateContainer,
+  FailTask,
+  GetTask,
+  InflightCalls,
+  ModelRegistry,
+  PriceBook,
+  resolveGengate,
+  TOKENS,
+  type UpstreamMetadata,
+} from '../src/index.js';
 import { config, runOneTask } from './support/container-fixture.js';
 
 describe('the container is the extension point', () => {
@@ -15,7 +26,7 @@ describe('the container is the extension point', () => {
     const gengate = createGengate(config(true), {
       configure: (c) => {
         c.rebind(TOKENS.FailTask)
-          .toDynamicValue((ctx) => new AnnotatedFailTask(ctx.get(TOKENS.UnitOfWork), ctx.get(TOKENS.Scheduling)))
+          .toDynamicValue((ctx) => new AnnotatedFailTask(ctx.get(TOKENS.TaskCompletion), ctx.get(TOKENS.Scheduling)))
           .inSingletonScope();
       },
     });
@@ -40,6 +51,26 @@ describe('the container is the extension point', () => {
     const task = await runOneTask(gengate);
     expect(task.status).toBe('fail');
     expect(failures).toEqual([task.task_id]);
+  });
+
+  it('a use case injected by its class (@inject(FailTask)) is the service of its public token, rebound or not', () => {
+    const container = createGengateContainer(config(false));
+    const byClass = [
+      [ModelRegistry, TOKENS.Registry],
+      [PriceBook, TOKENS.PriceBook],
+      [InflightCalls, TOKENS.InflightCalls],
+      [FailTask, TOKENS.FailTask],
+      [GetTask, TOKENS.GetTask],
+    ] as const;
+    for (const [cls, token] of byClass) expect(container.get<object>(cls), cls.name).toBe(container.get<object>(token));
+
+    const rebound = createGengateContainer(config(false));
+    @injectable()
+    @injectFromBase()
+    class OtherGetTask extends GetTask {}
+    rebound.rebind(TOKENS.GetTask).to(OtherGetTask).inSingletonScope();
+    expect(rebound.get(GetTask)).toBeInstanceOf(OtherGetTask);
+    expect(rebound.get(GetTask)).toBe(rebound.get(TOKENS.GetTask));
   });
 
   it('a rebound Clock port reaches the worker: a clock past the deadline ends the task in fail instead of success', async () => {

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { TOKENS } from '../di/tokens.js';
+import { TOKENS } from '../ports/tokens.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ModelDescriptor } from '../model/model.js';
 import { adaptAcceptedAdapter, type AcceptedProviderAdapter, type AdapterAvailability, type ProviderAdapter } from '../ports/provider-adapter.js';

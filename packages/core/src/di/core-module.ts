@@ -31,7 +31,9 @@ import { TOKENS } from './tokens.js';
  * Lifetimes: everything here is a singleton (`inSingletonScope`), built on its first resolve and then
  * shared: the use cases hold no per-request state (a request's caller is an argument of each call), and
  * InflightCalls must be one per process (cancellation finds a running call there). Rebind a token before
- * the first resolve (see `createGengate`'s `configure`) and every dependant gets the rebound one.
+ * the first resolve (see `createGengate`'s `configure`) and every dependant gets the rebound one: ports and
+ * settings through their tokens, the use cases other injectables need through their class, bound below to
+ * the service of their token.
  */
 export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.Registry).to(ModelRegistry).inSingletonScope();
@@ -52,6 +54,16 @@ export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.Admin).to(AdminService).inSingletonScope();
   bind(TOKENS.ReceiveWebhook).to(ReceiveWebhook).inSingletonScope();
   bind(TOKENS.SweepTasks).to(SweepTasks).inSingletonScope();
+
+  // The core classes other injectables take by their class (`@inject(FailTask)`: their files cannot import
+  // this layer's tokens) are the service of the public token, so a rebinding of `TOKENS.FailTask` is what
+  // every dependant receives. (`.to(FailTask)` above builds the class itself; it does not resolve the class
+  // identifier, so this does not loop.)
+  bind(ModelRegistry).toService(TOKENS.Registry);
+  bind(PriceBook).toService(TOKENS.PriceBook);
+  bind(InflightCalls).toService(TOKENS.InflightCalls);
+  bind(FailTask).toService(TOKENS.FailTask);
+  bind(GetTask).toService(TOKENS.GetTask);
 
   // Derived defaults: values read from other bindings, so that rebinding the source moves them too.
   const store = <K extends 'tasks' | 'keys' | 'ledger' | 'alerts'>(key: K) => (stores: TransactionScope): TransactionScope[K] => stores[key];

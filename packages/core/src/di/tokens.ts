@@ -1,37 +1,22 @@
-import type { ServiceIdentifier } from 'inversify';
 import type { ModelRegistry } from '../catalog/model-registry.js';
-import type { BlobStore, ResultUrlResolver } from '../ports/blob-store.js';
-import type { PaymentProcessor } from '../ports/payment-processor.js';
-import type { ProviderAdapter } from '../ports/provider-adapter.js';
-import type { Clock, IdGenerator, Logger } from '../ports/system.js';
-import type { AlertStore, BillingLedger, KeyStore, TaskStore, TransactionScope, UnitOfWork } from '../ports/stores.js';
-import type { TaskIntake } from '../ports/task-intake.js';
-import type { TaskCompletion } from '../ports/task-completion.js';
-import type { SubmissionGate } from '../ports/submission-gate.js';
-import type { Telemetry } from '../ports/telemetry.js';
+import type { InflightCalls } from '../execution/inflight-calls.js';
+import type { PriceBook } from '../pricing/price-book.js';
+import { TOKENS as PORT_AND_SETTING_TOKENS, tokenFor as token } from '../ports/tokens.js';
 import type { AdminService } from '../services/admin.js';
 import type { Authenticate } from '../services/authenticate.js';
 import type { BillingService } from '../services/billing.js';
-import type { CatalogService } from '../services/catalog.js';
-import type { ExecuteTask, ExecuteTaskOptions } from '../services/execute-task.js';
-import type { InflightCalls } from '../execution/inflight-calls.js';
-import type { SchedulingOptions } from '../execution/scheduling.js';
-import type { PriceBook } from '../pricing/price-book.js';
-import type { ProviderCallLimiter } from '../ports/call-limiter.js';
-import type { MarkupPolicy } from '../pricing/markup.js';
-import type { Modality } from '../model/modality.js';
 import type { CancelTask } from '../services/cancel-task.js';
+import type { CatalogService } from '../services/catalog.js';
+import type { ExecuteTask } from '../services/execute-task.js';
 import type { FailTask } from '../services/fail-task.js';
 import type { GetTask } from '../services/get-task.js';
+import type { ListTasks } from '../services/list-tasks.js';
 import type { ManageKeys } from '../services/manage-keys.js';
+import type { QuoteRun } from '../services/quote-run.js';
+import type { ReceiveWebhook } from '../services/receive-webhook.js';
 import type { RunInline } from '../services/run-inline.js';
 import type { SubmitRun } from '../services/submit-run.js';
-import type { ReceiveWebhook } from '../services/receive-webhook.js';
 import type { SweepTasks } from '../services/sweep-tasks.js';
-import type { ListTasks } from '../services/list-tasks.js';
-import type { QuoteRun } from '../services/quote-run.js';
-
-const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`gengate.${name}`);
 
 /**
  * Injection tokens, in three kinds (the lists below name each token's kind; a test checks every token is
@@ -40,37 +25,15 @@ const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`gengate.${n
  *   case takes them with `@inject(TOKENS.X)`, so a rebinding before the first resolve is what they all get;
  * - settings: plain values read from the configuration;
  * - use cases: the classes of `services/` (and the catalog, prices and in-flight calls), bound by the core module.
+ *
+ * The ports and settings are defined low, in `ports/tokens.ts`, so that the injectables import them from
+ * there (an import of this file from below `di/` would run upward and make a circle through the use-case
+ * types). A use case that another injectable needs is injected by its class (`@inject(FailTask)`); the core
+ * module binds that class to the service of its public token here, so a rebinding of `TOKENS.FailTask` is
+ * still what every dependant receives.
  */
 export const TOKENS = {
-  // Ports.
-  Adapters: token<readonly ProviderAdapter[]>('Adapters'),
-  Stores: token<TransactionScope>('Stores'),
-  /** The stores of `Stores` outside a transaction, one token each (default: read from `Stores`). */
-  TaskStore: token<TaskStore>('TaskStore'),
-  KeyStore: token<KeyStore>('KeyStore'),
-  Ledger: token<BillingLedger>('Ledger'),
-  AlertStore: token<AlertStore>('AlertStore'),
-  UnitOfWork: token<UnitOfWork>('UnitOfWork'),
-  TaskIntake: token<TaskIntake>('TaskIntake'),
-  TaskCompletion: token<TaskCompletion>('TaskCompletion'),
-  BlobStore: token<BlobStore>('BlobStore'),
-  ResultUrls: token<ResultUrlResolver>('ResultUrls'),
-  PaymentProcessor: token<PaymentProcessor>('PaymentProcessor'),
-  Logger: token<Logger>('Logger'),
-  Clock: token<Clock>('Clock'),
-  Ids: token<IdGenerator>('Ids'),
-  CallLimiter: token<ProviderCallLimiter>('CallLimiter'),
-  Telemetry: token<Telemetry>('Telemetry'),
-  SubmissionGate: token<SubmissionGate>('SubmissionGate'),
-  // Settings.
-  ExecutionOptions: token<ExecuteTaskOptions>('ExecutionOptions'),
-  /** The generation deadline per modality (default: read from `ExecutionOptions`). */
-  DeadlinesMs: token<Readonly<Record<Modality, number>>>('DeadlinesMs'),
-  Scheduling: token<SchedulingOptions>('Scheduling'),
-  Markup: token<MarkupPolicy>('Markup'),
-  AllowPrivateInputs: token<boolean>('AllowPrivateInputs'),
-  /** The provider serving a model id, for metrics (default: read from the registry). */
-  ProviderOf: token<(modelId: string) => string | undefined>('ProviderOf'),
+  ...PORT_AND_SETTING_TOKENS,
   // Use cases.
   Registry: token<ModelRegistry>('Registry'),
   PriceBook: token<PriceBook>('PriceBook'),

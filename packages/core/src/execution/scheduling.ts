@@ -1,19 +1,9 @@
 import type { Modality } from '../model/modality.js';
 import type { TransactionScope } from '../ports/stores.js';
+import type { SchedulingOptions } from '../ports/settings.js';
 
-/**
- * Fairness between users. Each user has at most `maxRunningPerUser[modality]` tasks admitted (their job
- * queued or generating); later tasks wait in the user's own queue, admitted oldest first as earlier ones
- * end. So one user's backlog occupies at most that many places in the shared job queue, and another
- * user's task waits for at most one task's run time once a worker slot is free.
- */
-export interface SchedulingOptions {
-  readonly maxRunningPerUser: Readonly<Record<Modality, number>>;
-  /** Unfinished tasks a user may have waiting beyond the running ones; more are refused with 429. */
-  readonly maxQueuedPerUser: number;
-  /** Attempts of one task's upstream call (retryable failures start a new attempt), the first included. */
-  readonly maxAttempts: number;
-}
+/** Fairness between users: the settings type lives in `ports/settings.ts` (every injectable may name it). */
+export type { SchedulingOptions } from '../ports/settings.js';
 
 export const DEFAULT_SCHEDULING: SchedulingOptions = {
   maxRunningPerUser: { chat: 8, image: 4, video: 50 },

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { TOKENS } from '../di/tokens.js';
+import { TOKENS } from '../ports/tokens.js';
 import { checkBalanceAlerts } from '../billing/alert-check.js';
 import type { UnitOfWork } from '../ports/stores.js';
 import type { EndedTask, TaskCompletion, TaskFailureCompletion, TaskSuccessCompletion } from '../ports/task-completion.js';

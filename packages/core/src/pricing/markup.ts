@@ -1,17 +1,9 @@
 import type { ModelDescriptor } from '../model/model.js';
 import { MARKUP_ONE } from '../model/pricing.js';
+import type { MarkupPolicy } from '../ports/settings.js';
 
-/**
- * The operator's markup: the user pays the upstream cost times this factor. A model's own factor wins over
- * its provider's, which wins over the default. Factors are basis points (10,000 = x1.0, 12,500 = x1.25).
- */
-export interface MarkupPolicy {
-  readonly defaultBp: number;
-  /** Provider id -> basis points. */
-  readonly providers: ReadonlyMap<string, number>;
-  /** Model id -> basis points. */
-  readonly models: ReadonlyMap<string, number>;
-}
+/** The operator's markup policy: the settings type lives in `ports/settings.ts` (every injectable may name it). */
+export type { MarkupPolicy } from '../ports/settings.js';
 
 export const NO_MARKUP: MarkupPolicy = { defaultBp: MARKUP_ONE, providers: new Map(), models: new Map() };
 

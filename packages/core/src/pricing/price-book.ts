@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { TOKENS } from '../di/tokens.js';
+import { TOKENS } from '../ports/tokens.js';
 import type { ModelDescriptor } from '../model/model.js';
 import type { NormalizedRequest } from '../model/normalized-request.js';
 import { markupFor, NO_MARKUP, type MarkupPolicy } from './markup.js';

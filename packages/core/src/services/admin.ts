@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { TOKENS } from '../di/tokens.js';
+import { TOKENS } from '../ports/tokens.js';
 import { z } from 'zod';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { IdGenerator } from '../ports/system.js';

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { TOKENS } from '../di/tokens.js';
+import { TOKENS } from '../ports/tokens.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { BalanceAlertRecord, BalanceAlertView, BalanceView, TransactionRecord, TransactionView } from '../model/billing.js';
 import { CREDITS_PER_USD } from '../model/pricing.js';

@@ -1,15 +1,15 @@
 import { inject, injectable } from 'inversify';
-import { TOKENS } from '../di/tokens.js';
-import type { ModelRegistry } from '../catalog/model-registry.js';
+import { TOKENS } from '../ports/tokens.js';
+import { ModelRegistry } from '../catalog/model-registry.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { InflightCalls } from '../execution/inflight-calls.js';
+import { InflightCalls } from '../execution/inflight-calls.js';
 import type { TaskView } from '../model/task.js';
 import type { Logger } from '../ports/system.js';
 import type { TaskStore } from '../ports/stores.js';
 import { normalizeRunRequest } from '../run/normalize-request.js';
 import type { AuthContext } from './auth-context.js';
-import type { FailTask } from './fail-task.js';
-import type { GetTask } from './get-task.js';
+import { FailTask } from './fail-task.js';
+import { GetTask } from './get-task.js';
 
 export const CANCELLED_MESSAGE = 'cancelled';
 
@@ -23,11 +23,11 @@ export const CANCELLED_MESSAGE = 'cancelled';
 export class CancelTask {
   constructor(
     @inject(TOKENS.TaskStore) private readonly tasks: TaskStore,
-    @inject(TOKENS.GetTask) private readonly getTask: GetTask,
-    @inject(TOKENS.FailTask) private readonly failTask: FailTask,
-    @inject(TOKENS.Registry) private readonly registry: ModelRegistry,
+    @inject(GetTask) private readonly getTask: GetTask,
+    @inject(FailTask) private readonly failTask: FailTask,
+    @inject(ModelRegistry) private readonly registry: ModelRegistry,
     @inject(TOKENS.Logger) private readonly logger: Logger,
-    @inject(TOKENS.InflightCalls) private readonly inflight: InflightCalls,
+    @inject(InflightCalls) private readonly inflight: InflightCalls,
   ) {}
 
   async execute(auth: AuthContext, taskId: string): Promise<TaskView> {

@@ -1,12 +1,12 @@
 import { inject, injectable } from 'inversify';
-import { TOKENS } from '../di/tokens.js';
+import { TOKENS } from '../ports/tokens.js';
 import { z } from 'zod';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { ModelRegistry } from '../catalog/model-registry.js';
+import { ModelRegistry } from '../catalog/model-registry.js';
 import type { ModelCapabilities } from '../model/capabilities.js';
 import { modalitySchema } from '../model/modality.js';
 import { toModelView, type ModelDescriptor, type ModelView } from '../model/model.js';
-import type { PriceBook } from '../pricing/price-book.js';
+import { PriceBook } from '../pricing/price-book.js';
 import type { PricingView } from '../pricing/pricing-view.js';
 import { modelParametersJsonSchema } from '../run/model-request-schema.js';
 import { pageQuerySchema } from './pagination.js';
@@ -49,8 +49,8 @@ const DEFAULT_POLL_SECONDS = { chat: 1, image: 3, video: 3 } as const;
 @injectable()
 export class CatalogService {
   constructor(
-    @inject(TOKENS.Registry) private readonly registry: ModelRegistry,
-    @inject(TOKENS.PriceBook) private readonly prices: PriceBook,
+    @inject(ModelRegistry) private readonly registry: ModelRegistry,
+    @inject(PriceBook) private readonly prices: PriceBook,
   ) {}
 
   private view(m: ModelDescriptor): ModelView {

@@ -1,16 +1,16 @@
 import { inject, injectable } from 'inversify';
-import { TOKENS } from '../di/tokens.js';
-import type { ModelRegistry } from '../catalog/model-registry.js';
+import { TOKENS } from '../ports/tokens.js';
+import { ModelRegistry } from '../catalog/model-registry.js';
 import { isUpstreamError } from '../errors/upstream-error.js';
 import { checkStep, firstStep, pollDelayMs, stepFromStatus, type StepResult } from '../execution/adapter-step.js';
 import type { ExecuteTaskOptions } from '../execution/execution-options.js';
-import { TaskCancelled, type InflightCalls } from '../execution/inflight-calls.js';
+import { InflightCalls, TaskCancelled } from '../execution/inflight-calls.js';
 import { retryDelayMs } from '../execution/retry-policy.js';
 import { DeadlineExceeded, deadlineMessage, failureMessage } from '../execution/task-failure.js';
 import { TaskResultWriter } from '../execution/task-result-writer.js';
 import type { ModelDescriptor } from '../model/model.js';
 import type { TaskRecord } from '../model/task.js';
-import type { PriceBook } from '../pricing/price-book.js';
+import { PriceBook } from '../pricing/price-book.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { ProviderCallLimiter } from '../ports/call-limiter.js';
 import type { AdapterCall, ProviderAdapter, StartedJob } from '../ports/provider-adapter.js';
@@ -21,7 +21,7 @@ import { NO_TELEMETRY, type Telemetry, type UpstreamOperation } from '../ports/t
 import type { NormalizedRequest } from '../model/normalized-request.js';
 import { normalizeRunRequest } from '../run/normalize-request.js';
 import type { JsonValue } from '../util/json.js';
-import type { FailTask } from './fail-task.js';
+import { FailTask } from './fail-task.js';
 
 export { DEFAULT_DEADLINES_MS, type ExecuteTaskOptions } from '../execution/execution-options.js';
 
@@ -54,18 +54,18 @@ export class ExecuteTask {
   private readonly results: TaskResultWriter;
 
   constructor(
-    @inject(TOKENS.Registry) private readonly registry: ModelRegistry,
+    @inject(ModelRegistry) private readonly registry: ModelRegistry,
     @inject(TOKENS.TaskStore) private readonly tasks: TaskStore,
     @inject(TOKENS.UnitOfWork) private readonly uow: UnitOfWork,
     @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Logger) private readonly logger: Logger,
-    @inject(TOKENS.PriceBook) private readonly prices: PriceBook,
+    @inject(PriceBook) private readonly prices: PriceBook,
     @inject(TOKENS.CallLimiter) private readonly limiter: ProviderCallLimiter,
-    @inject(TOKENS.InflightCalls) private readonly inflight: InflightCalls,
+    @inject(InflightCalls) private readonly inflight: InflightCalls,
     @inject(TOKENS.ExecutionOptions) private readonly options: ExecuteTaskOptions,
     @inject(TOKENS.TaskCompletion) completion: TaskCompletion,
-    @inject(TOKENS.FailTask) private readonly failTask: FailTask,
+    @inject(FailTask) private readonly failTask: FailTask,
     @inject(TOKENS.Telemetry) private readonly telemetry: Telemetry = NO_TELEMETRY,
   ) {
     this.results = new TaskResultWriter(completion, blobs, prices, options);

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { TOKENS } from '../di/tokens.js';
+import { TOKENS } from '../ports/tokens.js';
 import type { SchedulingOptions } from '../execution/scheduling.js';
 import type { UpstreamMetadata } from '../ports/provider-adapter.js';
 import type { TaskCompletion } from '../ports/task-completion.js';

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { TOKENS } from '../di/tokens.js';
+import { TOKENS } from '../ports/tokens.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { TaskView } from '../model/task.js';
 import type { ResultUrlResolver } from '../ports/blob-store.js';

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { TOKENS } from '../di/tokens.js';
+import { TOKENS } from '../ports/tokens.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { admitQueued, DEFAULT_SCHEDULING, type SchedulingOptions } from '../execution/scheduling.js';
 import type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, CreatedApiKeyView } from '../model/api-key.js';

@@ -1,8 +1,8 @@
 import { inject, injectable } from 'inversify';
-import { TOKENS } from '../di/tokens.js';
-import type { ModelRegistry } from '../catalog/model-registry.js';
+import { TOKENS } from '../ports/tokens.js';
+import { ModelRegistry } from '../catalog/model-registry.js';
 import { CREDITS_PER_USD } from '../model/pricing.js';
-import type { PriceBook } from '../pricing/price-book.js';
+import { PriceBook } from '../pricing/price-book.js';
 import type { BillingLedger } from '../ports/stores.js';
 import { validateRunRequest } from '../run/normalize-request.js';
 import { microToCredits } from '../util/money.js';
@@ -30,8 +30,8 @@ export interface RunQuoteView {
 @injectable()
 export class QuoteRun {
   constructor(
-    @inject(TOKENS.Registry) private readonly registry: ModelRegistry,
-    @inject(TOKENS.PriceBook) private readonly prices: PriceBook,
+    @inject(ModelRegistry) private readonly registry: ModelRegistry,
+    @inject(PriceBook) private readonly prices: PriceBook,
     @inject(TOKENS.Ledger) private readonly ledger: BillingLedger,
     @inject(TOKENS.AllowPrivateInputs) private readonly allowPrivateInputs: boolean = false,
   ) {}

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
-import { TOKENS } from '../di/tokens.js';
-import type { ModelRegistry } from '../catalog/model-registry.js';
+import { TOKENS } from '../ports/tokens.js';
+import { ModelRegistry } from '../catalog/model-registry.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { WebhookRejected, WebhookUnverifiable, type AdapterCall, type WebhookRequest } from '../ports/provider-adapter.js';
 import type { Logger } from '../ports/system.js';
@@ -32,7 +32,7 @@ export interface WebhookReceipt {
 @injectable()
 export class ReceiveWebhook {
   constructor(
-    @inject(TOKENS.Registry) private readonly registry: ModelRegistry,
+    @inject(ModelRegistry) private readonly registry: ModelRegistry,
     @inject(TOKENS.TaskStore) private readonly tasks: TaskStore,
     @inject(TOKENS.UnitOfWork) private readonly uow: UnitOfWork,
     @inject(TOKENS.Logger) private readonly logger: Logger,

@@ -1,13 +1,13 @@
 import { inject, injectable } from 'inversify';
-import { TOKENS } from '../di/tokens.js';
-import type { ModelRegistry } from '../catalog/model-registry.js';
+import { TOKENS } from '../ports/tokens.js';
+import { ModelRegistry } from '../catalog/model-registry.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ExecuteTaskOptions } from '../execution/execution-options.js';
-import type { InflightCalls } from '../execution/inflight-calls.js';
+import { InflightCalls } from '../execution/inflight-calls.js';
 import { TaskResultWriter } from '../execution/task-result-writer.js';
 import type { ModelDescriptor } from '../model/model.js';
 import type { TaskRecord } from '../model/task.js';
-import type { PriceBook } from '../pricing/price-book.js';
+import { PriceBook } from '../pricing/price-book.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { CallPermit, ProviderCallLimiter } from '../ports/call-limiter.js';
 import type { AdapterCall, GenerationResult, ProviderAdapter, UpstreamMetadata } from '../ports/provider-adapter.js';
@@ -21,7 +21,7 @@ import { validateRunRequest } from '../run/normalize-request.js';
 import type { NormalizedRequest } from '../model/normalized-request.js';
 import { requestHash } from '../run/request-hash.js';
 import type { AuthContext } from './auth-context.js';
-import type { FailTask } from './fail-task.js';
+import { FailTask } from './fail-task.js';
 import { refusalOrReplay } from './submit-run.js';
 
 export interface InlineOptions {
@@ -128,19 +128,19 @@ export class RunInline {
   private readonly results: TaskResultWriter;
 
   constructor(
-    @inject(TOKENS.Registry) private readonly registry: ModelRegistry,
+    @inject(ModelRegistry) private readonly registry: ModelRegistry,
     @inject(TOKENS.TaskIntake) private readonly intake: TaskIntake,
     @inject(TOKENS.TaskStore) private readonly tasks: TaskStore,
     @inject(TOKENS.Ids) private readonly ids: IdGenerator,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Logger) private readonly logger: Logger,
-    @inject(TOKENS.PriceBook) private readonly prices: PriceBook,
+    @inject(PriceBook) private readonly prices: PriceBook,
     @inject(TOKENS.ExecutionOptions) private readonly options: ExecuteTaskOptions,
     @inject(TOKENS.CallLimiter) private readonly limiter: ProviderCallLimiter,
-    @inject(TOKENS.InflightCalls) private readonly inflight: InflightCalls,
+    @inject(InflightCalls) private readonly inflight: InflightCalls,
     @inject(TOKENS.BlobStore) blobs: BlobStore,
     @inject(TOKENS.TaskCompletion) completion: TaskCompletion,
-    @inject(TOKENS.FailTask) private readonly failTask: FailTask,
+    @inject(FailTask) private readonly failTask: FailTask,
     @inject(TOKENS.SubmissionGate) private readonly gate: SubmissionGate = OPEN_GATE,
     @inject(TOKENS.Telemetry) private readonly telemetry: Telemetry = NO_TELEMETRY,
   ) {

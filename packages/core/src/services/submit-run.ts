@@ -1,9 +1,9 @@
 import { inject, injectable } from 'inversify';
-import { TOKENS } from '../di/tokens.js';
-import type { ModelRegistry } from '../catalog/model-registry.js';
+import { TOKENS } from '../ports/tokens.js';
+import { ModelRegistry } from '../catalog/model-registry.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { SchedulingOptions } from '../execution/scheduling.js';
-import type { PriceBook } from '../pricing/price-book.js';
+import { PriceBook } from '../pricing/price-book.js';
 import type { IdGenerator, Logger } from '../ports/system.js';
 import type { TaskIntake, TaskIntakeResult } from '../ports/task-intake.js';
 import { OPEN_GATE, type SubmissionGate } from '../ports/submission-gate.js';
@@ -31,11 +31,11 @@ export interface RunAccepted {
 @injectable()
 export class SubmitRun {
   constructor(
-    @inject(TOKENS.Registry) private readonly registry: ModelRegistry,
+    @inject(ModelRegistry) private readonly registry: ModelRegistry,
     @inject(TOKENS.TaskIntake) private readonly intake: TaskIntake,
     @inject(TOKENS.Ids) private readonly ids: IdGenerator,
     @inject(TOKENS.Logger) private readonly logger: Logger,
-    @inject(TOKENS.PriceBook) private readonly prices: PriceBook,
+    @inject(PriceBook) private readonly prices: PriceBook,
     @inject(TOKENS.Scheduling) private readonly scheduling: SchedulingOptions,
     @inject(TOKENS.AllowPrivateInputs) private readonly allowPrivateInputs: boolean = false,
     @inject(TOKENS.SubmissionGate) private readonly gate: SubmissionGate = OPEN_GATE,

@@ -1,10 +1,10 @@
 import { inject, injectable } from 'inversify';
-import { TOKENS } from '../di/tokens.js';
+import { TOKENS } from '../ports/tokens.js';
 import { admitQueued, type SchedulingOptions } from '../execution/scheduling.js';
 import type { Modality } from '../model/modality.js';
 import type { Clock, Logger } from '../ports/system.js';
 import type { TaskStore, UnitOfWork } from '../ports/stores.js';
-import type { FailTask } from './fail-task.js';
+import { FailTask } from './fail-task.js';
 
 export const STUCK_MESSAGE = 'The task did not finish within its deadline and was ended by the gateway; no credits were charged.';
 
@@ -18,7 +18,7 @@ export class SweepTasks {
   constructor(
     @inject(TOKENS.TaskStore) private readonly tasks: TaskStore,
     @inject(TOKENS.UnitOfWork) private readonly uow: UnitOfWork,
-    @inject(TOKENS.FailTask) private readonly failTask: FailTask,
+    @inject(FailTask) private readonly failTask: FailTask,
     @inject(TOKENS.Scheduling) private readonly scheduling: SchedulingOptions,
     @inject(TOKENS.DeadlinesMs) private readonly deadlinesMs: Readonly<Record<Modality, number>>,
     @inject(TOKENS.Clock) private readonly clock: Clock,
