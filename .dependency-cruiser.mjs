@@ -33,7 +33,7 @@ const LAYERS = {
     ['index.ts'], //              the public entry
   ],
   adapters: [
-    ['ai-sdk', 'video-common', 'kit'], // shared helpers for adapters (the adapter kit)
+    ['kit'], //                   the adapter kit (@gengate/adapters/kit): upstream calls, errors, redaction, warnings, polling, webhooks
     ['anthropic', 'fal', 'google', 'google-veo', 'openai', 'openai-compatible', 'replicate', 'runway', 'sandbox'], // one folder per provider
     ['docs'], //                  provider documentation generated from the adapters' data
     ['index.ts'],
