@@ -1,12 +1,6 @@
 import { z } from 'zod';
+import { bool, int } from '../env-values.js';
 
-const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
-const int = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, `must be an integer ${min}..${max}`)
-    .transform(Number)
-    .refine((n) => n >= min && n <= max, `must be an integer ${min}..${max}`);
 
 /** The dashboard's settings (docs/configuration.md), merged into the server's environment schema. */
 export const DASHBOARD_ENV = {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { MARKUP_ONE, parseIpEntry, parseMarkupFactor, type MarkupPolicy, type Modality, type ProviderLimits } from '@gengate/core';
 import { z } from 'zod';
+import { bool, int } from '../env-values.js';
 import type { OpsSettings } from '../ops/start-ops.js';
 import { DEFAULT_SCHEMA, SCHEMA_NAME } from '../postgres/schema.js';
 import { DASHBOARD_ENV, dashboardSettings, type DashboardSettings } from '../dashboard/dashboard-settings.js';
@@ -11,13 +12,6 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
-const int = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, `must be an integer ${min}..${max}`)
-    .transform(Number)
-    .refine((n) => n >= min && n <= max, `must be an integer ${min}..${max}`);
 
 /** `name=value,name=value` lists (e.g. `openai=8,anthropic=4`), each value checked by `parse`. */
 function keyValueList<T>(parse: (v: string) => T | null, what: string) {
