@@ -13,6 +13,12 @@ for (const file of process.argv.slice(2)) {
     ).length;
     failed += report.numFailedTests + brokenFiles;
     console.log(`${file}: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numFailedTestSuites ?? 0} failed files`);
+    // Name what failed here, at the end of the log, where a truncated view of it still shows it.
+    for (const r of report.testResults ?? []) {
+      const failedTests = (r.assertionResults ?? []).filter((a) => a.status === 'failed');
+      if (r.status === 'failed' && failedTests.length === 0) console.log(`  FAILED FILE ${r.name}: ${String(r.message ?? '').split('\n').slice(0, 3).join(' | ')}`);
+      for (const a of failedTests) console.log(`  FAILED ${r.name} > ${a.fullName}: ${String((a.failureMessages ?? [])[0] ?? '').split('\n').slice(0, 3).join(' | ').slice(0, 400)}`);
+    }
   } catch (err) {
     console.log(`${file}: unreadable (${err.message})`);
     failed += 1;

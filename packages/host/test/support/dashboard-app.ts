@@ -33,6 +33,9 @@ export interface DashboardApp {
   advance(ms: number): void;
   /** Resolves once every sign-in mail job asked for so far has run (sent, skipped or failed for good). */
   settle(): Promise<void>;
+  /** Stops the sign-in mail worker (queued link requests wait) until resumeMail(). */
+  pauseMail(): Promise<void>;
+  resumeMail(): Promise<void>;
   /** Waits for the first mail after index `before` (to `to`, when given): links are mailed by a job, after the request answered. */
   nextMail(before: number, to?: string): Promise<MailMessage>;
   /** Asks for a link and uses it in the same "browser": the session's cookie header and CSRF token. */
@@ -94,7 +97,7 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
       linkUrl: (token) => `${ORIGIN}/dashboard/sign-in#token=${token}`,
     },
   });
-  const mailWorker = await startSignInMailWorker(boss, services.auth, logger);
+  let mailWorker: { stop(): Promise<void> } | null = await startSignInMailWorker(boss, services.auth, logger);
   const dashboard = createDashboard({ services, logger, publicUrl: () => ORIGIN, paymentProcessor: 'manual' });
   const app = express();
   app.use('/api/v1', createGengateRouter({ gengate, blobStore, logger, callbacks: new CallbackRepository(pool, DEFAULT_SCHEMA), authenticate: dashboard.authenticate }));
@@ -107,6 +110,13 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
     mails,
     advance(ms) {
       offsetMs += ms;
+    },
+    async pauseMail() {
+      await mailWorker?.stop();
+      mailWorker = null;
+    },
+    async resumeMail() {
+      mailWorker ??= await startSignInMailWorker(boss, services.auth, logger);
     },
     async settle() {
       await waitFor(
@@ -133,7 +143,7 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
       return { cookie, csrf: res.body.csrf_token as string, userId: res.body.user.id as string };
     },
     async close() {
-      await mailWorker.stop();
+      await mailWorker?.stop();
       await boss.stop({ graceful: false, timeout: 1_000 });
       await close();
       await db.drop();
