@@ -12,7 +12,7 @@ import type { PriceBook } from '../pricing/price-book.js';
 import type { BlobStore, ResultUrlResolver } from '../ports/blob-store.js';
 import { UNLIMITED_CALLS, type ProviderCallLimiter } from '../ports/call-limiter.js';
 import type { PaymentProcessor } from '../ports/payment-processor.js';
-import type { ProviderAdapter } from '../ports/provider-adapter.js';
+import type { AcceptedProviderAdapter } from '../ports/provider-adapter.js';
 import type { TaskStore, TransactionScope, UnitOfWork } from '../ports/stores.js';
 import { silentLogger, type Clock, type IdGenerator, type Logger } from '../ports/system.js';
 import type { TaskCompletion } from '../ports/task-completion.js';
@@ -38,7 +38,8 @@ import { coreModule, unitOfWorkTaskWritesModule } from './core-module.js';
 import { TOKENS } from './tokens.js';
 
 export interface GengateCoreConfig {
-  readonly adapters: readonly ProviderAdapter[];
+  /** The adapters to serve: v4, or v3 for one release (the registry adapts it). */
+  readonly adapters: readonly AcceptedProviderAdapter[];
   /** Stores outside any transaction (each call commits on its own). */
   readonly stores: TransactionScope;
   readonly unitOfWork: UnitOfWork;

@@ -1,4 +1,4 @@
-import type { AuthContext, BlobStore, CreateGengateOptions, KeyRateLimiter, Mailer, PaymentProcessor, ProviderAdapter } from '@gengate/core';
+import type { AuthContext, BlobStore, CreateGengateOptions, KeyRateLimiter, Mailer, PaymentProcessor, AcceptedProviderAdapter } from '@gengate/core';
 import type { Request } from 'express';
 import type pg from 'pg';
 import type { Logger } from 'pino';
@@ -29,7 +29,7 @@ export interface GengateHostOptions {
   /** Stores to use instead of gengate's own, in every scope (see createPgStores and docs/architecture.md, "SQL and the schema"). */
   readonly replaceStores?: StoreReplacements;
   /** The provider adapters to serve (e.g. createSandboxAdapter() from @gengate/adapters). */
-  readonly adapters: readonly ProviderAdapter[];
+  readonly adapters: readonly AcceptedProviderAdapter[];
   /** A pino logger; default: silent. */
   readonly logger?: Logger;
   /** Where result files are kept; default a LocalBlobStore under `filesDir` (an S3BlobStore from `@gengate/host/s3` for several machines). */
