@@ -4,6 +4,18 @@ import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 
+/** Where the router serves result files, and how their URLs are signed. */
+export interface FileUrlSettings {
+  /** The public URL clients reach the app at (read each time: it may be known only after listening). */
+  readonly publicUrl: () => string;
+  /** Where the router is mounted under it, e.g. `/api/v1`. */
+  readonly mountPath: string;
+  /** Sign each URL handed out (fileAccess `signed`), with a secret kept in the database. */
+  readonly signed: boolean;
+  /** How long a signed URL stays valid. */
+  readonly ttlSeconds: number;
+}
+
 /** A host token: a registered symbol, so two copies of the host share it (as core's tokens are). */
 export const hostToken = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`gengate.host.${name}`);
 
@@ -29,6 +41,8 @@ export const HOST_TOKENS = {
   ProviderLimits: hostToken<(providerId: string) => ProviderLimits>('ProviderLimits'),
   /** Sends balance-alert mails and dashboard sign-in links. */
   Mailer: hostToken<Mailer>('Mailer'),
+  /** Where result files are served and whether their URLs are signed (HostResultUrls). */
+  FileUrls: hostToken<FileUrlSettings>('FileUrls'),
   /** Counts per-key rate limits (default: in PostgreSQL, shared by every process). */
   KeyRateLimiter: hostToken<KeyRateLimiter>('KeyRateLimiter'),
 } as const;
