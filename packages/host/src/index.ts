@@ -16,7 +16,9 @@ export type { EnsureUserInput } from './embed/ensure-user.js';
 // The container modules createGengateHost loads, and the tokens an embedder rebinds in `configure`.
 export {
   HOST_BOUND_CORE_PORTS,
+  HOST_PART_TOKENS,
   HOST_PORT_TOKENS,
+  HOST_SETTING_TOKENS,
   HOST_TOKENS,
   type HostOpenAIOptions,
   type HostRouterOptions,

@@ -74,6 +74,15 @@ export type HostTokenName = keyof typeof HOST_TOKENS;
 /** The host's own ports an embedder may rebind (a test rebinds each); core's `PORT_TOKENS` may be rebound too. */
 export const HOST_PORT_TOKENS = ['Mailer', 'KeyRateLimiter', 'Callbacks'] as const satisfies readonly HostTokenName[];
 
+/** Configuration: constants from createGengateHost's options (and values derived from them). */
+export const HOST_SETTING_TOKENS = [
+  'Pool', 'Schema', 'HostLogger', 'FilesDir', 'FileUrls', 'ProviderLimits', 'StoreReplacements', 'BossSchema', 'Settings', 'Urls', 'Connection',
+  'BossOptions', 'RouterOptions', 'OpenAIOptions', 'StripeWebhook', 'Secrets',
+] as const satisfies readonly HostTokenName[];
+
+/** The host's own parts, built from the ports and settings (rebinding them is possible, rarely needed). */
+export const HOST_PART_TOKENS = ['Boss', 'WakeJobs', 'ResultUrlSigning', 'Ops', 'UseCases', 'ApiRouter', 'OpenAIRouter', 'Workers'] as const satisfies readonly HostTokenName[];
+
 /** Core's ports the host binds (to PostgreSQL, its blob store, its ops...): rebind any of them in `configure`. */
 export const HOST_BOUND_CORE_PORTS = [
   'Stores', 'UnitOfWork', 'TaskIntake', 'TaskCompletion', 'BlobStore', 'ResultUrls', 'PaymentProcessor', 'CallLimiter', 'Telemetry', 'SubmissionGate', 'Logger',
