@@ -36,6 +36,7 @@ const LAYERS = {
     ['kit'], //                   the adapter kit (@gengate/adapters/kit): upstream calls, errors, redaction, warnings, polling, webhooks
     ['anthropic', 'fal', 'google', 'google-veo', 'openai', 'openai-compatible', 'replicate', 'runway', 'sandbox'], // one folder per provider
     ['docs'], //                  provider documentation generated from the adapters' data
+    ['di'], //                    the adapters container module: each built-in adapter bound from its settings
     ['index.ts'],
   ],
   host: [
