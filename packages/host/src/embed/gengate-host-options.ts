@@ -85,9 +85,10 @@ export interface GengateHostOptions {
   /** Deadlines, scheduling, concurrency, callbacks, downloads, back-pressure, retention, shutdown grace: see DEFAULT_HOST_SETTINGS. */
   readonly settings?: GengateHostSettingsInput;
   /**
-   * Rebind any port (PORT_TOKENS) or use case before anything is resolved (`container.rebind(TOKENS.Clock)...`):
-   * that binding is what runs, for the use cases, routes and workers that depend on it too (the host
-   * resolves them all once, right after this call).
+   * Rebind any port (core's PORT_TOKENS, the host's HOST_PORT_TOKENS: `HOST_TOKENS.Mailer`, `KeyRateLimiter`,
+   * `Callbacks`) or use case before anything is resolved (`container.rebind(TOKENS.Clock)...`): that binding
+   * is what runs, for the use cases, routes and workers that depend on it too (the host resolves them all
+   * once, right after this call; see hostModule and postgresStoresModule for what is bound).
    */
   readonly configure?: CreateGengateOptions['configure'];
   /** The address settings.ops.metricsPort listens on; default 127.0.0.1. */
