@@ -39,6 +39,8 @@ export const HOST_TOKENS = {
   FilesDir: hostToken<string>('FilesDir'),
   /** Per-provider call limits (concurrent calls, calls per minute), read by the call limiter. */
   ProviderLimits: hostToken<(providerId: string) => ProviderLimits>('ProviderLimits'),
+  /** How long a crashed worker's provider call lease outlives it; not bound by default (30 s). */
+  CallLeaseSeconds: hostToken<number>('CallLeaseSeconds'),
   /** Sends balance-alert mails and dashboard sign-in links. */
   Mailer: hostToken<Mailer>('Mailer'),
   /** Where result files are served and whether their URLs are signed (HostResultUrls). */

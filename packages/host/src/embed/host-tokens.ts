@@ -76,7 +76,7 @@ export const HOST_PORT_TOKENS = ['Mailer', 'KeyRateLimiter', 'Callbacks'] as con
 
 /** Configuration: constants from createGengateHost's options (and values derived from them). */
 export const HOST_SETTING_TOKENS = [
-  'Pool', 'Schema', 'HostLogger', 'FilesDir', 'FileUrls', 'ProviderLimits', 'StoreReplacements', 'BossSchema', 'Settings', 'Urls', 'Connection',
+  'Pool', 'Schema', 'HostLogger', 'FilesDir', 'FileUrls', 'ProviderLimits', 'CallLeaseSeconds', 'StoreReplacements', 'BossSchema', 'Settings', 'Urls', 'Connection',
   'BossOptions', 'RouterOptions', 'OpenAIOptions', 'StripeWebhook', 'Secrets',
 ] as const satisfies readonly HostTokenName[];
 

@@ -3,7 +3,7 @@ import type { CallPermit, ProviderCallLimiter, ProviderLimits } from '@gengate/c
 import { inject, injectable, optional } from 'inversify';
 import type pg from 'pg';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import { HOST_TOKENS, hostToken } from '../host-tokens.js';
+import { HOST_TOKENS } from '../host-tokens.js';
 import { checkSchemaName } from '../postgres/schema.js';
 import { RATE_LIMIT_TABLE } from './create-rate-limiters.js';
 
@@ -23,9 +23,6 @@ const UNLIMITED: CallPermit = { acquired: true, release: async () => undefined }
  * last slot) and renewed while the call runs; a crashed worker's lease expires after `leaseSeconds`.
  * Calls per minute are counted with rate-limiter-flexible in PostgreSQL.
  */
-/** How long a crashed worker's lease outlives it; not bound by default (30 s). */
-export const LEASE_SECONDS = hostToken<number>('CallLeaseSeconds');
-
 @injectable()
 export class PgCallLimiter implements ProviderCallLimiter {
   private readonly perMinute = new Map<string, RateLimiterPostgres>();
@@ -36,7 +33,7 @@ export class PgCallLimiter implements ProviderCallLimiter {
     /** gengate's schema (the name runMigrations used). */
     @inject(HOST_TOKENS.Schema) private readonly schema: string,
     @inject(HOST_TOKENS.ProviderLimits) private readonly limits: (providerId: string) => ProviderLimits,
-    @inject(LEASE_SECONDS) @optional() private readonly leaseSeconds = 30,
+    @inject(HOST_TOKENS.CallLeaseSeconds) @optional() private readonly leaseSeconds = 30,
   ) {
     this.sql = leaseSql(checkSchemaName(schema));
   }
