@@ -36,10 +36,11 @@ const LAYERS = {
     ['kit'], //                   the adapter kit (@gengate/adapters/kit): upstream calls, errors, redaction, warnings, polling, webhooks
     ['anthropic', 'fal', 'google', 'google-veo', 'openai', 'openai-compatible', 'replicate', 'runway', 'sandbox'], // one folder per provider
     ['docs'], //                  provider documentation generated from the adapters' data
+    ['di'], //                    the adapters container module: each built-in adapter bound from its settings
     ['index.ts'],
   ],
   host: [
-    ['node-version.ts', 'node-version-guard.ts', 'env-values.ts', 'net', 'mail'], // process and network basics
+    ['node-version.ts', 'node-version-guard.ts', 'env-values.ts', 'host-tokens.ts', 'net', 'mail'], // process and network basics, the low half of the host's injection tokens
     ['postgres'], //              PostgreSQL: connection, schema, migrations, stores, the transactional job queue
     ['callbacks', 'limits', 'storage', 'payments'], // infrastructure for the core's ports: callbacks, rate limits, files, Stripe
     ['ops'], //                   metrics, readiness, the ops router

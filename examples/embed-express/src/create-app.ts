@@ -1,5 +1,5 @@
 import { createSandboxAdapter } from '@gengate/adapters';
-import type { ProviderAdapter } from '@gengate/core';
+import type { AcceptedProviderAdapter } from '@gengate/core';
 import { createGengateHost, type GengateHost } from '@gengate/host';
 import express, { type Express } from 'express';
 import pg from 'pg';
@@ -18,7 +18,7 @@ export interface AppOptions {
   readonly filesDir: string;
   /** Credits a user gets the first time they use gengate. */
   readonly signupCredits?: number;
-  readonly adapters?: readonly ProviderAdapter[];
+  readonly adapters?: readonly AcceptedProviderAdapter[];
   readonly logger?: Logger;
   readonly shutdownGraceMs?: number;
 }

@@ -108,3 +108,6 @@ export {
 export type { RunwayAdapterOptions, RunwayModel, RunwayTaskRequest } from './runway/index.js';
 export { classifyVeoFailure, createVeoAdapter, VEO_MODELS, VeoAdapter, veoStartOptions } from './google-veo/index.js';
 export type { VeoAdapterOptions, VeoModel, VeoStartOptions } from './google-veo/index.js';
+
+// The container module of the built-in adapters (core's TOKENS.Adapters from their settings).
+export { ADAPTER_TOKENS, adaptersModule, type BuiltInAdapterSettings } from './di/adapters-module.js';

@@ -177,7 +177,17 @@ export { AdminService } from './services/admin.js';
 export type { CreatedUser } from './services/admin.js';
 export { PORT_TOKENS, SETTING_TOKENS, TOKENS, USE_CASE_TOKENS, type TokenName } from './di/tokens.js';
 export { coreModule, unitOfWorkTaskWritesModule } from './di/core-module.js';
-export { configModule, createGengate, createGengateContainer, resolveGengate, resolveUseCases } from './di/create-gengate.js';
+export {
+  configModule,
+  coreSettingsModule,
+  createGengate,
+  createGengateContainer,
+  resolveExecutionOptions,
+  resolveGengate,
+  resolveScheduling,
+  resolveUseCases,
+  type GengateCoreSettings,
+} from './di/create-gengate.js';
 export type { CreateGengateOptions, Gengate, GengateCoreConfig, GengateUseCases } from './di/create-gengate.js';
 export { MemoryDatabase } from './memory/memory-database.js';
 export type { MemoryHold, MemoryJob } from './memory/memory-database.js';

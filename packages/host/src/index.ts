@@ -13,6 +13,24 @@ export type { GengateHostOptions, HostWorkerSelection, StripeHostOptions } from 
 export { DEFAULT_HOST_SETTINGS, resolveHostSettings, type GengateHostSettings, type GengateHostSettingsInput } from './embed/host-settings.js';
 export type { EnsureUserInput } from './embed/ensure-user.js';
 
+// The container modules createGengateHost loads, and the tokens an embedder rebinds in `configure`.
+export {
+  HOST_BOUND_CORE_PORTS,
+  HOST_PART_TOKENS,
+  HOST_PORT_TOKENS,
+  HOST_SETTING_TOKENS,
+  HOST_TOKENS,
+  type HostOpenAIOptions,
+  type HostRouterOptions,
+  type HostTokenName,
+  type HostUrls,
+  type HostWorkerStarter,
+} from './embed/host-tokens.js';
+export { hostModule, type HostModuleConfig } from './embed/host-module.js';
+export { postgresStoresModule, type PostgresStoresModuleOptions } from './postgres/postgres-stores-module.js';
+export type { FileUrlSettings } from './host-tokens.js';
+export { HostResultUrls } from './storage/host-result-urls.js';
+
 // The parts the facade is built from, for hosts that wire them by hand.
 export { createGengateRouter, type GengateRouterOptions } from './http/create-router.js';
 export type { RequestAuthenticator } from './http/middleware/authenticate.js';

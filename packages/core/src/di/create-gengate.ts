@@ -12,7 +12,7 @@ import type { PriceBook } from '../pricing/price-book.js';
 import type { BlobStore, ResultUrlResolver } from '../ports/blob-store.js';
 import { UNLIMITED_CALLS, type ProviderCallLimiter } from '../ports/call-limiter.js';
 import type { PaymentProcessor } from '../ports/payment-processor.js';
-import type { ProviderAdapter } from '../ports/provider-adapter.js';
+import type { AcceptedProviderAdapter } from '../ports/provider-adapter.js';
 import type { TaskStore, TransactionScope, UnitOfWork } from '../ports/stores.js';
 import { silentLogger, type Clock, type IdGenerator, type Logger } from '../ports/system.js';
 import type { TaskCompletion } from '../ports/task-completion.js';
@@ -38,7 +38,8 @@ import { coreModule, unitOfWorkTaskWritesModule } from './core-module.js';
 import { TOKENS } from './tokens.js';
 
 export interface GengateCoreConfig {
-  readonly adapters: readonly ProviderAdapter[];
+  /** The adapters to serve: v4, or v3 for one release (the registry adapts it). */
+  readonly adapters: readonly AcceptedProviderAdapter[];
   /** Stores outside any transaction (each call commits on its own). */
   readonly stores: TransactionScope;
   readonly unitOfWork: UnitOfWork;
@@ -114,26 +115,58 @@ export interface CreateGengateOptions {
   readonly configure?: (container: Container) => void;
 }
 
+/** What a configuration tunes besides the ports it must give: the settings and the optional ports. */
+export type GengateCoreSettings = Omit<GengateCoreConfig, 'adapters' | 'stores' | 'unitOfWork' | 'taskIntake' | 'taskCompletion' | 'blobStore' | 'resultUrls' | 'paymentProcessor'>;
+
+/** The scheduling of a configuration over the defaults (the per-modality running slots merged one level deep). */
+export function resolveScheduling(partial: Partial<SchedulingOptions> = {}): SchedulingOptions {
+  return { ...DEFAULT_SCHEDULING, ...partial, maxRunningPerUser: { ...DEFAULT_SCHEDULING.maxRunningPerUser, ...partial.maxRunningPerUser } };
+}
+
+/** The execution options of a configuration over the defaults (reference inputs read through `fetch` unless given). */
+export function resolveExecutionOptions(partial: GengateCoreConfig['execution'] = {}, scheduling: SchedulingOptions = resolveScheduling()): ExecuteTaskOptions {
+  const fetchImpl = partial.fetch ?? globalThis.fetch;
+  return {
+    deadlineMs: { ...DEFAULT_DEADLINES_MS, ...partial.deadlineMs },
+    fetch: fetchImpl,
+    maxResultBytes: { ...DEFAULT_MAX_RESULT_BYTES, ...partial.maxResultBytes },
+    scheduling,
+    secrets: partial.secrets ?? [],
+    readInput: partial.readInput ?? fetchInput(fetchImpl),
+    webhookUrl: partial.webhookUrl ?? (() => null),
+  };
+}
+
 /**
- * The values of a configuration: the ports it gives (and the defaults of those it leaves out) and the
- * settings, each a constant (a value the embedder built, so its lifetime is the container's).
+ * The settings of a configuration and the defaults of its optional ports (logger, clock, ids, call
+ * limiter, telemetry, submission gate), each a constant. A token a module loaded before has bound is
+ * left as it is: the PostgreSQL host binds its own call limiter, telemetry and execution options.
+ */
+export function coreSettingsModule(settings: GengateCoreSettings): ContainerModule {
+  const scheduling = resolveScheduling(settings.scheduling);
+  const execution = resolveExecutionOptions(settings.execution, scheduling);
+  return new ContainerModule(({ bind, isBound }) => {
+    const constant = <T>(token: ServiceIdentifier<T>, value: T): void => {
+      if (!isBound(token)) bind(token).toConstantValue(value);
+    };
+    constant(TOKENS.Logger, settings.logger ?? silentLogger);
+    constant(TOKENS.Clock, settings.clock ?? { now: () => new Date() });
+    constant(TOKENS.Ids, settings.ids ?? { uuid: () => randomUUID() });
+    constant(TOKENS.CallLimiter, settings.callLimiter ?? UNLIMITED_CALLS);
+    constant(TOKENS.Telemetry, settings.telemetry ?? NO_TELEMETRY);
+    constant(TOKENS.SubmissionGate, settings.submissionGate ?? OPEN_GATE);
+    constant(TOKENS.ExecutionOptions, execution);
+    constant(TOKENS.Scheduling, scheduling);
+    constant(TOKENS.Markup, settings.markup ?? NO_MARKUP);
+    constant(TOKENS.AllowPrivateInputs, settings.allowPrivateInputs ?? false);
+  });
+}
+
+/**
+ * The ports a configuration gives, each a constant (a value the embedder built, so its lifetime is the
+ * container's). Its settings and optional ports are `coreSettingsModule`'s.
  */
 export function configModule(config: GengateCoreConfig): ContainerModule {
-  const scheduling: SchedulingOptions = {
-    ...DEFAULT_SCHEDULING,
-    ...config.scheduling,
-    maxRunningPerUser: { ...DEFAULT_SCHEDULING.maxRunningPerUser, ...config.scheduling?.maxRunningPerUser },
-  };
-  const fetchImpl = config.execution?.fetch ?? globalThis.fetch;
-  const execution: ExecuteTaskOptions = {
-    deadlineMs: { ...DEFAULT_DEADLINES_MS, ...config.execution?.deadlineMs },
-    fetch: fetchImpl,
-    maxResultBytes: { ...DEFAULT_MAX_RESULT_BYTES, ...config.execution?.maxResultBytes },
-    scheduling,
-    secrets: config.execution?.secrets ?? [],
-    readInput: config.execution?.readInput ?? fetchInput(fetchImpl),
-    webhookUrl: config.execution?.webhookUrl ?? (() => null),
-  };
   return new ContainerModule(({ bind }) => {
     bind(TOKENS.Adapters).toConstantValue(config.adapters);
     bind(TOKENS.Stores).toConstantValue(config.stores);
@@ -144,16 +177,6 @@ export function configModule(config: GengateCoreConfig): ContainerModule {
     bind(TOKENS.BlobStore).toConstantValue(config.blobStore);
     bind(TOKENS.ResultUrls).toConstantValue(config.resultUrls);
     bind(TOKENS.PaymentProcessor).toConstantValue(config.paymentProcessor);
-    bind(TOKENS.Logger).toConstantValue(config.logger ?? silentLogger);
-    bind(TOKENS.Clock).toConstantValue(config.clock ?? { now: () => new Date() });
-    bind(TOKENS.Ids).toConstantValue(config.ids ?? { uuid: () => randomUUID() });
-    bind(TOKENS.CallLimiter).toConstantValue(config.callLimiter ?? UNLIMITED_CALLS);
-    bind(TOKENS.Telemetry).toConstantValue(config.telemetry ?? NO_TELEMETRY);
-    bind(TOKENS.SubmissionGate).toConstantValue(config.submissionGate ?? OPEN_GATE);
-    bind(TOKENS.ExecutionOptions).toConstantValue(execution);
-    bind(TOKENS.Scheduling).toConstantValue(scheduling);
-    bind(TOKENS.Markup).toConstantValue(config.markup ?? NO_MARKUP);
-    bind(TOKENS.AllowPrivateInputs).toConstantValue(config.allowPrivateInputs ?? false);
   });
 }
 
@@ -163,7 +186,7 @@ export function configModule(config: GengateCoreConfig): ContainerModule {
  */
 export function createGengateContainer(config: GengateCoreConfig): Container {
   const container = new Container();
-  container.load(configModule(config), unitOfWorkTaskWritesModule, coreModule);
+  container.load(configModule(config), coreSettingsModule(config), unitOfWorkTaskWritesModule, coreModule);
   return container;
 }
 

@@ -3,7 +3,7 @@ import type { Modality } from '../model/modality.js';
 import type { BlobStore, ResultUrlResolver } from './blob-store.js';
 import type { ProviderCallLimiter } from './call-limiter.js';
 import type { PaymentProcessor } from './payment-processor.js';
-import type { ProviderAdapter } from './provider-adapter.js';
+import type { AcceptedProviderAdapter } from './provider-adapter.js';
 import type { ExecuteTaskOptions, MarkupPolicy, SchedulingOptions } from './settings.js';
 import type { AlertStore, BillingLedger, KeyStore, TaskStore, TransactionScope, UnitOfWork } from './stores.js';
 import type { SubmissionGate } from './submission-gate.js';
@@ -26,7 +26,8 @@ const token = tokenFor;
  */
 export const TOKENS = {
   // Ports.
-  Adapters: token<readonly ProviderAdapter[]>('Adapters'),
+  /** The adapters to serve, of any accepted contract version (the registry adapts a v3 one). */
+  Adapters: token<readonly AcceptedProviderAdapter[]>('Adapters'),
   Stores: token<TransactionScope>('Stores'),
   /** The stores of `Stores` outside a transaction, one token each (default: read from `Stores`). */
   TaskStore: token<TaskStore>('TaskStore'),

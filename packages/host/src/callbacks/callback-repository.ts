@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { TaskRecord } from '@gengate/core';
+import { inject, injectable } from 'inversify';
+import { HOST_TOKENS } from '../host-tokens.js';
 import type { Queryable } from '../postgres/queryable.js';
 import { toTask, type TaskRow } from '../postgres/pg-task-store.js';
 import { checkSchemaName } from '../postgres/schema.js';
@@ -30,12 +32,13 @@ const callbackSql = (schema: string) => ({
 });
 
 /** Callback signing secrets (one per user) and the record of delivery attempts, in gengate's schema (`schema`: the name runMigrations used). */
+@injectable()
 export class CallbackRepository {
   private readonly sql: ReturnType<typeof callbackSql>;
 
   constructor(
-    private readonly db: Queryable,
-    schema: string,
+    @inject(HOST_TOKENS.Pool) private readonly db: Queryable,
+    @inject(HOST_TOKENS.Schema) schema: string,
   ) {
     this.sql = callbackSql(checkSchemaName(schema));
   }

@@ -1,33 +1,24 @@
 import { join } from 'node:path';
-import { createGengate, fetchInput, GatewayError, resolveUseCases, type BlobStore, type Gengate, type Mailer, type PaymentProcessor, type ResultUrlResolver } from '@gengate/core';
+import { coreModule, coreSettingsModule, GatewayError, resolveGengate, TOKENS, type BlobStore, type Gengate, type Mailer, type PaymentProcessor } from '@gengate/core';
 import { Router, type RequestHandler } from 'express';
+import { Container } from 'inversify';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
-import pino, { type Logger } from 'pino';
-import { CallbackRepository } from '../callbacks/callback-repository.js';
-import { createGengateRouter } from '../http/create-router.js';
-import { createOpenAIRouter } from '../http/openai/create-openai-router.js';
-import { createRequestScopedLogger } from '../http/request-log-scope.js';
-import { newBoss, startBoss } from '../postgres/boss-queues.js';
-import { createOps, type Ops } from '../ops/start-ops.js';
-import { createPgKeyRateLimiter } from '../limits/create-rate-limiters.js';
-import { PgCallLimiter } from '../limits/pg-call-limiter.js';
-import { createMailer } from '../mail/create-mailer.js';
-import { guardedFetchFor } from './guarded-fetch-for.js';
-import { ManualPaymentProcessor } from '../payments/manual-processor.js';
+import pino from 'pino';
+import type { Ops } from '../ops/start-ops.js';
+import { startBoss } from '../postgres/boss-queues.js';
 import { connectionSettingsOf, type ConnectionSettings } from '../postgres/connection-settings.js';
 import { runMigrations } from '../postgres/migrate.js';
+import { postgresStoresModule } from '../postgres/postgres-stores-module.js';
 import { checkSchemaName, DEFAULT_SCHEMA } from '../postgres/schema.js';
-import { createPgStores } from '../postgres/pg-unit-of-work.js';
-import { loadServerSecret } from '../postgres/server-secrets.js';
-import { LocalBlobStore } from '../storage/local-blob-store.js';
-import { createResultUrlResolver, createResultUrlVerifier, type ResultUrlVerifier } from '../storage/result-urls.js';
 import type { GengateHostOptions, HostWorkerSelection } from './gengate-host-options.js';
 import { ensureGengateUser, type EnsureUserInput } from './ensure-user.js';
 import { graceDeadline } from './grace-deadline.js';
+import { hostModule } from './host-module.js';
 import { resolveHostSettings, type GengateHostSettings } from './host-settings.js';
+import { HOST_TOKENS } from './host-tokens.js';
 import { loadStripe } from './load-stripe.js';
-import { startHostWorkers, type HostWorkers } from './start-host-workers.js';
+import type { HostWorkers } from './start-host-workers.js';
 
 /** gengate inside your app: everything createGengateHost built, and what starts and stops it. */
 export interface GengateHost {
@@ -117,81 +108,67 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
   const schema = checkSchemaName(options.schema ?? DEFAULT_SCHEMA);
   const publicUrl = readUrl(options.publicUrl);
   const apiUrl = () => `${publicUrl()}${mountPath}`;
-
-  // A generation job outlives the longest deadline, so the deadline (not pg-boss) ends a slow task.
-  const generateExpireSeconds = Math.max(settings.deadlineSeconds.chat, settings.deadlineSeconds.image, settings.deadlineSeconds.video) + 300;
-  const bossOptions = {
-    connectionString: connection,
-    logger,
-    callbackRetryDelaySeconds: settings.callbacks.retryDelaySeconds,
-    callbackTimeoutMs: settings.callbacks.timeoutMs,
-    generateExpireSeconds,
-  };
-  const boss = newBoss(bossOptions);
-  const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(pool, boss, { schema, ...(options.replaceStores ? { replace: options.replaceStores } : {}) });
-  const callbacks = new CallbackRepository(pool, schema);
-  const blobStore = options.blobStore ?? new LocalBlobStore(options.filesDir ?? join(process.cwd(), '.gengate', 'files'));
-
-  // Result URLs are signed (fileAccess `signed`, the default) with a secret kept in the database (loaded
-  // by start()), so every process agrees; the expiry reads the container's clock (rebind TOKENS.Clock to move it).
-  const signed = settings.fileAccess === 'signed';
-  const nowMs = (): number => useCases.clock.now().getTime();
-  let signedUrls: ResultUrlResolver | null = null;
-  let verifier: ResultUrlVerifier | null = null;
-  const unsignedUrls = createResultUrlResolver(publicUrl, null, mountPath);
-  // Before start() a signed host has no secret yet: its URLs would then be plain, and refused (403).
-  const resultUrls: ResultUrlResolver = { urlFor: (key) => (signedUrls ?? unsignedUrls).urlFor(key) };
-
   const stripe = options.stripe ? await loadStripe(options.stripe, apiUrl) : null;
-  const paymentProcessor = stripe?.processor ?? options.paymentProcessor ?? new ManualPaymentProcessor();
-  const mailer = options.mailer ?? createMailer({ smtpUrl: options.smtp?.url ?? null, from: options.smtp?.from ?? 'gengate <no-reply@localhost>', logger });
-  const guardedFetch = guardedFetchFor(options.adapters, settings.fetching.allowPrivate);
-  // Metrics, health and back-pressure: telemetry and the submission gate go into the core.
-  const ops = createOps({ settings: settings.ops, db: pool, schema, logger });
-  let metricsUrl: string | null = null;
+  const paymentProcessorGiven = stripe?.processor ?? options.paymentProcessor;
+  const openai = options.openai === undefined || options.openai === false ? null : options.openai === true ? {} : options.openai;
 
-  const gengate = createGengate({
-    adapters: options.adapters,
-    stores,
-    unitOfWork,
-    taskIntake,
-    taskCompletion,
-    blobStore,
-    resultUrls,
-    paymentProcessor,
-    logger: createRequestScopedLogger(logger),
-    execution: {
-      deadlineMs: {
-        chat: settings.deadlineSeconds.chat * 1000,
-        image: settings.deadlineSeconds.image * 1000,
-        video: settings.deadlineSeconds.video * 1000,
-      },
-      fetch: guardedFetch,
-      readInput: fetchInput(guardedFetch, settings.fetching.maxInputBytes),
-      maxResultBytes: settings.fetching.maxResultBytes,
-      // Upstreams that can call us back when a job ends are given this URL (polling stays the fallback).
-      webhookUrl: (provider, taskId) => (publicUrl() ? `${apiUrl()}/providers/${encodeURIComponent(provider)}/webhook?task=${taskId}` : null),
+  // The container: the PostgreSQL stores, the host's parts, core's settings and use cases (see each module
+  // for its bindings and their lifetimes); then the embedder's rebindings; then everything resolved once.
+  const container = new Container();
+  container.load(
+    postgresStoresModule({ pool, schema, ...(options.replaceStores ? { replace: options.replaceStores } : {}) }),
+    hostModule({
+      logger,
+      settings,
+      urls: { publicUrl, mountPath, apiUrl },
+      connection,
+      adapters: options.adapters,
       secrets: options.secrets ?? [],
-    },
-    allowPrivateInputs: settings.fetching.allowPrivate,
-    markup: settings.markup,
-    scheduling: settings.scheduling,
-    callLimiter: new PgCallLimiter(pool, schema, (id) => settings.providerLimits(id)),
-    telemetry: ops.metrics,
-    submissionGate: ops.gate,
-  }, options.configure ? { configure: options.configure } : {});
-  // The composition root: every use case and port resolved once, now that the embedder's rebindings are in;
-  // the routers and workers receive them and never look anything up in the container.
-  const useCases = resolveUseCases(gengate);
+      filesDir: options.filesDir ?? join(process.cwd(), '.gengate', 'files'),
+      smtp: { url: options.smtp?.url ?? null, from: options.smtp?.from ?? 'gengate <no-reply@localhost>' },
+      router: {
+        ...(options.authenticate ? { authenticate: options.authenticate } : {}),
+        ...(options.authenticateFiles ? { authenticateFiles: options.authenticateFiles } : {}),
+        ...(options.signInHint !== undefined ? { signInHint: options.signInHint } : {}),
+        ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+        ...(options.fileDelivery ? { fileDelivery: options.fileDelivery } : {}),
+      },
+      openai,
+      stripeWebhook: stripe?.webhook ?? null,
+      given: {
+        ...(options.blobStore ? { blobStore: options.blobStore } : {}),
+        ...(options.mailer ? { mailer: options.mailer } : {}),
+        ...(paymentProcessorGiven ? { paymentProcessor: paymentProcessorGiven } : {}),
+        ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
+      },
+    }),
+    coreSettingsModule({ scheduling: settings.scheduling, markup: settings.markup, allowPrivateInputs: settings.fetching.allowPrivate }),
+    coreModule,
+  );
+  options.configure?.(container);
+
+  // The composition root's one resolve, now that the embedder's rebindings are in: the routers and workers
+  // received their use cases and ports here, and nothing is looked up in the container after this.
+  const gengate = resolveGengate(container);
+  const useCases = container.get(HOST_TOKENS.UseCases);
+  const boss = container.get(HOST_TOKENS.Boss);
+  if (!boss) throw new Error('createGengateHost needs a job queue: HOST_TOKENS.Boss resolved to null');
+  const bossOptions = container.get(HOST_TOKENS.BossOptions);
+  const blobStore = container.get(TOKENS.BlobStore);
+  const mailer = container.get(HOST_TOKENS.Mailer);
+  const paymentProcessor = container.get(TOKENS.PaymentProcessor);
+  const resultUrls = container.get(HOST_TOKENS.ResultUrlSigning);
+  const ops: Ops = container.get(HOST_TOKENS.Ops);
+  const api = container.get(HOST_TOKENS.ApiRouter);
+  const openaiApi = container.get(HOST_TOKENS.OpenAIRouter);
+  const workerStarter = container.get(HOST_TOKENS.Workers);
+  let metricsUrl: string | null = null;
 
   let starting: Promise<void> | null = null;
   const start = (): Promise<void> => {
     starting ??= (async () => {
-      if (signed) {
-        const signing = { secret: await loadServerSecret(pool, schema, 'result-urls'), ttlSeconds: settings.resultUrlTtlSeconds, now: nowMs };
-        signedUrls = createResultUrlResolver(publicUrl, signing, mountPath);
-        verifier = createResultUrlVerifier(signing);
-      }
+      // Result URLs are signed (fileAccess `signed`, the default) with a secret kept in the database, so every process agrees.
+      await resultUrls.load();
       await startBoss(boss, bossOptions);
       ({ metricsUrl } = await ops.start(options.metricsHost ?? '127.0.0.1'));
     })().catch((err: unknown) => {
@@ -201,24 +178,6 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     return starting;
   };
 
-  const api = createGengateRouter({
-    gengate: useCases,
-    blobStore,
-    logger,
-    trustProxy: [...settings.trustProxy],
-    rateLimiter: options.rateLimiter ?? createPgKeyRateLimiter(pool, schema),
-    callbacks,
-    // Read per request: the secret is loaded by start(), which the router runs before any route.
-    ...(signed ? { resultUrlVerifier: { verify: (key, query) => verifier?.verify(key, query) ?? { ok: false, reason: 'invalid' } } } : {}),
-    ...(settings.fileAccess === 'session' ? { fileAccess: 'owner' as const } : {}),
-    ...(options.authenticateFiles ? { authenticateFiles: options.authenticateFiles } : {}),
-    ...(options.signInHint !== undefined ? { signInHint: options.signInHint } : {}),
-    now: nowMs,
-    ...(stripe ? { stripeWebhook: stripe.webhook } : {}),
-    ...(options.authenticate ? { authenticate: options.authenticate } : {}),
-    ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
-    ...(options.fileDelivery ? { fileDelivery: options.fileDelivery } : {}),
-  });
   const router = Router();
   const ready: RequestHandler = async (_req, res, next) => {
     try {
@@ -233,21 +192,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
   };
   router.use(ready);
   router.use(api);
-  const openai = options.openai === undefined || options.openai === false ? null : options.openai === true ? {} : options.openai;
-  const openaiRouter = openai
-    ? Router()
-        .use(ready)
-        .use(
-          createOpenAIRouter({
-            gengate: useCases,
-            blobStore,
-            logger,
-            trustProxy: [...settings.trustProxy],
-            rateLimiter: options.rateLimiter ?? createPgKeyRateLimiter(pool, schema),
-            ...openai,
-          }),
-        )
-    : null;
+  const openaiRouter = openaiApi ? Router().use(ready).use(openaiApi) : null;
 
   let workers: HostWorkers | null = null;
   let closing: Promise<void> | null = null;
@@ -276,10 +221,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     async startWorkers(which = {}) {
       if (workers) throw new Error('startWorkers() was already called');
       await start();
-      workers = await startHostWorkers(
-        { boss, gengate: useCases, pool, schema, connection, blobStore, callbacks, resultUrls, mailer, logger, settings, generateExpireSeconds, metrics: ops.metrics, apiUrl },
-        which,
-      );
+      workers = await workerStarter.start(which);
     },
     async stopWorkers(opts = {}) {
       await workers?.stop(graceDeadline(opts.graceMs ?? settings.shutdownGraceMs, logger));

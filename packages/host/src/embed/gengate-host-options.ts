@@ -1,4 +1,4 @@
-import type { AuthContext, BlobStore, CreateGengateOptions, KeyRateLimiter, Mailer, PaymentProcessor, ProviderAdapter } from '@gengate/core';
+import type { AuthContext, BlobStore, CreateGengateOptions, KeyRateLimiter, Mailer, PaymentProcessor, AcceptedProviderAdapter } from '@gengate/core';
 import type { Request } from 'express';
 import type pg from 'pg';
 import type { Logger } from 'pino';
@@ -29,7 +29,7 @@ export interface GengateHostOptions {
   /** Stores to use instead of gengate's own, in every scope (see createPgStores and docs/architecture.md, "SQL and the schema"). */
   readonly replaceStores?: StoreReplacements;
   /** The provider adapters to serve (e.g. createSandboxAdapter() from @gengate/adapters). */
-  readonly adapters: readonly ProviderAdapter[];
+  readonly adapters: readonly AcceptedProviderAdapter[];
   /** A pino logger; default: silent. */
   readonly logger?: Logger;
   /** Where result files are kept; default a LocalBlobStore under `filesDir` (an S3BlobStore from `@gengate/host/s3` for several machines). */
@@ -85,9 +85,10 @@ export interface GengateHostOptions {
   /** Deadlines, scheduling, concurrency, callbacks, downloads, back-pressure, retention, shutdown grace: see DEFAULT_HOST_SETTINGS. */
   readonly settings?: GengateHostSettingsInput;
   /**
-   * Rebind any port (PORT_TOKENS) or use case before anything is resolved (`container.rebind(TOKENS.Clock)...`):
-   * that binding is what runs, for the use cases, routes and workers that depend on it too (the host
-   * resolves them all once, right after this call).
+   * Rebind any port (core's PORT_TOKENS, the host's HOST_PORT_TOKENS: `HOST_TOKENS.Mailer`, `KeyRateLimiter`,
+   * `Callbacks`) or use case before anything is resolved (`container.rebind(TOKENS.Clock)...`): that binding
+   * is what runs, for the use cases, routes and workers that depend on it too (the host resolves them all
+   * once, right after this call; see hostModule and postgresStoresModule for what is bound).
    */
   readonly configure?: CreateGengateOptions['configure'];
   /** The address settings.ops.metricsPort listens on; default 127.0.0.1. */

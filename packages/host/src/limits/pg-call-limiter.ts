@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { CallPermit, ProviderCallLimiter, ProviderLimits } from '@gengate/core';
+import { inject, injectable, optional } from 'inversify';
 import type pg from 'pg';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { HOST_TOKENS } from '../host-tokens.js';
 import { checkSchemaName } from '../postgres/schema.js';
 import { RATE_LIMIT_TABLE } from './create-rate-limiters.js';
 
@@ -21,16 +23,17 @@ const UNLIMITED: CallPermit = { acquired: true, release: async () => undefined }
  * last slot) and renewed while the call runs; a crashed worker's lease expires after `leaseSeconds`.
  * Calls per minute are counted with rate-limiter-flexible in PostgreSQL.
  */
+@injectable()
 export class PgCallLimiter implements ProviderCallLimiter {
   private readonly perMinute = new Map<string, RateLimiterPostgres>();
   private readonly sql: ReturnType<typeof leaseSql>;
 
   constructor(
-    private readonly pool: pg.Pool,
+    @inject(HOST_TOKENS.Pool) private readonly pool: pg.Pool,
     /** gengate's schema (the name runMigrations used). */
-    private readonly schema: string,
-    private readonly limits: (providerId: string) => ProviderLimits,
-    private readonly leaseSeconds = 30,
+    @inject(HOST_TOKENS.Schema) private readonly schema: string,
+    @inject(HOST_TOKENS.ProviderLimits) private readonly limits: (providerId: string) => ProviderLimits,
+    @inject(HOST_TOKENS.CallLeaseSeconds) @optional() private readonly leaseSeconds = 30,
   ) {
     this.sql = leaseSql(checkSchemaName(schema));
   }

@@ -1,4 +1,6 @@
+import { inject, injectable } from 'inversify';
 import type { PgBoss } from 'pg-boss';
+import { HOST_TOKENS } from '../host-tokens.js';
 import type { Queryable } from './queryable.js';
 
 /** The channel on which a committed job announces itself: payload `<queue> <count>`. */
@@ -16,11 +18,12 @@ export const JOBS_READY_CHANNEL = 'gengate_jobs_ready';
  * commit, in a transaction of its own that writes nothing, holds that lock only for an instant. A lost
  * wake-up only costs latency: workers also poll.
  */
+@injectable()
 export class JobWakeups {
   private readonly pending = new Map<string, number>();
   private scheduled = false;
 
-  constructor(private readonly db: Queryable) {}
+  constructor(@inject(HOST_TOKENS.Pool) private readonly db: Queryable) {}
 
   wake(queue: string, jobs = 1): void {
     this.pending.set(queue, (this.pending.get(queue) ?? 0) + jobs);

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { EndedTask, TaskCompletion, TaskFailureCompletion, TaskSuccessCompletion } from '@gengate/core';
+import { inject, injectable, optional } from 'inversify';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { currentJob } from './current-job.js';
 import { jobReadyStatement } from './job-wakeups.js';
 import { BOSS_SCHEMA, QUEUES } from './boss-queues.js';
+import { HOST_TOKENS } from '../host-tokens.js';
+import { PG_TOKENS } from './postgres-tokens.js';
 import { checkSchemaName } from './schema.js';
 import { pipelinedTransaction } from './statement-pipeline.js';
 
@@ -29,19 +32,20 @@ interface Finished {
  * queued task with its generation job; and the pg-boss job running this end (currentJob), completed in the
  * same commit. Workers of the jobs added are woken after the commit.
  */
+@injectable()
 export class PgTaskCompletion implements TaskCompletion {
   private readonly success: string;
   private readonly failure: string;
 
   constructor(
-    private readonly pool: pg.Pool,
+    @inject(HOST_TOKENS.Pool) private readonly pool: pg.Pool,
     /** gengate's schema (the name runMigrations used). */
-    schema: string,
+    @inject(HOST_TOKENS.Schema) schema: string,
     /** The job queue; null in a process that enqueues nothing (a job the end needs then raises). */
-    private readonly boss: PgBoss | null,
+    @inject(HOST_TOKENS.Boss) private readonly boss: PgBoss | null,
     /** Wakes `jobs` workers of `queue` once the commit is done (JobWakeups). */
-    private readonly wake: (queue: string, jobs: number) => void,
-    private readonly bossSchema: string = BOSS_SCHEMA,
+    @inject(PG_TOKENS.WakeJobs) private readonly wake: (queue: string, jobs: number) => void,
+    @inject(PG_TOKENS.BossSchema) @optional() private readonly bossSchema: string = BOSS_SCHEMA,
   ) {
     const s = checkSchemaName(schema);
     this.success = successSql(s);

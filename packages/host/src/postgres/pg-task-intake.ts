@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonObject, TaskIntake, TaskIntakeRequest, TaskIntakeResult } from '@gengate/core';
+import { inject, injectable, optional } from 'inversify';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { jobReadyStatement } from './job-wakeups.js';
 import { BOSS_SCHEMA, QUEUES } from './boss-queues.js';
+import { HOST_TOKENS } from '../host-tokens.js';
+import { PG_TOKENS } from './postgres-tokens.js';
 import { checkSchemaName } from './schema.js';
 import { isRefusal, pipelinedTransaction } from './statement-pipeline.js';
 
@@ -16,16 +19,17 @@ const submitSql = (schema: string) => `select ${schema}.gengate_submit_task($1, 
  * generation job (inserted by the function itself, only when the task is admitted) and the idempotency
  * record; it raises to refuse. The user's account row is locked only while the server runs it.
  */
+@injectable()
 export class PgTaskIntake implements TaskIntake {
   private readonly submit: string;
 
   constructor(
-    private readonly pool: pg.Pool,
+    @inject(HOST_TOKENS.Pool) private readonly pool: pg.Pool,
     /** gengate's schema (the name runMigrations used). */
-    schema: string,
+    @inject(HOST_TOKENS.Schema) schema: string,
     /** The job queue; null in a process that enqueues nothing (then only inline calls are accepted). */
-    private readonly boss: PgBoss | null,
-    private readonly bossSchema: string = BOSS_SCHEMA,
+    @inject(HOST_TOKENS.Boss) private readonly boss: PgBoss | null,
+    @inject(PG_TOKENS.BossSchema) @optional() private readonly bossSchema: string = BOSS_SCHEMA,
   ) {
     const s = checkSchemaName(schema);
     this.submit = submitSql(s);

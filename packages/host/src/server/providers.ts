@@ -1,17 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
+  ADAPTER_TOKENS,
+  adaptersModule,
   ANTHROPIC_KEY_SETTING,
   compatibleProvidersSchema,
-  createAnthropicAdapter,
-  createGoogleAdapter,
-  createOpenAIAdapter,
-  createOpenAICompatibleAdapter,
   GOOGLE_KEY_SETTING,
   OPENAI_KEY_SETTING,
+  type BuiltInAdapterSettings,
   type CompatibleProviderConfig,
 } from '@gengate/adapters';
-import { composeAdapters, type ProviderAdapter } from '@gengate/core';
+import type { ProviderAdapter } from '@gengate/core';
+import { Container } from 'inversify';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { videoProvidersFromEnv } from './video-providers.js';
@@ -28,9 +28,9 @@ export const COMPATIBLE_SETTING = 'OPENAI_COMPATIBLE_PROVIDERS';
 const RESERVED_IDS = new Set(['sandbox', 'openai', 'anthropic', 'google', 'fal', 'replicate', 'runway']);
 
 const BUILT_IN = [
-  { id: 'openai', key: OPENAI_KEY_SETTING, baseUrl: 'OPENAI_BASE_URL', create: createOpenAIAdapter },
-  { id: 'anthropic', key: ANTHROPIC_KEY_SETTING, baseUrl: 'ANTHROPIC_BASE_URL', create: createAnthropicAdapter },
-  { id: 'google', key: GOOGLE_KEY_SETTING, baseUrl: 'GOOGLE_BASE_URL', create: createGoogleAdapter },
+  { id: 'openai', key: OPENAI_KEY_SETTING, baseUrl: 'OPENAI_BASE_URL' },
+  { id: 'anthropic', key: ANTHROPIC_KEY_SETTING, baseUrl: 'ANTHROPIC_BASE_URL' },
+  { id: 'google', key: GOOGLE_KEY_SETTING, baseUrl: 'GOOGLE_BASE_URL' },
 ] as const;
 
 /** Every setting this file reads (besides the key variables the compatible providers name). */
@@ -109,15 +109,17 @@ function compatibleProviders(raw: string | undefined, cwd: string, problems: str
 }
 
 /**
- * Reads and validates the provider settings and builds the real providers' adapters. Throws a
- * ConfigError listing every problem (one per line) when a setting is invalid.
+ * Reads and validates the provider settings and builds the real providers' adapters through the adapters
+ * module (`adaptersModule` of @gengate/adapters). Throws a ConfigError listing every problem (one per
+ * line) when a setting is invalid.
  */
 export function loadProviders(env: Readonly<Record<string, string | undefined>>, options: LoadProvidersOptions = {}): LoadedProviders {
   const problems: string[] = [];
-  const adapters: ProviderAdapter[] = [];
   const secrets: string[] = [];
-  const status: ProviderStatus[] = [];
+  /** Where each provider is reached, as it may be logged (by provider id). */
+  const where = new Map<string, string>();
   const fetchOption = options.fetch ? { fetch: options.fetch } : {};
+  const settings: { -readonly [K in (typeof BUILT_IN)[number]['id']]?: BuiltInAdapterSettings[K] } = {};
 
   for (const p of BUILT_IN) {
     const key = value(env, p.key);
@@ -127,9 +129,8 @@ export function loadProviders(env: Readonly<Record<string, string | undefined>>,
     if (keyCheck && !keyCheck.success) problems.push(...issuesOf(p.key, keyCheck.error));
     if (urlCheck && !urlCheck.success) problems.push(...issuesOf(p.baseUrl, urlCheck.error));
     if (key) secrets.push(key);
-    const adapter = p.create({ ...(key ? { apiKey: key } : {}), ...(url ? { baseURL: url } : {}), ...fetchOption });
-    adapters.push(adapter);
-    status.push(statusOf(adapter, url ? loggable(url) : 'the provider’s default URL'));
+    settings[p.id] = { ...(key ? { apiKey: key } : {}), ...(url ? { baseURL: url } : {}), ...fetchOption };
+    where.set(p.id, url ? loggable(url) : 'the provider’s default URL');
   }
 
   // The video providers; Google's Veo models join the Gemini adapter as one `google` provider.
@@ -137,17 +138,8 @@ export function loadProviders(env: Readonly<Record<string, string | undefined>>,
   // Veo shares the Gemini settings, already checked above: report each setting once.
   problems.push(...video.problems.filter((p) => !problems.some((q) => q.split(':')[0] === p.split(':')[0])));
   secrets.push(...video.secrets.filter((v) => !secrets.includes(v)));
-  for (const adapter of video.adapters) {
-    const same = adapters.findIndex((a) => a.providerId === adapter.providerId);
-    if (same >= 0) {
-      adapters[same] = composeAdapters([adapters[same] as ProviderAdapter, adapter]);
-      status[same] = { ...(status[same] as ProviderStatus), models: (adapters[same] as ProviderAdapter).models.length };
-      continue;
-    }
-    adapters.push(adapter);
-    status.push(statusOf(adapter, (adapter.trustedOrigins ?? [])[0] ?? 'the provider’s default URL'));
-  }
 
+  const compatible: { config: CompatibleProviderConfig; connection: { apiKey?: string; fetch?: typeof fetch } }[] = [];
   for (const config of compatibleProviders(value(env, COMPATIBLE_SETTING), options.cwd ?? process.cwd(), problems)) {
     const key = config.apiKeyEnv ? value(env, config.apiKeyEnv) : undefined;
     if (config.apiKeyEnv && key !== undefined) {
@@ -155,12 +147,15 @@ export function loadProviders(env: Readonly<Record<string, string | undefined>>,
       if (!check.success) problems.push(...issuesOf(config.apiKeyEnv, check.error));
       secrets.push(key);
     }
-    const adapter = createOpenAICompatibleAdapter(config, { ...(key ? { apiKey: key } : {}), ...fetchOption });
-    adapters.push(adapter);
-    status.push(statusOf(adapter, loggable(config.baseURL)));
+    compatible.push({ config, connection: { ...(key ? { apiKey: key } : {}), ...fetchOption } });
+    where.set(config.id, loggable(config.baseURL));
   }
 
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
+  const container = new Container();
+  container.load(adaptersModule({ ...settings, ...video.settings, compatible }));
+  const adapters = container.get(ADAPTER_TOKENS.BuiltIn);
+  const status = adapters.map((adapter) => statusOf(adapter, where.get(adapter.providerId) ?? (adapter.trustedOrigins ?? [])[0] ?? 'the provider’s default URL'));
   return { adapters, secrets, status };
 }
 

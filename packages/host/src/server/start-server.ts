@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSandboxAdapter } from '@gengate/adapters';
-import type { Gengate, ProviderAdapter } from '@gengate/core';
+import type { AcceptedProviderAdapter, Gengate } from '@gengate/core';
 import express from 'express';
 import type { Logger } from 'pino';
 import { createApiReferenceRouter } from '../http/api-reference.js';
@@ -35,9 +35,9 @@ export interface RunningServer {
 export interface StartServerOptions {
   readonly logger: Logger;
   /** Adapters to serve; default: the offline sandbox. */
-  readonly adapters?: readonly ProviderAdapter[];
+  readonly adapters?: readonly AcceptedProviderAdapter[];
   /** Real providers served after the default sandbox (see providers.ts); ignored when `adapters` is given. */
-  readonly extraAdapters?: readonly ProviderAdapter[];
+  readonly extraAdapters?: readonly AcceptedProviderAdapter[];
   /** Secret values (provider keys) kept out of task messages and logs. */
   readonly secrets?: readonly string[];
   /** Overrides config.role (the CLI's --role). */
@@ -55,7 +55,7 @@ export function closeReserveMs(graceMs: number, embedded: boolean): number {
   return Math.min(Math.floor(graceMs / 4), embedded ? 750 : 250);
 }
 
-function defaultAdapters(config: GengateConfig): ProviderAdapter[] {
+function defaultAdapters(config: GengateConfig): AcceptedProviderAdapter[] {
   const latency = config.sandboxLatencyMs;
   const latencyMs = latency === null ? {} : { latencyMs: { chat: latency, image: latency, video: latency } };
   return [createSandboxAdapter({ ...latencyMs, latencyJitterMs: config.sandboxLatencyJitterMs })];

@@ -1,11 +1,14 @@
-import { FalAdapter, ReplicateAdapter, RunwayAdapter, VeoAdapter } from '@gengate/adapters';
+import { ADAPTER_TOKENS, adaptersModule, type BuiltInAdapterSettings } from '@gengate/adapters';
 import type { ProviderAdapter } from '@gengate/core';
+import { Container } from 'inversify';
 import { z } from 'zod';
 
 /** What the environment configures for the video providers: their adapters, the secrets to redact, and what is wrong. */
 export interface VideoProviders {
   /** fal, Replicate, Runway and Google Veo: always all four; one without its key is listed but unavailable. */
   readonly adapters: ProviderAdapter[];
+  /** Their settings, for the adapters module (`adaptersModule` of @gengate/adapters). */
+  readonly settings: Pick<BuiltInAdapterSettings, 'fal' | 'replicate' | 'runway' | 'veo'>;
   /** Every configured credential, for log and error redaction. */
   readonly secrets: string[];
   /** One sentence per invalid setting, naming the setting and what is wrong (never its value). */
@@ -56,11 +59,15 @@ export function videoProvidersFromEnv(env: Readonly<Record<string, string | unde
   const google = settings(providers.google, env, problems);
   keep(google?.GOOGLE_GENERATIVE_AI_API_KEY);
 
-  const adapters: ProviderAdapter[] = [
-    new FalAdapter(fal ? { apiKey: fal.FAL_KEY, baseURL: fal.FAL_BASE_URL, queueURL: fal.FAL_QUEUE_URL, jwksUrl: fal.FAL_JWKS_URL } : {}),
-    new ReplicateAdapter(replicate ? { apiKey: replicate.REPLICATE_API_TOKEN, baseURL: replicate.REPLICATE_BASE_URL, webhookSecret: replicate.REPLICATE_WEBHOOK_SECRET } : {}),
-    new RunwayAdapter(runway ? { apiKey: runway.RUNWAYML_API_SECRET, baseURL: runway.RUNWAY_BASE_URL } : {}),
-    new VeoAdapter(google ? { apiKey: google.GOOGLE_GENERATIVE_AI_API_KEY, baseURL: google.GOOGLE_BASE_URL } : {}),
-  ];
-  return { adapters, secrets, problems };
+  const adapterSettings = {
+    fal: fal ? { apiKey: fal.FAL_KEY, baseURL: fal.FAL_BASE_URL, queueURL: fal.FAL_QUEUE_URL, jwksUrl: fal.FAL_JWKS_URL } : {},
+    replicate: replicate ? { apiKey: replicate.REPLICATE_API_TOKEN, baseURL: replicate.REPLICATE_BASE_URL, webhookSecret: replicate.REPLICATE_WEBHOOK_SECRET } : {},
+    runway: runway ? { apiKey: runway.RUNWAYML_API_SECRET, baseURL: runway.RUNWAY_BASE_URL } : {},
+    veo: google ? { apiKey: google.GOOGLE_GENERATIVE_AI_API_KEY, baseURL: google.GOOGLE_BASE_URL } : {},
+  };
+  // The adapters as the adapters module builds them (only these four are resolved).
+  const container = new Container();
+  container.load(adaptersModule(adapterSettings));
+  const adapters: ProviderAdapter[] = [ADAPTER_TOKENS.Fal, ADAPTER_TOKENS.Replicate, ADAPTER_TOKENS.Runway, ADAPTER_TOKENS.Veo].map((token) => container.get(token));
+  return { adapters, settings: adapterSettings, secrets, problems };
 }

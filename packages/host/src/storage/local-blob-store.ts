@@ -5,6 +5,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { dirname, join } from 'node:path';
 import { mediaTypeForExtension, type BlobBody, type BlobInfo, type BlobStore, type ByteRange, type OpenedBlob, type StoredBlob } from '@gengate/core';
+import { inject, injectable } from 'inversify';
+import { HOST_TOKENS } from '../host-tokens.js';
 import { assertTaskId, BLOB_KEY, blobKeyExtension } from './blob-keys.js';
 
 
@@ -12,8 +14,9 @@ import { assertTaskId, BLOB_KEY, blobKeyExtension } from './blob-keys.js';
  * Result files on the local filesystem: `<root>/<task_id>/output-<n>-<attempt>.<ext>`, written atomically and read
  * as streams (a range with `createReadStream({ start, end })`), never whole for serving.
  */
+@injectable()
 export class LocalBlobStore implements BlobStore {
-  constructor(private readonly root: string) {}
+  constructor(@inject(HOST_TOKENS.FilesDir) private readonly root: string) {}
 
   private path(key: string): { file: string; ext: string } {
     return { file: join(this.root, key), ext: blobKeyExtension(key) };

@@ -7,12 +7,12 @@ import {
   type Gengate,
   type MemoryDatabase,
   type PaymentProcessor,
-  type ProviderAdapter,
+  type AcceptedProviderAdapter,
 } from '@gengate/core';
 
 export interface MemoryGengateOptions {
   /** The providers (this package does not depend on @gengate/adapters: pass `new SandboxAdapter(...)`). Default none. */
-  readonly adapters?: readonly ProviderAdapter[];
+  readonly adapters?: readonly AcceptedProviderAdapter[];
   /** Base of result URLs: `${baseUrl}/api/v1/files/<task_id>/<file>`. Default `http://gengate.test`. */
   readonly baseUrl?: string;
   /** Rebinds tokens before anything resolves (see createGengate's `configure`). */

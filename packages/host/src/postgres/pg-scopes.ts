@@ -1,0 +1,59 @@
+import type { TransactionScope } from '@gengate/core';
+import { inject, injectable } from 'inversify';
+import type { PgBoss } from 'pg-boss';
+import { HOST_TOKENS } from '../host-tokens.js';
+import { BOSS_SCHEMA } from './boss-queues.js';
+import { PgAlertStore, alertSql } from './pg-alert-store.js';
+import { PgBillingLedger, ledgerSql } from './pg-billing-ledger.js';
+import { PgIdempotencyStore, idempotencySql } from './pg-idempotency-store.js';
+import { PgJobQueue } from './pg-job-queue.js';
+import { PgKeyStore, keySql } from './pg-key-store.js';
+import { PgTaskStore, taskSql } from './pg-task-store.js';
+import { PgUserStore, userSql } from './pg-user-store.js';
+import { PG_TOKENS } from './postgres-tokens.js';
+import type { Queryable } from './queryable.js';
+import { checkSchemaName } from './schema.js';
+import type { StoreReplacement, StoreReplacements } from './store-replacements.js';
+
+function pick<T>(replacement: StoreReplacement<T> | undefined, db: Queryable, own: () => T): T {
+  if (replacement === undefined) return own();
+  return typeof replacement === 'function' ? (replacement as (db: Queryable) => T)(db) : replacement;
+}
+
+/**
+ * Makes the stores of one scope (the pool, or one transaction's client) in gengate's schema, each a
+ * replacement when one is given. The statements are built once, here, and shared by every scope. A scope
+ * is made per transaction, so the stores inside it are values of that scope, not bindings.
+ */
+@injectable()
+export class PgScopes {
+  private readonly sql: ReturnType<typeof statementsFor>;
+
+  constructor(
+    @inject(HOST_TOKENS.Schema) schema: string,
+    @inject(HOST_TOKENS.Boss) private readonly boss: PgBoss | null,
+    @inject(PG_TOKENS.StoreReplacements) private readonly replace: StoreReplacements,
+  ) {
+    this.sql = statementsFor(checkSchemaName(schema));
+  }
+
+  /** The stores over `db`; `readyNow` records a queue that got a job, woken once the scope commits. */
+  over(db: Queryable, readyNow: (queue: string) => void): TransactionScope {
+    const { sql, boss } = this;
+    const r = this.replace;
+    return {
+      users: pick(r.users, db, () => new PgUserStore(db, sql.users)),
+      keys: pick(r.keys, db, () => new PgKeyStore(db, sql.keys)),
+      tasks: pick(r.tasks, db, () => new PgTaskStore(db, sql.tasks)),
+      ledger: pick(r.ledger, db, () => new PgBillingLedger(db, sql.ledger)),
+      alerts: pick(r.alerts, db, () => new PgAlertStore(db, sql.alerts, { bossSchema: boss ? BOSS_SCHEMA : null, readyNow })),
+      jobs: new PgJobQueue(boss, db, readyNow),
+      idempotency: pick(r.idempotency, db, () => new PgIdempotencyStore(db, sql.idempotency)),
+    };
+  }
+}
+
+/** gengate's statements for one schema. */
+function statementsFor(schema: string) {
+  return { users: userSql(schema), keys: keySql(schema), tasks: taskSql(schema), ledger: ledgerSql(schema), alerts: alertSql(schema), idempotency: idempotencySql(schema) };
+}
