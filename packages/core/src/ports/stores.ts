@@ -35,11 +35,22 @@ export interface ApiKeyPatch {
   readonly ipWhitelist?: readonly string[];
 }
 
+/** How fresh a key lookup must be. */
+export interface KeyLookupOptions {
+  /**
+   * The caller accepts an answer from the store's cache, if it keeps one: at most the cache's TTL old, so
+   * a key revoked or changed by another process may still be found (or found with its old limits and
+   * whitelist) for that long. Only for requests that read, and for submissions, whose commit re-checks
+   * the key under the lock a revoke takes. Default false: the store's current row.
+   */
+  readonly acceptCached?: boolean;
+}
+
 export interface KeyStore {
   /** Throws GatewayError('limit_exceeded') when the user already has MAX_KEYS_PER_USER active keys, even under concurrent inserts. */
   insert(key: NewApiKey): Promise<ApiKeyRecord>;
   /** An active (not revoked) key by the hash of its secret. */
-  findActiveByHash(secretHash: string): Promise<ApiKeyRecord | null>;
+  findActiveByHash(secretHash: string, options?: KeyLookupOptions): Promise<ApiKeyRecord | null>;
   findActiveForUser(id: string, userId: string): Promise<ApiKeyRecord | null>;
   listActiveForUser(userId: string): Promise<readonly ApiKeyRecord[]>;
   countActiveForUser(userId: string): Promise<number>;

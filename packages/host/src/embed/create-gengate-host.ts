@@ -128,7 +128,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     generateExpireSeconds,
   };
   const boss = newBoss(bossOptions);
-  const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(pool, boss, { schema, ...(options.replaceStores ? { replace: options.replaceStores } : {}) });
+  const { stores, unitOfWork, taskIntake, taskCompletion, taskPoll } = createPgStores(pool, boss, { schema, ...(options.replaceStores ? { replace: options.replaceStores } : {}) });
   const callbacks = new CallbackRepository(pool, schema);
   const blobStore = options.blobStore ?? new LocalBlobStore(options.filesDir ?? join(process.cwd(), '.gengate', 'files'));
 
@@ -156,6 +156,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     unitOfWork,
     taskIntake,
     taskCompletion,
+    ...(taskPoll ? { taskPoll } : {}),
     blobStore,
     resultUrls,
     paymentProcessor,

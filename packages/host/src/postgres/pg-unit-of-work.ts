@@ -7,6 +7,7 @@ import {
   type KeyStore,
   type TaskCompletion,
   type TaskIntake,
+  type TaskPoll,
   type TaskStore,
   type TransactionScope,
   type UnitOfWork,
@@ -20,9 +21,11 @@ import { BOSS_SCHEMA } from './boss-queues.js';
 import { PgAlertStore, alertSql } from './pg-alert-store.js';
 import { PgBillingLedger, ledgerSql } from './pg-billing-ledger.js';
 import { PgIdempotencyStore, idempotencySql } from './pg-idempotency-store.js';
+import { CachedKeyStore, KeyCache, type KeyCacheOptions } from './cached-key-store.js';
 import { PgKeyStore, keySql } from './pg-key-store.js';
 import { PgTaskCompletion } from './pg-task-completion.js';
 import { PgTaskIntake } from './pg-task-intake.js';
+import { PgTaskPoll } from './pg-task-poll.js';
 import { PgTaskStore, taskSql } from './pg-task-store.js';
 import { PgUserStore, userSql } from './pg-user-store.js';
 import type { Queryable } from './queryable.js';
@@ -52,6 +55,12 @@ export interface PgStoresOptions {
   readonly schema: string;
   /** Stores to use instead of gengate's own (see StoreReplacement and docs/architecture.md, "SQL and the schema"). */
   readonly replace?: StoreReplacements;
+  /**
+   * The cache of gengate's own key store (CachedKeyStore): how long a key looked up by its hash answers
+   * the requests that accept a cached key (reads and submissions); default 2 s, `{ ttlMs: 0 }` for none.
+   * A replaced key store is not cached.
+   */
+  readonly keyCache?: KeyCacheOptions;
 }
 
 /** gengate's statements for one schema, built once by createPgStores and shared by every scope. */
@@ -69,7 +78,7 @@ function pick<T>(replacement: StoreReplacement<T> | undefined, db: Queryable, ow
  * gives a scope bound to one transaction (jobs included, through pg-boss's `db` option). `boss` may be
  * null for processes that never enqueue (the admin CLI).
  *
- * `taskIntake` and `taskCompletion` are where the money rules run (pass them to createGengate). With
+ * `taskPoll` answers a poll in one statement (the task and the key's revocation). `taskIntake` and `taskCompletion` are where the money rules run (pass them to createGengate). With
  * gengate's own stores they are PgTaskIntake and PgTaskCompletion, which only call the SQL functions of
  * migration 018, the rules' one home on PostgreSQL. With any store replaced they are the unit-of-work
  * implementations of the same ports (as for memory stores), so a replacement is what the rules read and
@@ -79,13 +88,14 @@ export function createPgStores(
   pool: pg.Pool,
   boss: PgBoss | null,
   options: PgStoresOptions,
-): { stores: TransactionScope; unitOfWork: UnitOfWork; taskIntake: TaskIntake; taskCompletion: TaskCompletion } {
+): { stores: TransactionScope; unitOfWork: UnitOfWork; taskIntake: TaskIntake; taskCompletion: TaskCompletion; taskPoll?: TaskPoll } {
   const schema = checkSchemaName(options.schema);
   const r = options.replace ?? {};
   const sql = statementsFor(schema);
-  const scopeOver = (db: Queryable, readyNow: (queue: string) => void): TransactionScope => ({
+  const keyCache = new KeyCache(options.keyCache);
+  const scopeOver = (db: Queryable, readyNow: (queue: string) => void, afterCommit?: (fn: () => void) => void): TransactionScope => ({
     users: pick(r.users, db, () => new PgUserStore(db, sql.users)),
-    keys: pick(r.keys, db, () => new PgKeyStore(db, sql.keys)),
+    keys: pick(r.keys, db, () => new CachedKeyStore(new PgKeyStore(db, sql.keys), keyCache, afterCommit)),
     tasks: pick(r.tasks, db, () => new PgTaskStore(db, sql.tasks)),
     ledger: pick(r.ledger, db, () => new PgBillingLedger(db, sql.ledger)),
     alerts: pick(r.alerts, db, () => new PgAlertStore(db, sql.alerts, { bossSchema: boss ? BOSS_SCHEMA : null, readyNow })),
@@ -99,9 +109,11 @@ export function createPgStores(
       try {
         await client.query('begin');
         const ready = new Set<string>();
-        const result = await fn(scopeOver(client, (queue) => ready.add(queue)));
+        const committed: (() => void)[] = [];
+        const result = await fn(scopeOver(client, (queue) => ready.add(queue), (f) => committed.push(f)));
         await client.query('commit');
         for (const queue of ready) wakeups.wake(queue);
+        for (const f of committed) f();
         return result;
       } catch (err) {
         await client.query('rollback').catch(() => undefined);
@@ -118,5 +130,7 @@ export function createPgStores(
     unitOfWork,
     taskIntake: replaced ? new UnitOfWorkTaskIntake(unitOfWork) : new PgTaskIntake(pool, schema, boss),
     taskCompletion: replaced ? new UnitOfWorkTaskCompletion(unitOfWork) : new PgTaskCompletion(pool, schema, boss, (queue, jobs) => wakeups.wake(queue, jobs)),
+    // With a task or key store replaced, the core's poll over the stores (StoreTaskPoll).
+    ...(r.tasks === undefined && r.keys === undefined ? { taskPoll: new PgTaskPoll(pool, schema) } : {}),
   };
 }
