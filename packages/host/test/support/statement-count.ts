@@ -15,8 +15,16 @@ import { startServer } from '../../src/server/start-server.js';
  * (one client, excluded) are not counted. Shared by `npm run bench:statements` and its test.
  */
 
+const GENERATE_FETCH = 'pg-boss: fetch of gengate-generate';
+/** Fetches of the queues nobody sends a job to in this count (no callback, mail, check): timer-driven polling. */
+export const IDLE_POLLING = 'pg-boss: fetch of other queues (idle workers polling)';
+
+/** pg-boss's supervision, queue statistics and gengate's queue gauge: on timers, whatever the tasks do. */
+export const MAINTENANCE = 'background: pg-boss maintenance, queue statistics, queue gauge';
+
 /** What a statement is, by its text (first match wins). */
 const KINDS: readonly (readonly [string, RegExp])[] = [
+  [MAINTENANCE, /^BEGIN;\s*SET LOCAL lock_timeout|pgboss\.version|pg_class|pg_stat_user_tables|from "?pgboss"?\.queue\b|q\.queued_count/i],
   ['BEGIN', /^\s*begin\b/i],
   ['COMMIT', /^\s*commit\b/i],
   ['ROLLBACK', /^\s*rollback\b/i],
@@ -29,18 +37,19 @@ const KINDS: readonly (readonly [string, RegExp])[] = [
   ['rate-limit counter', /gengate_rate_limits/i],
   ['worker: task read by id', /^\s*select \* from \S+\.tasks where id = \$1\s*$/i],
   ['worker: mark generating', /update \S+\.tasks set status = 'generating'/i],
-  ['poll: task by id and owner', /from \S+\.tasks where id = \$1 and user_id = \$2/i],
-  ['pg-boss: fetch of gengate-generate', /j\.name = 'gengate-generate' AND[\s\S]*SKIP LOCKED/],
-  ['pg-boss: fetch of other queues (idle workers polling)', /SKIP LOCKED/i],
+  ['poll: task by id and owner', /from \S+\.tasks where id = \$1 and user_id = \$2|left join \S+\.tasks t on t\.id = \$1 and t\.user_id = \$2/i],
+  [GENERATE_FETCH, /j\.name = 'gengate-generate'\s[\s\S]*SKIP LOCKED/],
+  [IDLE_POLLING, /SKIP LOCKED/i],
   ['pg-boss: complete', /SET completed_on = /i],
-  ['pg-boss: queue stats / maintenance', /pgboss\.|job_common|queue_cache/i],
-  ['gengate: queue gauge / readiness', /count\(\*\).*pgboss|select 1$/i],
+  [MAINTENANCE, /pgboss\.|job_common|queue_cache|^select 1$/i],
 ];
 
 export interface StatementCount {
   readonly tasks: number;
   readonly total: number;
   readonly perTask: number;
+  /** Fetches of gengate-generate that found no job (included in the kinds and the total). */
+  readonly emptyGenerateFetches: number;
   /** Statements of each kind, per task, largest first. */
   readonly byKind: readonly { readonly kind: string; readonly count: number; readonly perTask: number }[];
   /** The texts that matched no kind (first 200 characters), with their counts. */
@@ -69,12 +78,26 @@ export async function countStatementsPerTask(databaseUrl: string, opts: { tasks?
   let counting = false;
   const excluded = new WeakSet<object>();
   const original = pg.Client.prototype.query;
+  let emptyGenerateFetches = 0;
+  const onFetched = (r: unknown) => {
+    if (typeof r === 'object' && r !== null && 'rows' in r && Array.isArray(r.rows) && r.rows.length === 0) emptyGenerateFetches++;
+  };
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    if (counting && !excluded.has(this)) {
-      const text = textOf(args[0]).trim();
-      seen.set(text, (seen.get(text) ?? 0) + 1);
+    const counted = counting && !excluded.has(this);
+    const text = counted ? textOf(args[0]).trim() : '';
+    // A fetch that found no job: a worker woken or polling for nothing (the pool passes a callback).
+    const fetch = counted && kindOf(text) === GENERATE_FETCH;
+    const last = args[args.length - 1];
+    if (fetch && typeof last === 'function') {
+      args[args.length - 1] = (err: unknown, res: unknown) => {
+        if (!err) onFetched(res);
+        return (last as (e: unknown, r: unknown) => unknown)(err, res);
+      };
     }
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
+    const result = (original as (...a: unknown[]) => unknown).apply(this, args);
+    if (counted) seen.set(text, (seen.get(text) ?? 0) + 1);
+    if (fetch && result instanceof Promise) result.then(onFetched, () => undefined);
+    return result;
   } as typeof pg.Client.prototype.query;
   const dataDir = mkdtempSync(join(tmpdir(), 'gg-statements-'));
   const waiter = new pg.Client({ connectionString: databaseUrl });
@@ -146,6 +169,7 @@ export async function countStatementsPerTask(databaseUrl: string, opts: { tasks?
       tasks,
       total,
       perTask: total / tasks,
+      emptyGenerateFetches,
       byKind: [...kinds].map(([kind, count]) => ({ kind, count, perTask: count / tasks })).sort((a, b) => b.count - a.count),
       unclassified: [...unclassified].map(([text, count]) => ({ text, count })).sort((a, b) => b.count - a.count),
       seconds,
@@ -164,7 +188,7 @@ export async function countStatementsPerTask(databaseUrl: string, opts: { tasks?
 export function formatStatementCount(c: StatementCount): string {
   const lines = [
     `${c.tasks} chat tasks (zero-latency sandbox, worker in process) in ${c.seconds.toFixed(2)} s: ${c.total} statements, ${c.perTask.toFixed(2)} per task`,
-    ...c.byKind.map((k) => `  ${k.perTask.toFixed(2).padStart(6)}  ${k.kind} (${k.count})`),
+    ...c.byKind.map((k) => `  ${k.perTask.toFixed(2).padStart(6)}  ${k.kind} (${k.count})${k.kind === GENERATE_FETCH ? `, of which ${c.emptyGenerateFetches} found no job` : ''}`),
   ];
   if (process.env['STATEMENTS_VERBOSE']) lines.push('  texts:', ...c.texts.map((u) => `    ${u.count}x ${u.text}`));
   if (c.unclassified.length > 0) lines.push('  unclassified:', ...c.unclassified.slice(0, 20).map((u) => `    ${u.count}x ${u.text}`));
