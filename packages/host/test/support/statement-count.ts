@@ -16,8 +16,8 @@ import { startServer } from '../../src/server/start-server.js';
  */
 
 const GENERATE_FETCH = 'pg-boss: fetch of gengate-generate';
-/** Fetches of the queues nobody sends a job to in this count (no callback, mail, check): timer-driven polling. */
-export const IDLE_POLLING = 'pg-boss: fetch of other queues (idle workers polling)';
+/** Fetches of every other queue: without callbacks nobody sends them a job in this count, so they are timer-driven polling. */
+export const IDLE_POLLING = 'pg-boss: fetch of other queues (callback jobs; idle workers polling)';
 
 /** pg-boss's supervision, queue statistics and gengate's queue gauge: on timers, whatever the tasks do. */
 export const MAINTENANCE = 'background: pg-boss maintenance, queue statistics, queue gauge';
@@ -32,6 +32,8 @@ const KINDS: readonly (readonly [string, RegExp])[] = [
   ['success: gengate_finish_success()', /gengate_finish_success\(/],
   ['failure: gengate_finish_fail()', /gengate_finish_fail\(/],
   ['worker wake-up: NOTIFY after COMMIT', /pg_notify|^\s*notify\b/i],
+  ['callback: task read for delivery', /from \S+\.callback_attempts a where a\.task_id = t\.id/i],
+  ['callback: delivery recorded', /insert into \S+\.callback_attempts/i],
   ['key lookup by hash', /from \S+\.api_keys where secret_hash/i],
   ['key last-used touch', /update \S+\.api_keys set last_used_at/i],
   ['rate-limit counter', /gengate_rate_limits/i],
@@ -46,6 +48,8 @@ const KINDS: readonly (readonly [string, RegExp])[] = [
 
 export interface StatementCount {
   readonly tasks: number;
+  /** Whether each task had a callback_url (counted until every callback was delivered). */
+  readonly callbacks: boolean;
   readonly total: number;
   readonly perTask: number;
   /** Fetches of gengate-generate that found no job (included in the kinds and the total). */
@@ -134,6 +138,9 @@ export async function countStatementsPerTask(databaseUrl: string, opts: { tasks?
     // Warm-up (not counted): the key's first lookup and last-used touch, pg-boss's first fetches, prepared plans.
     const warm = await submit();
     while ((await successes([warm])) < 1) await sleep(10);
+    if (opts.callbackUrl) {
+      while (((await waiter.query<{ n: number }>(`select count(*)::int as n from gengate.callback_attempts where task_id = $1 and delivered`, [warm])).rows[0]?.n ?? 0) < 1) await sleep(10);
+    }
     await sleep(200);
 
     counting = true;
@@ -149,6 +156,9 @@ export async function countStatementsPerTask(databaseUrl: string, opts: { tasks?
       }),
     );
     while ((await successes(ids)) < tasks) await sleep(5);
+    const delivered = async () =>
+      (await waiter.query<{ n: number }>(`select count(distinct task_id)::int as n from gengate.callback_attempts where task_id = any($1::uuid[]) and delivered`, [ids])).rows[0]?.n ?? 0;
+    if (opts.callbackUrl) while ((await delivered()) < tasks) await sleep(5);
     counting = false;
     const seconds = (performance.now() - started) / 1000;
 
@@ -167,6 +177,7 @@ export async function countStatementsPerTask(databaseUrl: string, opts: { tasks?
     }
     return {
       tasks,
+      callbacks: opts.callbackUrl !== undefined,
       total,
       perTask: total / tasks,
       emptyGenerateFetches,
@@ -187,7 +198,7 @@ export async function countStatementsPerTask(databaseUrl: string, opts: { tasks?
 /** The count as lines of text: the total per task, then each kind. */
 export function formatStatementCount(c: StatementCount): string {
   const lines = [
-    `${c.tasks} chat tasks (zero-latency sandbox, worker in process) in ${c.seconds.toFixed(2)} s: ${c.total} statements, ${c.perTask.toFixed(2)} per task`,
+    `${c.tasks} chat tasks (zero-latency sandbox, worker in process${c.callbacks ? ', callbacks delivered' : ''}) in ${c.seconds.toFixed(2)} s: ${c.total} statements, ${c.perTask.toFixed(2)} per task`,
     ...c.byKind.map((k) => `  ${k.perTask.toFixed(2).padStart(6)}  ${k.kind} (${k.count})${k.kind === GENERATE_FETCH ? `, of which ${c.emptyGenerateFetches} found no job` : ''}`),
   ];
   if (process.env['STATEMENTS_VERBOSE']) lines.push('  texts:', ...c.texts.map((u) => `    ${u.count}x ${u.text}`));
