@@ -17,6 +17,7 @@ export type { EnsureUserInput } from './embed/ensure-user.js';
 export { createGengateRouter, type GengateRouterOptions } from './http/create-router.js';
 export type { RequestAuthenticator } from './http/middleware/authenticate.js';
 export { createPgStores, type PgStoresOptions, type StoreReplacement, type StoreReplacements } from './postgres/pg-unit-of-work.js';
+export type { KeyCacheOptions } from './postgres/cached-key-store.js';
 export { runMigrations } from './postgres/migrate.js';
 export { DEFAULT_SCHEMA, SCHEMA_NAME, checkSchemaName } from './postgres/schema.js';
 export type { Queryable } from './postgres/queryable.js';

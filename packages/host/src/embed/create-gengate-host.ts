@@ -128,7 +128,11 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     generateExpireSeconds,
   };
   const boss = newBoss(bossOptions);
-  const { stores, unitOfWork, taskIntake, taskCompletion, taskPoll } = createPgStores(pool, boss, { schema, ...(options.replaceStores ? { replace: options.replaceStores } : {}) });
+  const { stores, unitOfWork, taskIntake, taskCompletion, taskPoll } = createPgStores(pool, boss, {
+    schema,
+    ...(options.replaceStores ? { replace: options.replaceStores } : {}),
+    ...(options.keyCache ? { keyCache: options.keyCache } : {}),
+  });
   const callbacks = new CallbackRepository(pool, schema);
   const blobStore = options.blobStore ?? new LocalBlobStore(options.filesDir ?? join(process.cwd(), '.gengate', 'files'));
 
