@@ -112,6 +112,7 @@ export type {
   CreditEntry,
   IdempotencyStore,
   JobQueue,
+  KeyLookupOptions,
   KeyStore,
   NewApiKey,
   NewTask,
@@ -123,6 +124,8 @@ export type {
   UnitOfWork,
   UserStore,
 } from './ports/stores.js';
+export type { TaskPoll } from './ports/task-poll.js';
+export { StoreTaskPoll } from './run/store-task-poll.js';
 export type { TaskIntake, TaskIntakeRequest, TaskIntakeResult } from './ports/task-intake.js';
 export { UnitOfWorkTaskIntake } from './run/unit-of-work-task-intake.js';
 export type { EndedTask, TaskCompletion, TaskFailureCompletion, TaskSuccessCompletion } from './ports/task-completion.js';

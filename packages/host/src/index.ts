@@ -35,6 +35,7 @@ export { HostResultUrls } from './storage/host-result-urls.js';
 export { createGengateRouter, type GengateRouterOptions } from './http/create-router.js';
 export type { RequestAuthenticator } from './http/middleware/authenticate.js';
 export { createPgStores, type PgStoresOptions, type StoreReplacement, type StoreReplacements } from './postgres/pg-unit-of-work.js';
+export type { KeyCacheOptions } from './postgres/cached-key-store.js';
 export { runMigrations } from './postgres/migrate.js';
 export { DEFAULT_SCHEMA, SCHEMA_NAME, checkSchemaName } from './postgres/schema.js';
 export type { Queryable } from './postgres/queryable.js';

@@ -137,6 +137,8 @@ describe('per-provider call limits', () => {
       const done = await Promise.all(ids.map((r) => ended(a.stores, r.task_id, 60_000)));
       expect(done.every((t) => t.status === 'success')).toBe(true);
       expect(adapter.maxInFlight).toBe(2);
+      // A claim deferred by the limits was undone: each task counts the one attempt that ran.
+      expect(done.map((t) => t.attempts)).toEqual(done.map(() => 1));
       // Leases are released right after each call's task committed: every one is gone shortly after.
       await waitFor('every lease to be released', async () => ((await h.pool.query<{ n: number }>('select count(*)::int as n from gengate.provider_call_leases')).rows[0]?.n === 0 ? true : null));
     } finally {

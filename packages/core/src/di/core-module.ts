@@ -4,6 +4,7 @@ import { InflightCalls } from '../execution/inflight-calls.js';
 import { UnitOfWorkTaskCompletion } from '../execution/unit-of-work-task-completion.js';
 import { PriceBook } from '../pricing/price-book.js';
 import type { TransactionScope } from '../ports/stores.js';
+import { StoreTaskPoll } from '../run/store-task-poll.js';
 import { UnitOfWorkTaskIntake } from '../run/unit-of-work-task-intake.js';
 import { AdminService } from '../services/admin.js';
 import { Authenticate } from '../services/authenticate.js';
@@ -78,10 +79,11 @@ export const coreModule = new ContainerModule(({ bind }) => {
 });
 
 /**
- * The intake and completion over the unit of work: the defaults when the configuration gives none (the
- * PostgreSQL host binds one-round-trip ones).
+ * The intake and completion over the unit of work, and the poll over the stores: the defaults when the
+ * configuration gives none (the PostgreSQL host binds one-round-trip ones).
  */
 export const unitOfWorkTaskWritesModule = new ContainerModule(({ bind, isBound }) => {
   if (!isBound(TOKENS.TaskIntake)) bind(TOKENS.TaskIntake).to(UnitOfWorkTaskIntake).inSingletonScope();
   if (!isBound(TOKENS.TaskCompletion)) bind(TOKENS.TaskCompletion).to(UnitOfWorkTaskCompletion).inSingletonScope();
+  if (!isBound(TOKENS.TaskPoll)) bind(TOKENS.TaskPoll).to(StoreTaskPoll).inSingletonScope();
 });

@@ -17,6 +17,7 @@ import type { TaskStore, TransactionScope, UnitOfWork } from '../ports/stores.js
 import { silentLogger, type Clock, type IdGenerator, type Logger } from '../ports/system.js';
 import type { TaskCompletion } from '../ports/task-completion.js';
 import type { TaskIntake } from '../ports/task-intake.js';
+import type { TaskPoll } from '../ports/task-poll.js';
 import { OPEN_GATE, type SubmissionGate } from '../ports/submission-gate.js';
 import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.js';
 import type { AdminService } from '../services/admin.js';
@@ -47,6 +48,8 @@ export interface GengateCoreConfig {
   readonly taskIntake?: TaskIntake;
   /** Commits successes; default: over the unit of work (the PostgreSQL host binds a one-round-trip one). */
   readonly taskCompletion?: TaskCompletion;
+  /** Answers polls of a task; default: over the task and key stores (the PostgreSQL host binds a one-statement one). */
+  readonly taskPoll?: TaskPoll;
   readonly blobStore: BlobStore;
   readonly resultUrls: ResultUrlResolver;
   readonly paymentProcessor: PaymentProcessor;
@@ -174,6 +177,7 @@ export function configModule(config: GengateCoreConfig): ContainerModule {
     // Without them, unitOfWorkTaskWritesModule binds the ones over the unit of work.
     if (config.taskIntake) bind(TOKENS.TaskIntake).toConstantValue(config.taskIntake);
     if (config.taskCompletion) bind(TOKENS.TaskCompletion).toConstantValue(config.taskCompletion);
+    if (config.taskPoll) bind(TOKENS.TaskPoll).toConstantValue(config.taskPoll);
     bind(TOKENS.BlobStore).toConstantValue(config.blobStore);
     bind(TOKENS.ResultUrls).toConstantValue(config.resultUrls);
     bind(TOKENS.PaymentProcessor).toConstantValue(config.paymentProcessor);

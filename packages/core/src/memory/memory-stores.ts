@@ -153,6 +153,13 @@ export class MemoryTaskStore implements TaskStore {
         : null,
     );
   }
+  async releaseClaim(id: string, claim: { readonly attempts: number; readonly at: Date }) {
+    this.patch(id, (t) => {
+      if (t.status !== 'generating' || t.attempts !== claim.attempts) return null;
+      const started = t.startedAt?.getTime() === claim.at.getTime();
+      return { ...t, attempts: t.attempts - 1, ...(started ? { status: 'waiting' as const, startedAt: null } : {}) };
+    });
+  }
   async saveUpstreamHandle(id: string, handle: TaskRecord['upstreamHandle'], startWarnings: TaskRecord['warnings'] = []) {
     this.patch(id, (t) => ({ ...t, upstreamHandle: handle, warnings: [...startWarnings], webhookPayload: null }));
   }

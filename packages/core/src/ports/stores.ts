@@ -35,11 +35,22 @@ export interface ApiKeyPatch {
   readonly ipWhitelist?: readonly string[];
 }
 
+/** How fresh a key lookup must be. */
+export interface KeyLookupOptions {
+  /**
+   * The caller accepts an answer from the store's cache, if it keeps one: at most the cache's TTL old, so
+   * a key revoked or changed by another process may still be found (or found with its old limits and
+   * whitelist) for that long. Only for requests that read, and for submissions, whose commit re-checks
+   * the key under the lock a revoke takes. Default false: the store's current row.
+   */
+  readonly acceptCached?: boolean;
+}
+
 export interface KeyStore {
   /** Throws GatewayError('limit_exceeded') when the user already has MAX_KEYS_PER_USER active keys, even under concurrent inserts. */
   insert(key: NewApiKey): Promise<ApiKeyRecord>;
   /** An active (not revoked) key by the hash of its secret. */
-  findActiveByHash(secretHash: string): Promise<ApiKeyRecord | null>;
+  findActiveByHash(secretHash: string, options?: KeyLookupOptions): Promise<ApiKeyRecord | null>;
   findActiveForUser(id: string, userId: string): Promise<ApiKeyRecord | null>;
   listActiveForUser(userId: string): Promise<readonly ApiKeyRecord[]>;
   countActiveForUser(userId: string): Promise<number>;
@@ -99,8 +110,18 @@ export interface TaskStore {
   listForUser(userId: string, filter: TaskListFilter, page: number, perPage: number): Promise<Page<TaskRecord>>;
   findById(id: string): Promise<TaskRecord | null>;
   findForUser(id: string, userId: string): Promise<TaskRecord | null>;
-  /** waiting -> generating (or generating -> generating on a new attempt); counts the attempt. Null when ended. */
+  /**
+   * waiting -> generating (or generating -> generating on a new attempt); counts the attempt. Null when ended.
+   * The task as it now is: a worker's read of the task it picked is this one statement (UPDATE ... RETURNING).
+   */
   markGenerating(id: string, at: Date): Promise<TaskRecord | null>;
+  /**
+   * Optional: undoes the markGenerating(id, claim.at) that returned attempt `claim.attempts`, when that
+   * attempt could not start after all (its provider's call limits were full): the attempt is not counted,
+   * and a task it moved from waiting (its startedAt is `claim.at`) is waiting again. Only while the task is
+   * still generating under that attempt. Without it a deferred attempt stays counted.
+   */
+  releaseClaim?(id: string, claim: { readonly attempts: number; readonly at: Date }): Promise<void>;
   /**
    * Saves (or, with null, clears) the upstream handle of a long-running generation, and sets the task's
    * warnings to those its start reported (default none; a success adds the result's). A completion

@@ -10,6 +10,7 @@ import type { SubmissionGate } from './submission-gate.js';
 import type { Clock, IdGenerator, Logger } from './system.js';
 import type { TaskCompletion } from './task-completion.js';
 import type { TaskIntake } from './task-intake.js';
+import type { TaskPoll } from './task-poll.js';
 import type { Telemetry } from './telemetry.js';
 
 /** A gengate token: a registered symbol, so two copies of the core share it. */
@@ -37,6 +38,7 @@ export const TOKENS = {
   UnitOfWork: token<UnitOfWork>('UnitOfWork'),
   TaskIntake: token<TaskIntake>('TaskIntake'),
   TaskCompletion: token<TaskCompletion>('TaskCompletion'),
+  TaskPoll: token<TaskPoll>('TaskPoll'),
   BlobStore: token<BlobStore>('BlobStore'),
   ResultUrls: token<ResultUrlResolver>('ResultUrls'),
   PaymentProcessor: token<PaymentProcessor>('PaymentProcessor'),

@@ -5,7 +5,7 @@ import type { ApiKeyRecord } from '../model/api-key.js';
 import { hashApiKeySecret, hashesEqual, looksLikeApiKey } from '../keys/api-key-secret.js';
 import { compileWhitelist } from '../keys/ip-whitelist.js';
 import type { Clock } from '../ports/system.js';
-import type { KeyStore } from '../ports/stores.js';
+import type { KeyLookupOptions, KeyStore } from '../ports/stores.js';
 import type { AuthContext } from './auth-context.js';
 
 const TOUCH_INTERVAL_MS = 60_000;
@@ -26,12 +26,17 @@ export class Authenticate {
     @inject(TOKENS.Clock) private readonly clock: Clock,
   ) {}
 
-  async execute(secret: string | null, clientIp: string | null): Promise<Authenticated> {
+  /**
+   * `acceptCached`: the key may come from the key store's cache (a request that only reads, or a submission,
+   * which re-checks the key when it commits); see KeyLookupOptions. The whitelist and limits are then the
+   * cached row's.
+   */
+  async execute(secret: string | null, clientIp: string | null, lookup: KeyLookupOptions = {}): Promise<Authenticated> {
     if (!secret) {
       throw new GatewayError('authentication_failed', 'Missing API key: send the header Authorization: Bearer <API_KEY>.', { headers: CHALLENGE });
     }
     const hash = hashApiKeySecret(secret);
-    const key = looksLikeApiKey(secret) ? await this.keys.findActiveByHash(hash) : null;
+    const key = looksLikeApiKey(secret) ? await this.keys.findActiveByHash(hash, lookup) : null;
     if (!key || !hashesEqual(key.secretHash, hash)) {
       throw new GatewayError('authentication_failed', 'Invalid or revoked API key.', { headers: CHALLENGE });
     }

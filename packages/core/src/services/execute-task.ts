@@ -71,18 +71,27 @@ export class ExecuteTask {
     this.results = new TaskResultWriter(completion, blobs, prices, options);
   }
 
-  /** A generation job: the upstream call of a one-shot model, or the start of a long-running one. */
+  /**
+   * A generation job: the upstream call of a one-shot model, or the start of a long-running one. The task
+   * is read by moving it to generating (one UPDATE ... RETURNING, no SELECT first); when the provider's
+   * call limits are full, that move is undone and the step rescheduled.
+   */
   async runGeneration(taskId: string, shutdown: AbortSignal): Promise<ExecuteOutcome> {
-    const p = await this.prepare(taskId);
+    const at = this.clock.now();
+    const claimed = await this.tasks.markGenerating(taskId, at);
+    if (!claimed) return 'skipped';
+    const p = await this.prepared(claimed);
     if (typeof p === 'string') return p;
     const permit = await this.limiter.acquire(p.model.provider, taskId);
     if (!permit.acquired) {
-      await this.uow.run((tx) => tx.jobs.enqueueGeneration(taskId, { startAfterMs: permit.retryAfterMs, providerId: p.model.provider }));
+      await this.uow.run(async (tx) => {
+        await tx.tasks.releaseClaim?.(taskId, { attempts: claimed.attempts, at });
+        await tx.jobs.enqueueGeneration(taskId, { startAfterMs: permit.retryAfterMs, providerId: p.model.provider });
+      });
       return 'deferred';
     }
     try {
-      const task = await this.tasks.markGenerating(taskId, this.clock.now());
-      if (!task) return 'skipped';
+      const task = p.task;
       if (task.attempts === 1) this.telemetry.taskStarted({ modelId: p.model.id, provider: p.model.provider });
       const longRunning = p.adapter.isLongRunning(p.model.id);
       if (longRunning && task.upstreamHandle !== null) {
@@ -150,6 +159,12 @@ export class ExecuteTask {
   private async prepare(taskId: string): Promise<Prepared | ExecuteOutcome> {
     const task = await this.tasks.findById(taskId);
     if (!task || task.status === 'success' || task.status === 'fail') return 'skipped';
+    return this.prepared(task);
+  }
+
+  /** What a step needs of an unfinished task, or its end when it cannot run any more (model gone, request invalid, past its deadline). */
+  private async prepared(task: TaskRecord): Promise<Prepared | ExecuteOutcome> {
+    const taskId = task.id;
     const log = this.logger.child({ taskId, modelId: task.modelId });
     const model = this.registry.find(task.modelId);
     if (!model) return this.fail(taskId, `Model ${task.modelId} is no longer available; no credits were charged.`, log);

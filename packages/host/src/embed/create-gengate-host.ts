@@ -116,7 +116,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
   // for its bindings and their lifetimes); then the embedder's rebindings; then everything resolved once.
   const container = new Container();
   container.load(
-    postgresStoresModule({ pool, schema, ...(options.replaceStores ? { replace: options.replaceStores } : {}) }),
+    postgresStoresModule({ pool, schema, ...(options.replaceStores ? { replace: options.replaceStores } : {}), ...(options.keyCache ? { keyCache: options.keyCache } : {}) }),
     hostModule({
       logger,
       settings,

@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { FileDeliveryOptions } from '../http/routes/files-delivery.js';
+import type { KeyCacheOptions } from '../postgres/cached-key-store.js';
 import type { StoreReplacements } from '../postgres/pg-unit-of-work.js';
 import type { GengateHostSettingsInput } from './host-settings.js';
 
@@ -28,6 +29,12 @@ export interface GengateHostOptions {
   readonly schema?: string;
   /** Stores to use instead of gengate's own, in every scope (see createPgStores and docs/architecture.md, "SQL and the schema"). */
   readonly replaceStores?: StoreReplacements;
+  /**
+   * How long this process may answer submissions and polls from a cached API key row (their statements
+   * re-check revocation; limit and whitelist changes made by another process show within it); default
+   * `{ ttlMs: 2000 }`, `{ ttlMs: 0 }` for none. See docs/api.md, `PUT /api-keys/{id}`.
+   */
+  readonly keyCache?: KeyCacheOptions;
   /** The provider adapters to serve (e.g. createSandboxAdapter() from @gengate/adapters). */
   readonly adapters: readonly AcceptedProviderAdapter[];
   /** A pino logger; default: silent. */

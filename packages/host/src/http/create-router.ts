@@ -3,7 +3,7 @@ import { Router } from 'express';
 import type { Logger } from 'pino';
 import { createMemoryKeyRateLimiter } from '../limits/create-rate-limiters.js';
 import { createClientIpResolver } from './client-ip.js';
-import { authenticate, callerResolver, type AuthenticationSeam, type RequestAuthenticator } from './middleware/authenticate.js';
+import { authenticate, callerResolver, pollsAndSubmissions, type AuthenticationSeam, type RequestAuthenticator } from './middleware/authenticate.js';
 import { errorHandler, notFound, rememberApiRoot } from './middleware/error-handler.js';
 import { jsonBody } from './middleware/json-body.js';
 import { rateLimit } from './middleware/rate-limit.js';
@@ -103,7 +103,7 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
   );
   if (options.stripeWebhook) router.use(stripeWebhookRoutes(gengate, options.stripeWebhook));
   router.use(providerWebhookRoutes(gengate));
-  router.use(authenticate(gengate, clientIp, seam));
+  router.use(authenticate(gengate, clientIp, seam, pollsAndSubmissions));
   router.use(rateLimit(options.rateLimiter ?? createMemoryKeyRateLimiter()));
   router.use(jsonBody(options.maxBodyBytes ?? 1_048_576));
   if (options.callbacks) router.use(callbackRoutes(options.callbacks));

@@ -44,7 +44,7 @@ export class JobWakeups {
 
 /**
  * The statement that announces one job of `queue`, to send right after the COMMIT of the transaction
- * that added it (pipelinedTransaction's `after`), when `condition` (SQL over $3) holds.
+ * that added it (the `after` of pipelinedStatement or pipelinedTransaction), when `condition` (SQL over $3) holds.
  */
 export function jobReadyStatement(queue: string, condition?: { readonly sql: string; readonly value: unknown }): { text: string; values: unknown[] } {
   return condition

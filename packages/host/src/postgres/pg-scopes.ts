@@ -3,6 +3,7 @@ import { inject, injectable } from 'inversify';
 import type { PgBoss } from 'pg-boss';
 import { HOST_TOKENS } from '../host-tokens.js';
 import { BOSS_SCHEMA } from './boss-queues.js';
+import { CachedKeyStore, KeyCache } from './cached-key-store.js';
 import { PgAlertStore, alertSql } from './pg-alert-store.js';
 import { PgBillingLedger, ledgerSql } from './pg-billing-ledger.js';
 import { PgIdempotencyStore, idempotencySql } from './pg-idempotency-store.js';
@@ -33,17 +34,22 @@ export class PgScopes {
     @inject(HOST_TOKENS.Schema) schema: string,
     @inject(HOST_TOKENS.Boss) private readonly boss: PgBoss | null,
     @inject(PG_TOKENS.StoreReplacements) private readonly replace: StoreReplacements,
+    @inject(KeyCache) private readonly keyCache: KeyCache,
   ) {
     this.sql = statementsFor(checkSchemaName(schema));
   }
 
-  /** The stores over `db`; `readyNow` records a queue that got a job, woken once the scope commits. */
-  over(db: Queryable, readyNow: (queue: string) => void): TransactionScope {
+  /**
+   * The stores over `db`; `readyNow` records a queue that got a job, woken once the scope commits;
+   * `afterCommit` (inside a transaction) runs a function once it committed (the key cache forgets a
+   * revoked key again then).
+   */
+  over(db: Queryable, readyNow: (queue: string) => void, afterCommit?: (fn: () => void) => void): TransactionScope {
     const { sql, boss } = this;
     const r = this.replace;
     return {
       users: pick(r.users, db, () => new PgUserStore(db, sql.users)),
-      keys: pick(r.keys, db, () => new PgKeyStore(db, sql.keys)),
+      keys: pick(r.keys, db, () => new CachedKeyStore(new PgKeyStore(db, sql.keys), this.keyCache, afterCommit)),
       tasks: pick(r.tasks, db, () => new PgTaskStore(db, sql.tasks)),
       ledger: pick(r.ledger, db, () => new PgBillingLedger(db, sql.ledger)),
       alerts: pick(r.alerts, db, () => new PgAlertStore(db, sql.alerts, { bossSchema: boss ? BOSS_SCHEMA : null, readyNow })),

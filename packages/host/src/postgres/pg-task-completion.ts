@@ -9,7 +9,7 @@ import { BOSS_SCHEMA, QUEUES } from './boss-queues.js';
 import { HOST_TOKENS } from '../host-tokens.js';
 import { PG_TOKENS } from './postgres-tokens.js';
 import { checkSchemaName } from './schema.js';
-import { pipelinedTransaction } from './statement-pipeline.js';
+import { pipelinedStatement } from './statement-pipeline.js';
 
 const successSql = (schema: string) =>
   `select ${schema}.gengate_finish_success($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) as r`;
@@ -26,7 +26,8 @@ interface Finished {
 }
 
 /**
- * The TaskCompletion on PostgreSQL: BEGIN, one SQL function and COMMIT in one round trip. The functions
+ * The TaskCompletion on PostgreSQL: one SQL function call, its own transaction (no BEGIN and COMMIT: a
+ * statement outside a transaction block commits or rolls back whole), in one round trip. The functions
  * (migration 018) hold every rule of a task's end: the charge (never above the hold) and settlement, or
  * the release; balance alerts with their mail job; the callback job; the admission of the user's next
  * queued task with its generation job; and the pg-boss job running this end (currentJob), completed in the
@@ -55,33 +56,33 @@ export class PgTaskCompletion implements TaskCompletion {
   async succeed(c: TaskSuccessCompletion): Promise<boolean> {
     const { task, success } = c;
     const job = currentJob();
-    const done = await pipelinedTransaction(
+    const res = await pipelinedStatement<{ r: Finished }>(
       this.pool,
-      async (p) => ({
-        result: p
-          .query<{ r: Finished }>(this.success, [
-            task.id,
-            JSON.stringify(success.outputs),
-            JSON.stringify(success.warnings),
-            success.chargedMicro,
-            success.costMicro,
-            success.reportedCostMicro,
-            JSON.stringify(success.usage),
-            JSON.stringify(success.metadata),
-            success.at,
-            c.chargeDescription,
-            randomUUID(),
-            c.maxRunning,
-            this.boss ? this.bossSchema : null,
-            job?.queue ?? null,
-            job?.id ?? null,
-            job?.attempt ?? null,
-          ])
-          .then((res) => res.rows[0]?.r ?? { ended: false }),
-      }),
-      // The callback's wake-up, in the same write right after COMMIT (the common case needs no other).
+      {
+        text: this.success,
+        values: [
+          task.id,
+          JSON.stringify(success.outputs),
+          JSON.stringify(success.warnings),
+          success.chargedMicro,
+          success.costMicro,
+          success.reportedCostMicro,
+          JSON.stringify(success.usage),
+          JSON.stringify(success.metadata),
+          success.at,
+          c.chargeDescription,
+          randomUUID(),
+          c.maxRunning,
+          this.boss ? this.bossSchema : null,
+          job?.queue ?? null,
+          job?.id ?? null,
+          job?.attempt ?? null,
+        ],
+      },
+      // The callback's wake-up, in the same write right after the commit (the common case needs no other).
       task.callbackUrl ? jobReadyStatement(QUEUES.callback) : undefined,
     );
+    const done = res.rows[0]?.r ?? { ended: false };
     this.wakeFor(done, task.callbackUrl !== null);
     return done.ended;
   }
@@ -89,23 +90,23 @@ export class PgTaskCompletion implements TaskCompletion {
   async fail(c: TaskFailureCompletion): Promise<EndedTask | null> {
     const job = currentJob();
     const m = c.maxRunningPerUser;
-    const done = await pipelinedTransaction(this.pool, async (p) => ({
-      result: p
-        .query<{ r: Finished }>(this.failure, [
-          c.taskId,
-          c.errorMessage,
-          c.at,
-          c.metadata === undefined ? null : JSON.stringify(c.metadata),
-          m.chat,
-          m.image,
-          m.video,
-          this.boss ? this.bossSchema : null,
-          job?.queue ?? null,
-          job?.id ?? null,
-          job?.attempt ?? null,
-        ])
-        .then((res) => res.rows[0]?.r ?? { ended: false }),
-    }));
+    const res = await pipelinedStatement<{ r: Finished }>(this.pool, {
+      text: this.failure,
+      values: [
+        c.taskId,
+        c.errorMessage,
+        c.at,
+        c.metadata === undefined ? null : JSON.stringify(c.metadata),
+        m.chat,
+        m.image,
+        m.video,
+        this.boss ? this.bossSchema : null,
+        job?.queue ?? null,
+        job?.id ?? null,
+        job?.attempt ?? null,
+      ],
+    });
+    const done = res.rows[0]?.r ?? { ended: false };
     this.wakeFor(done, false);
     if (!done.ended || done.modelId === undefined) return null;
     return { modelId: done.modelId, startedAt: done.startedAt ? new Date(done.startedAt) : null };

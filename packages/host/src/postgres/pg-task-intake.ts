@@ -8,16 +8,19 @@ import { BOSS_SCHEMA, QUEUES } from './boss-queues.js';
 import { HOST_TOKENS } from '../host-tokens.js';
 import { PG_TOKENS } from './postgres-tokens.js';
 import { checkSchemaName } from './schema.js';
-import { isRefusal, pipelinedTransaction } from './statement-pipeline.js';
+import { isRefusal, pipelinedStatement } from './statement-pipeline.js';
 
 const submitSql = (schema: string) => `select ${schema}.gengate_submit_task($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) as admitted`;
 
 /**
- * The TaskIntake on PostgreSQL: BEGIN, gengate_submit_task() and COMMIT sent together (one network round
- * trip with a pipelining pool). The function (migration 018) holds every rule of a submission: the
+ * The TaskIntake on PostgreSQL: one statement, gengate_submit_task(), its own transaction (no BEGIN and
+ * COMMIT: a statement outside a transaction block commits or rolls back whole), followed in the same
+ * write by the wake-up of a worker (one network round trip with a pipelining pool). The function (migration 018) holds every rule of a submission: the
  * idempotency window, the hold, the key's revocation check, admission or the user's queue, the task, its
  * generation job (inserted by the function itself, only when the task is admitted) and the idempotency
- * record; it raises to refuse. The user's account row is locked only while the server runs it.
+ * record; it raises to refuse, which rolls back all it wrote. The user's account row is locked only while
+ * the server runs it. The API key is re-checked there, after that lock: a key revoked in any process
+ * (a revoke takes the same lock) is refused here even when the request was authenticated from a cache.
  */
 @injectable()
 export class PgTaskIntake implements TaskIntake {
@@ -44,12 +47,12 @@ export class PgTaskIntake implements TaskIntake {
     // An inline call (run by the API process) has no job: gengate_submit_task takes a null job id.
     const jobId = r.inline === true ? null : randomUUID();
     try {
-      const admitted = await pipelinedTransaction(
+      const res = await pipelinedStatement<{ admitted: boolean }>(
         this.pool,
-        async (p) => ({ result: p.query<{ admitted: boolean }>(this.submit, this.parameters(r, jobId)).then((res) => res.rows[0]?.admitted === true) }),
+        { text: this.submit, values: this.parameters(r, jobId) },
         r.inline === true ? undefined : this.wakeIfAdmitted(r.task.id),
       );
-      return { outcome: 'accepted', admitted };
+      return { outcome: 'accepted', admitted: res.rows[0]?.admitted === true };
     } catch (err) {
       const refusal = isRefusal(err) ? refusalOf(err) : null;
       if (refusal) return refusal;

@@ -86,6 +86,9 @@ export const taskSql = (schema: string) => ({
   forUser: `select * from ${schema}.tasks where id = $1 and user_id = $2`,
   markGenerating: `update ${schema}.tasks set status = 'generating', attempts = attempts + 1, started_at = coalesce(started_at, $2)
        where id = $1 and ${UNFINISHED} returning *`,
+  releaseClaim: `update ${schema}.tasks set attempts = attempts - 1,
+         status = case when started_at = $3 then 'waiting' else status end, started_at = case when started_at = $3 then null else started_at end
+       where id = $1 and status = 'generating' and attempts = $2`,
   saveUpstreamHandle: `update ${schema}.tasks set upstream_handle = $2, warnings = $3, webhook_payload = null where id = $1`,
   advanceCheck: `update ${schema}.tasks set poll_seq = $2::integer + 1, progress = coalesce($3, progress) where id = $1 and status = 'generating' and poll_seq = $2::integer`,
   saveWebhookPayload: `update ${schema}.tasks set webhook_payload = $2 where id = $1 and status = 'generating' and webhook_payload is null`,
@@ -160,6 +163,10 @@ export class PgTaskStore implements TaskStore {
       [id, at],
     );
     return rows[0] ? toTask(rows[0]) : null;
+  }
+
+  async releaseClaim(id: string, claim: { readonly attempts: number; readonly at: Date }): Promise<void> {
+    await this.db.query(this.sql.releaseClaim, [id, claim.attempts, claim.at]);
   }
 
   async saveUpstreamHandle(id: string, handle: JsonValue | null, startWarnings: TaskRecord['warnings'] = []): Promise<void> {

@@ -23,9 +23,11 @@ export class PgUnitOfWork implements UnitOfWork {
     try {
       await client.query('begin');
       const ready = new Set<string>();
-      const result = await fn(this.scopes.over(client, (queue) => ready.add(queue)));
+      const committed: (() => void)[] = [];
+      const result = await fn(this.scopes.over(client, (queue) => ready.add(queue), (f) => committed.push(f)));
       await client.query('commit');
       for (const queue of ready) this.wakeups.wake(queue);
+      for (const f of committed) f();
       return result;
     } catch (err) {
       await client.query('rollback').catch(() => undefined);

@@ -1,8 +1,9 @@
-import { TOKENS, type TaskCompletion, type TaskIntake, type TransactionScope, type UnitOfWork } from '@gengate/core';
+import { TOKENS, type TaskCompletion, type TaskIntake, type TaskPoll, type TransactionScope, type UnitOfWork } from '@gengate/core';
 import { Container } from 'inversify';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { postgresStoresModule } from './postgres-stores-module.js';
+import type { KeyCacheOptions } from './cached-key-store.js';
 import type { StoreReplacements } from './store-replacements.js';
 
 export type { StoreReplacement, StoreReplacements } from './store-replacements.js';
@@ -12,6 +13,12 @@ export interface PgStoresOptions {
   readonly schema: string;
   /** Stores to use instead of gengate's own (see StoreReplacement and docs/architecture.md, "SQL and the schema"). */
   readonly replace?: StoreReplacements;
+  /**
+   * The cache of gengate's own key store (CachedKeyStore): how long a key looked up by its hash answers
+   * the requests that accept a cached key (reads and submissions); default 2 s, `{ ttlMs: 0 }` for none.
+   * A replaced key store is not cached.
+   */
+  readonly keyCache?: KeyCacheOptions;
 }
 
 /**
@@ -19,7 +26,8 @@ export interface PgStoresOptions {
  * `unitOfWork.run` gives a scope bound to one transaction (jobs included, through pg-boss's `db` option).
  * `boss` may be null for processes that never enqueue (the admin CLI).
  *
- * `taskIntake` and `taskCompletion` are where the money rules run (pass them to createGengate): see
+ * `taskPoll` answers a poll in one statement (the task and the key's revocation). `taskIntake` and
+ * `taskCompletion` are where the money rules run (pass them to createGengate): see
  * postgresStoresModule, which this resolves in a container of its own (createGengateHost loads the same
  * module into the host's container, where an embedder may rebind any of them).
  */
@@ -27,13 +35,22 @@ export function createPgStores(
   pool: pg.Pool,
   boss: PgBoss | null,
   options: PgStoresOptions,
-): { stores: TransactionScope; unitOfWork: UnitOfWork; taskIntake: TaskIntake; taskCompletion: TaskCompletion } {
+): { stores: TransactionScope; unitOfWork: UnitOfWork; taskIntake: TaskIntake; taskCompletion: TaskCompletion; taskPoll: TaskPoll } {
   const container = new Container();
-  container.load(postgresStoresModule({ pool, boss, schema: options.schema, ...(options.replace ? { replace: options.replace } : {}) }));
+  container.load(
+    postgresStoresModule({
+      pool,
+      boss,
+      schema: options.schema,
+      ...(options.replace ? { replace: options.replace } : {}),
+      ...(options.keyCache ? { keyCache: options.keyCache } : {}),
+    }),
+  );
   return {
     stores: container.get(TOKENS.Stores),
     unitOfWork: container.get(TOKENS.UnitOfWork),
     taskIntake: container.get(TOKENS.TaskIntake),
     taskCompletion: container.get(TOKENS.TaskCompletion),
+    taskPoll: container.get(TOKENS.TaskPoll),
   };
 }

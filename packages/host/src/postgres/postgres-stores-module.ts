@@ -1,12 +1,14 @@
-import { TOKENS, UnitOfWorkTaskCompletion, UnitOfWorkTaskIntake } from '@gengate/core';
+import { StoreTaskPoll, TOKENS, UnitOfWorkTaskCompletion, UnitOfWorkTaskIntake } from '@gengate/core';
 import { ContainerModule } from 'inversify';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { HOST_TOKENS } from '../host-tokens.js';
+import { KeyCache, type KeyCacheOptions } from './cached-key-store.js';
 import { JobWakeups } from './job-wakeups.js';
 import { PgScopes } from './pg-scopes.js';
 import { PgTaskCompletion } from './pg-task-completion.js';
 import { PgTaskIntake } from './pg-task-intake.js';
+import { PgTaskPoll } from './pg-task-poll.js';
 import { PgUnitOfWork } from './pg-transactions.js';
 import { PG_TOKENS } from './postgres-tokens.js';
 import { checkSchemaName } from './schema.js';
@@ -23,18 +25,22 @@ export interface PostgresStoresModuleOptions {
   readonly boss?: PgBoss | null;
   /** Stores to use instead of gengate's own (see StoreReplacement and docs/architecture.md, "SQL and the schema"). */
   readonly replace?: StoreReplacements;
+  /** The cache of gengate's own key store (see PgStoresOptions.keyCache); default 2 s. */
+  readonly keyCache?: KeyCacheOptions;
 }
 
 /**
  * The PostgreSQL stores: `TOKENS.Stores` (each statement autocommits), `TOKENS.UnitOfWork` (a scope per
- * transaction), and `TOKENS.TaskIntake` / `TOKENS.TaskCompletion`, where the money rules run. With
+ * transaction), `TOKENS.TaskPoll` (a poll in one statement: the task and the key's revocation; over the
+ * stores when the task or key store is replaced), and `TOKENS.TaskIntake` / `TOKENS.TaskCompletion`, where the money rules run. With
  * gengate's own stores those are PgTaskIntake and PgTaskCompletion, which only call the SQL functions of
  * migration 018 (the rules' one home on PostgreSQL); with any store replaced they are core's
  * implementations over the unit of work, so the replacement is what the rules read and write. Whether a
  * store is replaced is decided here, from the options, never from which tables the SQL touches.
  *
  * Lifetimes: the pool, the schema, the job queue and the replacements are configuration (constants: the
- * embedder's values, or the host's); everything else is a singleton of the container. The stores of a
+ * embedder's values, or the host's); everything else is a singleton of the container (the key cache is one
+ * per container, so one per process for the host). The stores of a
  * transaction are not bindings: PgScopes makes them for each `unitOfWork.run`, over that transaction's client.
  */
 export function postgresStoresModule(options: PostgresStoresModuleOptions): ContainerModule {
@@ -50,12 +56,18 @@ export function postgresStoresModule(options: PostgresStoresModuleOptions): Cont
     bind(PG_TOKENS.WakeJobs)
       .toResolvedValue((wakeups: JobWakeups) => (queue: string, jobs: number) => wakeups.wake(queue, jobs), [JobWakeups])
       .inSingletonScope();
+    bind(KeyCache).toConstantValue(new KeyCache(options.keyCache));
     bind(PgScopes).toSelf().inSingletonScope();
     bind(TOKENS.UnitOfWork).to(PgUnitOfWork).inSingletonScope();
     // Outside any transaction: the scope over the pool, whose jobs wake their workers at once.
     bind(TOKENS.Stores)
       .toResolvedValue((scopes: PgScopes, pool: pg.Pool, wakeups: JobWakeups) => scopes.over(pool, (queue) => wakeups.wake(queue)), [PgScopes, HOST_TOKENS.Pool, JobWakeups])
       .inSingletonScope();
+    if (replace.tasks === undefined && replace.keys === undefined) {
+      bind(TOKENS.TaskPoll).toResolvedValue((pool: pg.Pool, s: string) => new PgTaskPoll(pool, s), [HOST_TOKENS.Pool, HOST_TOKENS.Schema]).inSingletonScope();
+    } else {
+      bind(TOKENS.TaskPoll).to(StoreTaskPoll).inSingletonScope();
+    }
     if (replaced) {
       bind(TOKENS.TaskIntake).to(UnitOfWorkTaskIntake).inSingletonScope();
       bind(TOKENS.TaskCompletion).to(UnitOfWorkTaskCompletion).inSingletonScope();

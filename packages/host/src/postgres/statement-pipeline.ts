@@ -141,6 +141,43 @@ export async function pipelinedTransaction<T>(
   }
 }
 
+/**
+ * One statement that is a transaction by itself, and optionally one more right after it, in one write.
+ * PostgreSQL runs a statement sent outside BEGIN as its own transaction: a function that raises rolls
+ * back everything it wrote, and its locks are held until it returns and commits. So a money rule that is
+ * one SQL function call needs no BEGIN and COMMIT around it (two statements fewer, same atomicity). Each
+ * statement carries its own Sync, so `after` (for example a NOTIFY that must not hold the commit lock)
+ * runs in a transaction of its own once the first has committed or rolled back; its outcome is ignored.
+ */
+export async function pipelinedStatement<R extends pg.QueryResultRow>(
+  pool: pg.Pool,
+  statement: { readonly text: string; readonly values: readonly unknown[] },
+  after?: { readonly text: string; readonly values: readonly unknown[] },
+): Promise<pg.QueryResult<R>> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    const p = new StatementPipeline(client);
+    p.hold();
+    let result: Promise<pg.QueryResult<R>>;
+    let afterwards: Promise<void>;
+    try {
+      result = p.query<R>(statement.text, statement.values);
+      afterwards = after ? p.unobserved(after.text, after.values) : Promise.resolve();
+    } finally {
+      p.flush();
+    }
+    await Promise.allSettled([result, afterwards]);
+    return await result;
+  } catch (err) {
+    // A statement's own error (a refusal, a constraint) leaves the connection usable; anything else may not.
+    if (!(err instanceof pg.DatabaseError)) broken = err instanceof Error ? err : new Error(String(err));
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
 /** A gengate function's deliberate refusal (SQLSTATE class GG, see migration 012). */
 export function isRefusal(err: unknown): err is { code: string; detail?: string } {
   return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' && err.code.startsWith('GG');

@@ -93,6 +93,28 @@ export function describeTasksContract(f: StoreFixtures): void {
       expect(await stores().tasks.markGenerating(randomUUID(), new Date())).toBeNull();
     });
 
+    it('releaseClaim (when the store has it) undoes one markGenerating: the attempt uncounted, a first start back to waiting', async (ctx) => {
+      const tasks = stores().tasks;
+      if (!tasks.releaseClaim) return ctx.skip();
+      const user = await newUser();
+      const task = await newTask(user.id);
+      const first = new Date(Date.now() - 10_000);
+      await tasks.markGenerating(task.id, first);
+      await tasks.releaseClaim(task.id, { attempts: 1, at: first });
+      expect(await tasks.findById(task.id)).toMatchObject({ status: 'waiting', attempts: 0, startedAt: null });
+      // A retry's claim (the task had started before) keeps it generating and its first start.
+      await tasks.markGenerating(task.id, first);
+      const retry = new Date();
+      await tasks.markGenerating(task.id, retry);
+      await tasks.releaseClaim(task.id, { attempts: 2, at: retry });
+      const after = await tasks.findById(task.id);
+      expect(after).toMatchObject({ status: 'generating', attempts: 1 });
+      expect(after?.startedAt?.getTime()).toBe(first.getTime());
+      // Only the claim it names: a stale one (another attempt since) changes nothing.
+      await tasks.releaseClaim(task.id, { attempts: 2, at: retry });
+      expect(await tasks.findById(task.id)).toMatchObject({ status: 'generating', attempts: 1 });
+    });
+
     it('markSuccess only ends a generating task, and only once', async () => {
       const user = await newUser();
       const task = await newTask(user.id, 2_000_000);

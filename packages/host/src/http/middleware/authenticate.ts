@@ -19,12 +19,32 @@ export interface AuthenticationSeam {
   readonly signInHint?: string;
 }
 
+/** Whether a request may be authenticated from the key cache (KeyLookupOptions.acceptCached); default never. */
+export type AcceptsCachedKey = (req: Request) => boolean;
+
+/**
+ * /api/v1's rule: the hot path, where the key is re-checked anyway, may use the key cache: a submission
+ * (`POST /run/{model_id}`: gengate_submit_task re-checks the key under the account lock a revoke takes)
+ * and a poll (`GET /run/tasks/{task_id}`: the TaskPoll reads the key's revocation with the task). Every
+ * other request looks its key up. A revocation is then seen at once everywhere; what the cache delays
+ * (by its TTL, 2 s by default) is a change of a key's IP whitelist or limits made by another process.
+ */
+export const pollsAndSubmissions: AcceptsCachedKey = (req) => {
+  if (req.method === 'GET' || req.method === 'HEAD') return /^\/run\/tasks\/[^/]+\/?$/.test(req.path);
+  return req.method === 'POST' && /^\/run\/[^/]+\/?$/.test(req.path) && !/^\/run\/tasks\/?$/.test(req.path);
+};
+
 /**
  * Resolves the caller: the seam first (when given); otherwise `Authorization: Bearer <key>` (401
  * unknown/revoked, 403 outside the IP whitelist). With a seam and no key at all, the 401 names both ways
  * in (the host's sign-in and API keys), not the API key alone.
  */
-export function callerResolver(useCases: Pick<GengateUseCases, 'authenticate'>, clientIp: (req: IncomingMessage) => string | null, seam?: AuthenticationSeam): (req: Request) => Promise<RequestAuth> {
+export function callerResolver(
+  useCases: Pick<GengateUseCases, 'authenticate'>,
+  clientIp: (req: IncomingMessage) => string | null,
+  seam?: AuthenticationSeam,
+  acceptsCachedKey: AcceptsCachedKey = () => false,
+): (req: Request) => Promise<RequestAuth> {
   const byApiKey = useCases.authenticate;
   return async (req) => {
     const viaSeam = seam ? await seam.authenticate(req) : null;
@@ -38,13 +58,18 @@ export function callerResolver(useCases: Pick<GengateUseCases, 'authenticate'>, 
         { headers: CHALLENGE },
       );
     }
-    return byApiKey.execute(match?.[1] ?? null, clientIp(req));
+    return byApiKey.execute(match?.[1] ?? null, clientIp(req), { acceptCached: acceptsCachedKey(req) });
   };
 }
 
 /** Authenticates every request that reaches it (callerResolver); the caller is in `res.locals.auth`. */
-export function authenticate(useCases: Pick<GengateUseCases, 'authenticate'>, clientIp: (req: IncomingMessage) => string | null, seam?: AuthenticationSeam): RequestHandler {
-  const resolve = callerResolver(useCases, clientIp, seam);
+export function authenticate(
+  useCases: Pick<GengateUseCases, 'authenticate'>,
+  clientIp: (req: IncomingMessage) => string | null,
+  seam?: AuthenticationSeam,
+  acceptsCachedKey?: AcceptsCachedKey,
+): RequestHandler {
+  const resolve = callerResolver(useCases, clientIp, seam, acceptsCachedKey);
   return async (req, res, next) => {
     const auth = await resolve(req);
     res.locals['auth'] = auth satisfies RequestAuth;
