@@ -16,8 +16,9 @@ export interface Spread {
 /**
  * Submit -> adapter called under a fixed submission rate, with where the time went, read from the rows
  * (one clock: the database's, except `started_at`, which the worker writes with this machine's clock):
- * - `admission`: the generation job's `created_on` minus the task's `created_at` (0 unless the task waited
- *   in its user's queue for a running slot: TASKS_RUNNING_PER_USER_*);
+ * - `admission`: the generation job's `created_on` minus the task's `created_at`: a few ms either side of 0
+ *   when the job was inserted with the task (the two timestamps are taken at different moments of the
+ *   submission), more when the task waited in its user's queue for a running slot (TASKS_RUNNING_PER_USER_*);
  * - `queued`: the generation job's `started_on` (a worker fetched it) minus the task's `created_at`;
  * - `toStart`: the task's `started_at` (marked generating, the adapter is called next) minus the fetch;
  * - `run`: the job's `completed_on - started_on` (the whole job: execution, result file, settlement);
