@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -6,6 +6,7 @@ import { rssMb } from '../support/process-stats.js';
 
 /** Where the host processes' probes (bench/probes/) write; startHost passes it as GENGATE_PROBE_DIR. */
 export const PROBE_DIR = mkdtempSync(join(tmpdir(), 'gengate-bench-probes-'));
+process.on('exit', () => rmSync(PROBE_DIR, { recursive: true, force: true }));
 
 interface Snapshot {
   readonly rssMb: number;
