@@ -8,16 +8,19 @@
  */
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { scratchDatabase } from '../scripts/support/scratch-database.js';
 import { measureDbCeiling, measureExpressRoute } from './sections/anchors.js';
 import { measureRenderStall } from './sections/render-stall.js';
-import { chatEndToEnd, createKeys, dispatchLatency, hostEnv, measure, percentile, pipeline, rssMb, startHost, submission, submitOne } from './sections/gengate.js';
+import { chatEndToEnd, createKeys, dispatchIdle, hostEnv, measure, percentile, pipeline, startHost, submission, submitOne } from './sections/gengate.js';
+import { dispatchUnderLoad, startTopology, type DispatchResult } from './sections/dispatch.js';
+import { memoryOf, type MemoryReading } from './sections/memory.js';
 
 const quick = process.argv.includes('--quick');
 const SECONDS = quick ? 2 : 6;
+const DISPATCH_LOAD = { rate: 200, seconds: quick ? 3 : 10 };
 
 interface Row {
   readonly figure: string;
@@ -31,6 +34,11 @@ const record: Record<string, unknown> = {};
 const f0 = (n: number) => Math.round(n).toLocaleString('en-US');
 const f1 = (n: number) => n.toFixed(1);
 const pct = (a: number, b: number) => `${Math.round((100 * a) / b)}%`;
+const load3 = () => loadavg().map((x) => x.toFixed(2)).join(' / ');
+const dispatchValue = (d: DispatchResult) =>
+  `p50 ${f1(d.p50Ms)} ms, p99 ${f1(d.p99Ms)} ms (n=${d.n}, ${f0(d.n / d.seconds)} submissions/s accepted); waited for a worker p50 ${f1(d.queued.p50)} ms, fetch -> generating p50 ${f1(d.toStart.p50)} ms, jobs running while others waited ${f1(d.busyWhileQueued)}`;
+const memoryValue = (m: MemoryReading) =>
+  `${f1(m.rssMb)} MB (V8 heap resident ${f1(m.v8ResidentMb)} MB of which young generation ${f1(m.youngMb)} MB, old space ${f1(m.oldSpaceMb)} MB committed / ${f1(m.oldSpaceUsedMb)} MB used${m.liveHeapMb === null ? '' : `, live after a full GC ${f1(m.liveHeapMb)} MB`}; code and libraries (file-backed) ${f1(m.fileBackedMb)} MB; other anonymous ${f1(m.otherAnonymousMb)} MB)`;
 
 function add(key: string, row: Row, data: unknown): void {
   rows.push(row);
@@ -41,7 +49,8 @@ function add(key: string, row: Row, data: unknown): void {
 async function main(): Promise<void> {
   const db = await scratchDatabase();
   const commit = execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
-  process.stdout.write(`gengate bench ${commit} on ${cpus().length} cores, ${process.env['DATABASE_URL'] ? 'DATABASE_URL' : 'embedded PostgreSQL'}${quick ? ' (quick)' : ''}\n`);
+  process.stdout.write(`gengate bench ${commit} on ${cpus().length} cores, load average ${load3()}, ${process.env['DATABASE_URL'] ? 'DATABASE_URL' : 'embedded PostgreSQL'}${quick ? ' (quick)' : ''}\n`);
+  record['load_average_start'] = loadavg();
   try {
     process.stdout.write('anchors\n');
     const ceiling = await measureDbCeiling(db.url, 10, SECONDS);
@@ -57,8 +66,8 @@ async function main(): Promise<void> {
     record['host_mode'] = host.mode;
     const keys = await createKeys(db.url, 50);
     await sleep(500);
-    const idleRss = rssMb(host.pid);
-    add('rss_idle', { figure: 'resident memory at idle', value: `${f1(idleRss)} MB`, anchor: '', target: '' }, idleRss);
+    const idle = await memoryOf(host.pid);
+    add('rss_idle', { figure: 'resident memory at idle', value: memoryValue(idle), anchor: '', target: '' }, idle);
     process.stdout.write(`submission (worker off, host ${host.mode})\n`);
     const sub: Record<string, unknown> = {};
     for (const [users, connections] of [[1, 1], [1, 10], [1, 50], [50, 1], [50, 10], [50, 50]] as const) {
@@ -71,8 +80,8 @@ async function main(): Promise<void> {
         ...(users === 1 && connections === 10 ? { target: '>= 40% of the ceiling, faster than 1 connection; <= 400 µs CPU' } : {}),
       }, r);
     }
-    const rssAfterSubmit = rssMb(host.pid);
-    add('rss_after_submission', { figure: 'resident memory after submission loads', value: `${f1(rssAfterSubmit)} MB`, anchor: '', target: '<= 200 MB' }, rssAfterSubmit);
+    const afterSubmit = await memoryOf(host.pid);
+    add('rss_after_submission', { figure: 'resident memory after submission loads', value: memoryValue(afterSubmit), anchor: '', target: '<= 200 MB' }, afterSubmit);
 
     process.stdout.write('polling\n');
     const taskId = await submitOne(host, keys[0] ?? '');
@@ -92,20 +101,40 @@ async function main(): Promise<void> {
     process.stdout.write(`pipeline (worker on, host ${host.mode})\n`);
     const pipe = await pipeline(host, db.url, keys[1] ?? '', quick ? 500 : 3_000, 10);
     add('pipeline', { figure: 'submit + execute to success, 10 connections', value: `${f0(pipe.tasksPerSecond)} tasks/s, ${f0(pipe.cpuMicrosPerTask)} µs CPU/task`, anchor: `${pct(pipe.tasksPerSecond, ceiling.threeInsertTps)} of the 3-insert ceiling` }, pipe);
-    const rssAfterPipeline = rssMb(host.pid);
-    add('rss_after_pipeline', { figure: 'resident memory after the pipeline load', value: `${f1(rssAfterPipeline)} MB`, anchor: '', target: '<= 200 MB' }, rssAfterPipeline);
-    const dispatch = await dispatchLatency(host, db.url, keys[2] ?? '', { idleCount: quick ? 50 : 200, loadedRate: 200, loadedSeconds: quick ? 3 : 10 });
-    add('dispatch_idle', { figure: 'submit -> adapter called, idle', value: `p50 ${f1(percentile(dispatch.idle, 50))} ms, p99 ${f1(percentile(dispatch.idle, 99))} ms (n=${dispatch.idle.length})`, anchor: '' }, dispatch.idle);
-    add('dispatch_200rps', { figure: 'submit -> adapter called, under 200 submissions/s', value: `p50 ${f1(percentile(dispatch.loaded, 50))} ms, p99 ${f1(percentile(dispatch.loaded, 99))} ms (n=${dispatch.loaded.length})`, anchor: '', target: 'p50 <= 10 ms, p99 <= 50 ms' }, dispatch.loaded);
+    const afterPipeline = await memoryOf(host.pid);
+    add('rss_after_pipeline', { figure: 'resident memory after the pipeline load', value: memoryValue(afterPipeline), anchor: '', target: '<= 200 MB' }, afterPipeline);
+    const idleDispatch = await dispatchIdle(host, db.url, keys[2] ?? '', quick ? 50 : 200);
+    add('dispatch_idle', { figure: 'submit -> adapter called, idle', value: `p50 ${f1(percentile(idleDispatch, 50))} ms, p99 ${f1(percentile(idleDispatch, 99))} ms (n=${idleDispatch.length})`, anchor: '' }, idleDispatch);
+    const loaded = await dispatchUnderLoad('all', { api: host, all: [{ role: 'all', host }] }, db.url, [keys[2] ?? ''], DISPATCH_LOAD);
+    add('dispatch_200rps', { figure: 'submit -> adapter called, under 200 submissions/s, one --role all process (after the pipeline load)', value: dispatchValue(loaded), anchor: '', target: 'p50 <= 10 ms, p99 <= 50 ms' }, loaded);
     const e2e = await chatEndToEnd(host, keys[3] ?? '', quick ? 50 : 200);
     add('chat_e2e', { figure: 'chat submit -> callback received, zero-latency upstream', value: `p50 ${f1(percentile(e2e, 50))} ms, p99 ${f1(percentile(e2e, 99))} ms (n=${e2e.length})`, anchor: '', target: 'p50 <= 15 ms' }, e2e);
-    const rssEnd = rssMb(host.pid);
-    add('rss_end', { figure: 'resident memory after every load', value: `${f1(rssEnd)} MB`, anchor: '', target: '<= 200 MB' }, rssEnd);
+    const end = await memoryOf(host.pid);
+    add('rss_end', { figure: 'resident memory after every load', value: memoryValue(end), anchor: '', target: '<= 200 MB' }, end);
     await host.stop();
+
+    // The same dispatch load on fresh processes: one `--role all`, then `--role api` beside `--role worker`.
+    for (const [i, topology] of (['all', 'api+worker'] as const).entries()) {
+      const procs = await startTopology(topology, hostEnv(db.url, true));
+      try {
+        await sleep(500);
+        const d = await dispatchUnderLoad(topology, procs, db.url, [keys[4 + i] ?? ''], DISPATCH_LOAD);
+        const key = topology === 'all' ? 'dispatch_200rps_fresh_all' : 'dispatch_200rps_api_worker';
+        add(key, { figure: `submit -> adapter called, under 200 submissions/s, ${topology === 'all' ? 'one fresh --role all process' : '--role api process + --role worker process'}`, value: dispatchValue(d), anchor: '', target: 'p50 <= 10 ms, p99 <= 50 ms' }, d);
+        for (const p of procs.all) {
+          const m = await memoryOf(p.host.pid);
+          add(`rss_after_dispatch_${p.role}`, { figure: `resident memory of the --role ${p.role} process after the dispatch load`, value: memoryValue(m), anchor: '', target: '<= 200 MB' }, m);
+        }
+      } finally {
+        await procs.stop();
+      }
+    }
   } finally {
     await db.close();
   }
 
+  record['load_average_end'] = loadavg();
+  process.stdout.write(`\nload average at the end ${load3()}\n`);
   process.stdout.write('\n| figure | measured | anchor (same run) | target |\n|---|---|---|---|\n');
   for (const r of rows) process.stdout.write(`| ${r.figure} | ${r.value} | ${r.anchor} | ${r.target ?? ''} |\n`);
   const dir = join(import.meta.dirname, 'results');

@@ -68,18 +68,18 @@ export async function submission(host: HostProcess, keys: readonly string[], con
   });
 }
 
-async function count(pool: pg.Pool, sql: string, values: unknown[] = []): Promise<number> {
+async function countRows(pool: pg.Pool, sql: string, values: unknown[] = []): Promise<number> {
   return (await pool.query<{ n: number }>(sql, values)).rows[0]?.n ?? 0;
 }
 
 /** Full pipeline: submissions with the worker on, until every task is `success`. */
 export async function pipeline(host: HostProcess, databaseUrl: string, key: string, tasks: number, connections: number): Promise<{ tasksPerSecond: number; cpuMicrosPerTask: number; seconds: number }> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-  const before = await count(pool, `select count(*)::int as n from gengate.tasks where status = 'success'`);
+  const before = await countRows(pool, `select count(*)::int as n from gengate.tasks where status = 'success'`);
   const cpu0 = cpuMicros(host.pid);
   const started = performance.now();
   await load({ url: `${host.url}/api/v1/run/sandbox.echo-chat`, method: 'POST', body: CHAT_BODY, connections, amount: tasks, headerSets: [auth(key)] });
-  while ((await count(pool, `select count(*)::int as n from gengate.tasks where status = 'success'`)) < before + tasks) await sleep(20);
+  while ((await countRows(pool, `select count(*)::int as n from gengate.tasks where status = 'success'`)) < before + tasks) await sleep(20);
   const seconds = (performance.now() - started) / 1000;
   const cpu = cpuMicros(host.pid) - cpu0;
   await pool.end();
@@ -93,30 +93,20 @@ export async function submitOne(host: HostProcess, key: string, body: string = C
   return json.task_id;
 }
 
-/** Submit -> adapter called (the task's started_at minus its created_at, both on this machine's clock). */
-export async function dispatchLatency(host: HostProcess, databaseUrl: string, key: string, opts: { idleCount: number; loadedRate: number; loadedSeconds: number }): Promise<{ idle: number[]; loaded: number[] }> {
+/** Submit -> adapter called at idle: one submission every 20 ms, each task's started_at minus its created_at. */
+export async function dispatchIdle(host: HostProcess, databaseUrl: string, key: string, count: number): Promise<number[]> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-  const idleIds: string[] = [];
-  for (let i = 0; i < opts.idleCount; i++) {
-    idleIds.push(await submitOne(host, key));
-    await sleep(20);
-  }
-  const since = new Date();
-  await load({ url: `${host.url}/api/v1/run/sandbox.echo-chat`, method: 'POST', body: CHAT_BODY, connections: 20, overallRate: opts.loadedRate, durationSeconds: opts.loadedSeconds, headerSets: [auth(key)] });
-  const wait = async (where: string, values: unknown[]) => {
-    for (;;) {
-      if ((await count(pool, `select count(*)::int as n from gengate.tasks where ${where} and started_at is null`, values)) === 0) return;
-      await sleep(50);
+  try {
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
+      ids.push(await submitOne(host, key));
+      await sleep(20);
     }
-  };
-  await wait('id = any($1::uuid[])', [idleIds]);
-  await wait('created_at >= $1', [since]);
-  const ms = async (where: string, values: unknown[]) =>
-    (await pool.query<{ ms: number }>(`select extract(epoch from (started_at - created_at)) * 1000 as ms from gengate.tasks where ${where}`, values)).rows.map((r) => Number(r.ms));
-  const idle = await ms('id = any($1::uuid[])', [idleIds]);
-  const loaded = await ms('created_at >= $1', [since]);
-  await pool.end();
-  return { idle, loaded };
+    while ((await countRows(pool, `select count(*)::int as n from gengate.tasks where id = any($1::uuid[]) and started_at is null`, [ids])) > 0) await sleep(50);
+    return (await pool.query<{ ms: number }>(`select extract(epoch from (started_at - created_at)) * 1000 as ms from gengate.tasks where id = any($1::uuid[])`, [ids])).rows.map((r) => Number(r.ms));
+  } finally {
+    await pool.end();
+  }
 }
 
 /** Submit -> callback received for a zero-latency chat: everything the gateway adds around the upstream. */

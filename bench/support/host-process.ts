@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PROBE_DIR } from '../sections/memory.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const NODE = join(ROOT, 'node_modules', '.bin', 'node');
 const COMPILED = join(ROOT, 'packages', 'host', 'dist', 'server', 'cli.js');
+const PROBES = join(import.meta.dirname, '..', 'probes');
 
 export interface HostProcess {
   readonly url: string;
@@ -14,12 +16,31 @@ export interface HostProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `gengate serve` as `npm start` runs it in production, as its own process (so its CPU is its own). */
+/**
+ * Node's flags as `npm start` passes them (package.json's start script: `node <flags> packages/host/...`),
+ * so the bench measures what production runs. GENGATE_BENCH_NODE_FLAGS replaces them for an A/B run.
+ */
+export function productionNodeFlags(): string[] {
+  const override = process.env['GENGATE_BENCH_NODE_FLAGS'];
+  if (override !== undefined) return override.split(' ').filter(Boolean);
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string | undefined> }).scripts['start'] ?? '';
+  const m = /^node\s+(.*?)\s*packages\/host\/dist\/server\/cli\.js/.exec(start);
+  return (m?.[1] ?? '').split(' ').filter(Boolean);
+}
+
+/**
+ * Starts `gengate serve` as `npm start` runs it in production, as its own process (so its CPU is its own),
+ * with the bench's memory probe loaded (bench/probes/memory-probe.mjs: a reading on SIGUSR2, nothing else)
+ * and, when GENGATE_BENCH_STATEMENTS=1, the statement timer (bench/probes/statement-probe.mjs).
+ */
 export async function startHost(env: Record<string, string>): Promise<HostProcess> {
   const mode = existsSync(COMPILED) ? 'compiled' : 'tsx';
-  // As `npm start` runs it: a young generation of 16 MB semi-spaces (docs/benchmarks.md, memory).
-  const args = mode === 'compiled' ? ['--max-semi-space-size=16', COMPILED, 'serve'] : ['--conditions=@gengate/source', '--import', 'tsx', join(ROOT, 'packages/host/src/server/cli.ts'), 'serve'];
-  const child: ChildProcess = spawn(NODE, args, { cwd: ROOT, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const probes = ['--import', join(PROBES, 'memory-probe.mjs'), ...(process.env['GENGATE_BENCH_STATEMENTS'] === '1' ? ['--import', join(PROBES, 'statement-probe.mjs')] : [])];
+  const args =
+    mode === 'compiled'
+      ? [...productionNodeFlags(), ...probes, COMPILED, 'serve']
+      : ['--conditions=@gengate/source', '--import', 'tsx', ...probes, join(ROOT, 'packages/host/src/server/cli.ts'), 'serve'];
+  const child: ChildProcess = spawn(NODE, args, { cwd: ROOT, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', GENGATE_PROBE_DIR: PROBE_DIR, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {

@@ -33,8 +33,8 @@ describe('packaging', () => {
     const scripts = root['scripts'] as Record<string, string>;
     expect(scripts['prepare']).toBe('tsc -b && npm run build:dashboard');
     expect(scripts['prestart']).toBe('tsc -b');
-    // With a young generation of 16 MB semi-spaces (docs/benchmarks.md: resident memory).
-    expect(scripts['start']).toBe('node --max-semi-space-size=16 packages/host/dist/server/cli.js serve');
+    // With a young generation of 8 MB semi-spaces (docs/benchmarks.md: resident memory).
+    expect(scripts['start']).toBe('node --max-semi-space-size=8 packages/host/dist/server/cli.js serve');
     expect(scripts['gengate']).toBe('node packages/host/dist/server/cli.js');
     for (const s of ['start', 'gengate']) expect(scripts[s]).not.toMatch(/tsx|@gengate\/source/);
     expect((read('packages/host/package.json')['bin'] as Record<string, string>)['gengate']).toBe('./dist/server/cli.js');

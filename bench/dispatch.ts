@@ -1,0 +1,78 @@
+/**
+ * npm run bench:dispatch — only the dispatch figures of `npm run bench` (submit -> adapter called under a
+ * fixed submission rate, docs/benchmarks.md), each topology on fresh processes: one `--role all` process,
+ * and an `--role api` process beside an `--role worker` process, with where the time went.
+ *   -- --quick                 shorter loads
+ *   -- --rate 200 --seconds 10 the load (submissions/s, seconds)
+ *   -- --topology all          one topology only (all | api+worker)
+ *   -- --users 50              spread the submissions over that many users (default 1: one account row)
+ *   -- --concurrency 32        WORKER_CONCURRENCY (default 8)
+ *   -- --statements            time every statement in the host processes and print the slowest in total
+ *                              (bench/probes/statement-probe.mjs; a diagnosis, not a record)
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { scratchDatabase } from '../scripts/support/scratch-database.js';
+import { dispatchUnderLoad, startTopology, type Topology } from './sections/dispatch.js';
+import { createKeys, hostEnv } from './sections/gengate.js';
+import { PROBE_DIR } from './sections/memory.js';
+
+const arg = (name: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const quick = process.argv.includes('--quick');
+const rate = Number(arg('rate') ?? 200);
+const seconds = Number(arg('seconds') ?? (quick ? 3 : 10));
+const users = Number(arg('users') ?? 1);
+const concurrency = arg('concurrency');
+const statements = process.argv.includes('--statements');
+const topologies: Topology[] = arg('topology') ? [arg('topology') as Topology] : ['all', 'api+worker'];
+const load3 = () => loadavg().map((x) => x.toFixed(2)).join(' / ');
+
+interface StatementFile {
+  role: string | null;
+  eventLoopDelayMs: { p50: number; p99: number; max: number };
+  statements: { text: string; n: number; meanMs: number; totalMs: number; maxMs: number }[];
+}
+
+function printStatements(pid: number, role: string): void {
+  const file = join(PROBE_DIR, `statements-${pid}.json`);
+  if (!existsSync(file)) return;
+  const s = JSON.parse(readFileSync(file, 'utf8')) as StatementFile;
+  process.stdout.write(`  ${role} (pid ${pid}): event-loop delay p50 ${s.eventLoopDelayMs.p50} ms, p99 ${s.eventLoopDelayMs.p99} ms, max ${s.eventLoopDelayMs.max} ms\n`);
+  process.stdout.write(`       n   mean ms  total ms  max ms  statement\n`);
+  for (const r of s.statements.slice(0, 10)) process.stdout.write(`  ${String(r.n).padStart(6)} ${r.meanMs.toFixed(2).padStart(9)} ${String(r.totalMs).padStart(9)} ${String(r.maxMs).padStart(7)}  ${r.text}\n`);
+}
+
+async function main(): Promise<void> {
+  if (statements) process.env['GENGATE_BENCH_STATEMENTS'] = '1';
+  const db = await scratchDatabase();
+  process.stdout.write(`dispatch bench on ${cpus().length} cores, load average ${load3()}; ${rate}/s for ${seconds} s, ${users} user(s)${concurrency ? `, WORKER_CONCURRENCY ${concurrency}` : ''}\n`);
+  try {
+    let keys: string[] = [];
+    for (const [i, topology] of topologies.entries()) {
+      const procs = await startTopology(topology, { ...hostEnv(db.url, true), ...(concurrency ? { WORKER_CONCURRENCY: concurrency } : {}) });
+      try {
+        // The first host to start migrates the database; the users come after.
+        if (keys.length === 0) keys = await createKeys(db.url, topologies.length * users);
+        await new Promise((r) => setTimeout(r, 500));
+        const d = await dispatchUnderLoad(topology, procs, db.url, keys.slice(i * users, (i + 1) * users), { rate, seconds });
+        const { samples: _samples, ...shown } = d;
+        process.stdout.write(`${topology}: p50 ${d.p50Ms.toFixed(1)} ms, p99 ${d.p99Ms.toFixed(1)} ms (n=${d.n})\n${JSON.stringify(shown)}\n`);
+      } finally {
+        await procs.stop();
+      }
+      for (const p of procs.all) printStatements(p.host.pid, p.role);
+    }
+  } finally {
+    await db.close();
+  }
+  process.stdout.write(`load average at the end ${load3()}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});
