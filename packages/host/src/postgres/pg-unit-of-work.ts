@@ -35,7 +35,7 @@ export function createPgStores(
   pool: pg.Pool,
   boss: PgBoss | null,
   options: PgStoresOptions,
-): { stores: TransactionScope; unitOfWork: UnitOfWork; taskIntake: TaskIntake; taskCompletion: TaskCompletion; taskPoll: TaskPoll } {
+): { stores: TransactionScope; unitOfWork: UnitOfWork; taskIntake: TaskIntake; taskCompletion: TaskCompletion; taskPoll?: TaskPoll } {
   const container = new Container();
   container.load(
     postgresStoresModule({
@@ -51,6 +51,7 @@ export function createPgStores(
     unitOfWork: container.get(TOKENS.UnitOfWork),
     taskIntake: container.get(TOKENS.TaskIntake),
     taskCompletion: container.get(TOKENS.TaskCompletion),
-    taskPoll: container.get(TOKENS.TaskPoll),
+    // With the task or key store replaced, none: createGengate's default is the poll over the stores.
+    ...(options.replace?.tasks === undefined && options.replace?.keys === undefined ? { taskPoll: container.get(TOKENS.TaskPoll) } : {}),
   };
 }
