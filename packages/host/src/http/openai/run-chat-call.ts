@@ -13,6 +13,8 @@ export function estimateTokens(text: string): number {
   return text.length === 0 ? 0 : Math.ceil(text.length / 4);
 }
 
+export type ExtraFiles = (acc: ChatAccumulator, usage: { inputTokens: number; outputTokens: number }, end: CallEnd) => GenerationResult['files'];
+
 export interface ChatCallOutcome {
   readonly acc: ChatAccumulator;
   readonly end: CallEnd;
@@ -35,6 +37,8 @@ export async function runChatCall(
   onDelta: (delta: Record<string, unknown>, acc: ChatAccumulator) => void,
   onOpen: () => void = () => undefined,
   mode: 'stream' | 'generate' = 'stream',
+  /** Files stored after the answer's own (a stored /v1/responses answer keeps its conversation so). */
+  extraFiles: ExtraFiles = () => [],
 ): Promise<ChatCallOutcome> {
   const acc = new ChatAccumulator();
   const model = run.adapter.languageModel?.(run.model.id);
@@ -60,7 +64,7 @@ export async function runChatCall(
     end = signals.clientGone.aborted ? 'client_gone' : signals.revoked.aborted ? 'revoked' : run.signal.aborted ? 'aborted' : 'upstream_error';
     if (end === 'upstream_error' || end === 'aborted') error = classify(run, thrown);
   }
-  const settled = await settle(run, acc, end, error);
+  const settled = await settle(run, acc, end, error, extraFiles);
   return { acc, end, error, ...settled };
 }
 
@@ -83,7 +87,7 @@ function classify(run: InlineRun, thrown: unknown): UpstreamError {
   return run.adapter.upstreamError?.(thrown) ?? new UpstreamError(thrown instanceof Error ? thrown.message : String(thrown), { kind: 'network' });
 }
 
-async function settle(run: InlineRun, acc: ChatAccumulator, end: CallEnd, error: UpstreamError | null): Promise<Pick<ChatCallOutcome, 'chargedMicro' | 'usage'>> {
+async function settle(run: InlineRun, acc: ChatAccumulator, end: CallEnd, error: UpstreamError | null, extraFiles: ExtraFiles): Promise<Pick<ChatCallOutcome, 'chargedMicro' | 'usage'>> {
   if (end === 'completed' || acc.produced) {
     const req = run.request;
     const promptChars = req.modality === 'chat' ? req.prompt.length + (req.system?.length ?? 0) : 0;
@@ -92,7 +96,7 @@ async function settle(run: InlineRun, acc: ChatAccumulator, end: CallEnd, error:
     const warnings = end === 'completed' ? [] : [{ param: 'stream', message: interruptedMessage(end, error) }];
     const body = acc.text !== '' || acc.toolCalls.length === 0 ? { data: new TextEncoder().encode(acc.text), mediaType: 'text/plain' } : { data: new TextEncoder().encode(JSON.stringify(acc.toolCalls)), mediaType: 'application/json' };
     const result: GenerationResult = {
-      files: [{ kind: 'bytes', ...body }],
+      files: [{ kind: 'bytes', ...body }, ...extraFiles(acc, usage, end)],
       usage,
       warnings,
       metadata: { ...(acc.upstreamId ? { requestId: acc.upstreamId } : {}), ...(acc.rawFinish ? { finishReason: acc.rawFinish } : {}), ...(acc.upstreamModel ? { model: acc.upstreamModel } : {}) },
