@@ -73,6 +73,29 @@ describe('POST /v1/responses with the openai client', () => {
     }
   });
 
+  it("reports the upstream's cached input tokens in usage.input_tokens_details.cached_tokens", async () => {
+    // The fake answers once as OpenAI does for a prompt whose first 1,024 tokens were cached
+    // (https://platform.openai.com/docs/guides/prompt-caching: usage.prompt_tokens_details.cached_tokens).
+    app.fake.failNext(
+      {
+        kind: 'status',
+        status: 200,
+        body: {
+          id: 'chatcmpl-cached',
+          object: 'chat.completion',
+          created: 1,
+          model: 'gpt-4o-mini',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'cached answer' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 1500, completion_tokens: 2, total_tokens: 1502, prompt_tokens_details: { cached_tokens: 1024 }, completion_tokens_details: { reasoning_tokens: 0 } },
+        },
+      },
+      { match: (c) => c.path === '/v1/chat/completions' },
+    );
+    const r = await client.responses.create({ model: 'openai.gpt-4o-mini', input: 'a long shared prefix' });
+    expect(r.output_text).toBe('cached answer');
+    expect(r.usage).toMatchObject({ input_tokens: 1500, output_tokens: 2, total_tokens: 1502, input_tokens_details: { cached_tokens: 1024 } });
+  });
+
   it('answers the truncated response as incomplete (max_output_tokens), streamed and not', async () => {
     const r = await client.responses.create({ model: 'sandbox.echo-chat', input: 'a long answer please', max_output_tokens: 3 });
     expect(r.status).toBe('incomplete');

@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { authOf } from '../middleware/authenticate.js';
 import { resolveModel } from '../openai/model-names.js';
 import type { RevocationWatch } from '../openai/revocation-watch.js';
-import { runChatCall, type ChatCallOutcome, type ExtraFiles } from '../openai/run-chat-call.js';
+import { runChatCall, type ChatCallExtras, type ChatCallOutcome } from '../openai/run-chat-call.js';
 import { echoedFields, ResponseBuilder, usageOf, type ResponseEvent } from './response-builder.js';
 import { toCallOptions, toRunRequest } from './responses-prompt.js';
 import { inputItems, parseResponseRequest } from './responses-request.js';
@@ -59,7 +59,7 @@ export function createResponse(deps: CreateResponseDeps) {
     const builder = new ResponseBuilder(run.taskId, { model: model.id, createdAt: Math.floor(Date.now() / 1000), echoed: echoedFields(body, previousId) }, streamed ? (e) => sse.event(e) : () => undefined);
     const options = { ...baseOptions, maxOutputTokens: run.request.modality === 'chat' ? run.request.maxTokens : 1 };
     // A stored response keeps its conversation beside the answer (read back by GET and previous_response_id).
-    const extraFiles: ExtraFiles = (acc, usage, end) => (body.store !== false && end === 'completed' ? [recordFile(items, builder.final(acc.finish === 'length', usageOf(usage)))] : []);
+    const files: ChatCallExtras['files'] = (acc, usage, end) => (body.store !== false && end === 'completed' ? [recordFile(items, builder.final(acc.finish === 'length', usageOf(usage)))] : []);
     const signals = { clientGone: clientGone.signal, revoked: watch.signal };
     try {
       const outcome = await runChatCall(
@@ -73,7 +73,7 @@ export function createResponse(deps: CreateResponseDeps) {
           builder.open();
         },
         streamed ? 'stream' : 'generate',
-        extraFiles,
+        { files },
       ).finally(() => sse.stopKeepAlive());
       const usage = outcome.usage ? usageOf(outcome.usage) : null;
       if (!streamed) {

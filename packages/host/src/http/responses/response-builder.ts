@@ -25,10 +25,11 @@ export interface ResponsesUsage {
   total_tokens: number;
 }
 
-export function usageOf(u: { inputTokens: number; outputTokens: number; cachedInputTokens?: number | null }): ResponsesUsage {
+/** The usage the upstream reported (its cache reads and writes are part of the input tokens). */
+export function usageOf(u: { readonly inputTokens: number; readonly outputTokens: number; readonly cacheReadTokens?: number; readonly cacheWriteTokens?: number }): ResponsesUsage {
   return {
     input_tokens: u.inputTokens,
-    input_tokens_details: { cached_tokens: u.cachedInputTokens ?? 0, cache_write_tokens: 0 },
+    input_tokens_details: { cached_tokens: u.cacheReadTokens ?? 0, cache_write_tokens: u.cacheWriteTokens ?? 0 },
     output_tokens: u.outputTokens,
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: u.inputTokens + u.outputTokens,
