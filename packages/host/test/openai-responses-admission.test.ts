@@ -1,7 +1,9 @@
+import { TOKENS } from '@gengate/core';
 import { openAIFaults } from '@gengate/testing';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkedStream, startResponsesApp, UPSTREAM_KEY, type ResponsesApp } from './support/responses-app.js';
+import { waitFor } from './support/spawn-server.js';
 
 /**
  * What POST /v1/responses refuses and how it fails: a bad request changes nothing (no task, no hold), a
@@ -118,6 +120,35 @@ describe('upstream failures', () => {
     expect(last.type).toBe('response.failed');
     expect(last.response.error.message).toMatch(/provider failed/);
     expect(events.map((e) => e['type'])).not.toContain('response.completed');
+  });
+});
+
+describe('revocation', () => {
+  it('ends the open stream of a key revoked mid-answer with response.failed, charging what was produced', async () => {
+    const { key, userId } = await app.user();
+    const keys = await get<{ data?: { id: string }[] } | { id: string }[]>('/api-keys', key);
+    const keyId = (Array.isArray(keys) ? keys : (keys.data ?? []))[0]?.id ?? '';
+    // The upstream sends its first events, then stays open sending nothing: only the revocation can end the stream.
+    app.fake.failNext({ kind: 'cut-stream', events: 3, then: 'stall' }, { match: (c) => c.path === '/v1/chat/completions' });
+    const res = await post(key, { model: 'openai.gpt-4o-mini', input: 'keep talking', stream: true });
+    expect(res.status).toBe(200);
+    const reader = res.body?.pipeThrough(new TextDecoderStream()).getReader();
+    let body = '';
+    while (reader && !body.includes('response.output_text.delta')) {
+      const next = await reader.read();
+      if (next.done) break;
+      body += next.value;
+    }
+    const revoked = await fetch(`${app.base}/api/v1/api-keys/${keyId}`, { method: 'DELETE', headers: { Authorization: `Bearer ${key}` } });
+    expect(revoked.status).toBe(200);
+    for (let next = await reader?.read(); next && !next.done; next = await reader?.read()) body += next.value;
+    const events = checkedStream(body);
+    const last = events.at(-1) as { type: string; response: { error: { code: string; message: string } } };
+    expect(last.type).toBe('response.failed');
+    expect(last.response.error).toEqual({ code: 'invalid_api_key', message: expect.stringMatching(/revoked/) });
+    const ledger = app.gengate.container.get(TOKENS.Stores).ledger;
+    const charge = await waitFor(async () => (await ledger.listTransactions(userId, 1, 10)).items.find((t) => t.paymentMethod === 'usage'), { timeoutMs: 5_000, intervalMs: 20, what: 'the charge of the revoked stream' });
+    expect(charge.creditsMicro).toBeLessThan(0);
   });
 });
 
