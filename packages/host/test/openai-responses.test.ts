@@ -12,7 +12,8 @@ import { checkedStream, startResponsesApp, type ResponsesApp } from './support/r
 let app: ResponsesApp;
 let key: string;
 let client: OpenAI;
-const MODELS = ['sandbox.echo-chat', 'openai.gpt-4o-mini'] as const;
+/** The sandbox, OpenAI and, across dialects, Anthropic (each through gengate's adapter and the provider's fake). */
+const MODELS = ['sandbox.echo-chat', 'openai.gpt-4o-mini', 'anthropic.claude-haiku-5-5'] as const;
 
 beforeAll(async () => {
   app = await startResponsesApp();
@@ -40,7 +41,7 @@ const tools: OpenAI.Responses.Tool[] = [
 ];
 
 describe('POST /v1/responses with the openai client', () => {
-  it('creates a response (non-streamed) on the sandbox and on the OpenAI adapter, recorded as a charged gengate task', async () => {
+  it('creates a response (non-streamed) on the sandbox, OpenAI and Anthropic, recorded as a charged gengate task', async () => {
     for (const model of MODELS) {
       const r = await client.responses.create({ model, input: 'hello responses', instructions: 'Be brief.', max_output_tokens: 40 });
       expect(r.object, model).toBe('response');
@@ -56,7 +57,7 @@ describe('POST /v1/responses with the openai client', () => {
       expect(task.result_urls, model).toHaveLength(2);
     }
     const charges = (await api<{ data: { payment_method: string; credits: number }[] }>('/billing/transactions?per_page=100')).data.filter((t) => t.payment_method === 'usage');
-    expect(charges).toHaveLength(2);
+    expect(charges).toHaveLength(MODELS.length);
     expect(charges.every((c) => c.credits < 0)).toBe(true);
   });
 
@@ -104,7 +105,7 @@ describe('POST /v1/responses with the openai client', () => {
     expect(events.at(-1)?.type).toBe('response.incomplete');
   });
 
-  it('round-trips a function call, streamed and not, by items and by previous_response_id, on the sandbox and the OpenAI adapter', async () => {
+  it('round-trips a function call, streamed and not, by items and by previous_response_id, on the sandbox, OpenAI and Anthropic', async () => {
     for (const model of MODELS) {
       const first = await client.responses.create({ model, input: 'Paris', tools, tool_choice: 'required' });
       const call = first.output.find((o) => o.type === 'function_call');

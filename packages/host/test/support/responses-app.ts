@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createOpenAIAdapter, SandboxAdapter } from '@gengate/adapters';
+import { createAnthropicAdapter, createOpenAIAdapter, SandboxAdapter } from '@gengate/adapters';
 import { createGengate, MemoryBlobStore, type Gengate } from '@gengate/core';
-import { parseResponsesSse, startFakeOpenAI, validateResponsesStream, type FakeUpstream } from '@gengate/testing';
+import { parseResponsesSse, startFakeAnthropic, startFakeOpenAI, validateResponsesStream, type FakeUpstream } from '@gengate/testing';
 import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import express from 'express';
 import { pino } from 'pino';
@@ -21,6 +21,7 @@ export interface ResponsesApp {
   readonly base: string;
   readonly gengate: Gengate;
   readonly fake: FakeUpstream;
+  readonly anthropicFake: FakeUpstream;
   /** A new user with this many credits: its API key and id. */
   user(credits?: number): Promise<{ key: string; userId: string }>;
   close(): Promise<void>;
@@ -28,17 +29,22 @@ export interface ResponsesApp {
 
 /**
  * /api/v1 and /v1 of one gengate on PostgreSQL stores, in process, with the sandbox and gengate's OpenAI
- * adapter (pointed at the fake OpenAI server): what the /v1/responses tests drive.
+ * and Anthropic adapters (pointed at the fake servers): what the /v1/responses and agent-fixture tests drive.
  */
 export async function startResponsesApp(): Promise<ResponsesApp> {
   const db: TestDatabase = await createTestDatabase();
   const fake = await startFakeOpenAI();
+  const anthropicFake = await startFakeAnthropic();
   const { pool, close } = openPool(db.url, 10);
   await runMigrations(pool, DEFAULT_SCHEMA);
   const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(pool, null, { schema: DEFAULT_SCHEMA });
   const blobStore = new MemoryBlobStore();
   const gengate = createGengate({
-    adapters: [new SandboxAdapter({ latencyMs: { chat: 20, image: 5, video: 30 } }), createOpenAIAdapter({ apiKey: UPSTREAM_KEY, baseURL: `${fake.url}/v1` })],
+    adapters: [
+      new SandboxAdapter({ latencyMs: { chat: 20, image: 5, video: 30 } }),
+      createOpenAIAdapter({ apiKey: UPSTREAM_KEY, baseURL: `${fake.url}/v1` }),
+      createAnthropicAdapter({ apiKey: UPSTREAM_KEY, baseURL: `${anthropicFake.url}/v1` }),
+    ],
     stores,
     unitOfWork,
     taskIntake,
@@ -59,6 +65,7 @@ export async function startResponsesApp(): Promise<ResponsesApp> {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     gengate,
     fake,
+    anthropicFake,
     async user(credits = 100) {
       const u = await gengate.admin.createUser({ email: `responses-${++n}@example.com`, credits });
       return { key: u.api_key, userId: u.user_id };
@@ -67,6 +74,7 @@ export async function startResponsesApp(): Promise<ResponsesApp> {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await fake.close();
+      await anthropicFake.close();
       await close();
       await db.drop();
     },
