@@ -56,7 +56,7 @@ export function createResponse(deps: CreateResponseDeps) {
     const watch = auth.apiKeyId !== null ? deps.revocations.watch(auth.apiKeyId, auth.userId) : { signal: NO_SIGNAL, stop: () => undefined };
     const streamed = body.stream === true;
     const sse = new SseWriter(res, deps.keepAliveMs);
-    const builder = new ResponseBuilder(run.taskId, { model: model.id, createdAt: Math.floor(Date.now() / 1000), echoed: echoedFields(body, previousId) }, streamed ? (e) => sse.event(e) : () => undefined);
+    const builder = new ResponseBuilder(run.taskId, { model: model.id, createdAt: Math.floor(run.task.createdAt.getTime() / 1000), echoed: echoedFields(body, previousId) }, streamed ? (e) => sse.event(e) : () => undefined);
     const options = { ...baseOptions, maxOutputTokens: run.request.modality === 'chat' ? run.request.maxTokens : 1 };
     // A stored response keeps its conversation beside the answer (read back by GET and previous_response_id).
     const files: ChatCallExtras['files'] = (acc, usage, end) => (body.store !== false && end === 'completed' ? [recordFile(items, builder.final(acc.finish === 'length', usageOf(usage)))] : []);
