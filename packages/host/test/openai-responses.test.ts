@@ -191,6 +191,23 @@ describe('stored responses', () => {
   });
 });
 
+describe('Idempotency-Key', () => {
+  it('answers a repeated non-streamed call with the same key from its stored response, charged once; another body is a 409', async () => {
+    const { key: own } = await app.user();
+    const send = (body: object) =>
+      fetch(`${app.base}/v1/responses`, { method: 'POST', headers: { Authorization: `Bearer ${own}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'resp-once-1' }, body: JSON.stringify(body) });
+    const body = { model: 'sandbox.echo-chat', input: 'once only', max_output_tokens: 5 };
+    const first = (await (await send(body)).json()) as { id: string; output_text: string };
+    const again = await send(body);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ id: first.id, output_text: first.output_text });
+    const other = await send({ ...body, max_output_tokens: 6 });
+    expect(other.status).toBe(409);
+    const tx = await api<{ data: { payment_method: string }[] }>('/billing/transactions', own);
+    expect(tx.data.filter((t) => t.payment_method === 'usage')).toHaveLength(1);
+  });
+});
+
 describe('the raw stream', () => {
   it('names each event with an event: line matching its type, numbers them from 0, and ends without [DONE]', async () => {
     const res = await fetch(`${app.base}/v1/responses`, {

@@ -45,8 +45,16 @@ export function createResponse(deps: CreateResponseDeps) {
     const previous = previousId !== null ? conversationOf(await loadStored(deps, previousId, auth.userId, 'previous_response_id')) : [];
     const items = [...previous, ...inputItems(body)];
     const baseOptions = toCallOptions(body, items);
-    const start = await deps.gengate.runInline.begin(auth, model.id, toRunRequest(body, items), { fingerprint: body });
-    if (start.kind !== 'started') throw new Error('an inline call without an Idempotency-Key was answered as a replay');
+    const streamed = body.stream === true;
+    const key = req.get('Idempotency-Key');
+    if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) {
+      throw new GatewayError('invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', { param: 'Idempotency-Key' });
+    }
+    const start = await deps.gengate.runInline.begin(auth, model.id, toRunRequest(body, items), { ...(key !== undefined && !streamed ? { idempotencyKey: key } : {}), fingerprint: body });
+    if (start.kind === 'replay') {
+      res.json(await replay(deps, start.taskId, auth.userId));
+      return;
+    }
     const run = start.run;
     res.setHeader('x-gengate-task-id', run.taskId);
     const clientGone = new AbortController();
@@ -54,7 +62,6 @@ export function createResponse(deps: CreateResponseDeps) {
       if (!res.writableFinished) clientGone.abort(new Error('client closed the connection'));
     });
     const watch = auth.apiKeyId !== null ? deps.revocations.watch(auth.apiKeyId, auth.userId) : { signal: NO_SIGNAL, stop: () => undefined };
-    const streamed = body.stream === true;
     const sse = new SseWriter(res, deps.keepAliveMs);
     const builder = new ResponseBuilder(run.taskId, { model: model.id, createdAt: Math.floor(run.task.createdAt.getTime() / 1000), echoed: echoedFields(body, previousId) }, streamed ? (e) => sse.event(e) : () => undefined);
     const options = { ...baseOptions, maxOutputTokens: run.request.modality === 'chat' ? run.request.maxTokens : 1 };
@@ -97,6 +104,17 @@ export function createResponse(deps: CreateResponseDeps) {
       watch.stop();
     }
   };
+}
+
+/** The answer of an earlier non-streamed call with the same Idempotency-Key: its stored response. */
+async function replay(deps: CreateResponseDeps, taskId: string, userId: string): Promise<Record<string, unknown>> {
+  try {
+    return (await loadStored(deps, `resp_${taskId}`, userId)).response;
+  } catch {
+    throw new GatewayError('conflict', `The earlier call with this Idempotency-Key (response resp_${taskId}) failed, is still running or was not stored; use another key to call again.`, {
+      param: 'Idempotency-Key',
+    });
+  }
 }
 
 /** The server-sent events of one streamed response (`event:` naming each one's type, as OpenAI sends them), with keep-alive comments while the output is slow. */
