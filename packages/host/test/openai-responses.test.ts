@@ -157,6 +157,17 @@ describe('POST /v1/responses with the openai client', () => {
   });
 });
 
+describe('long conversations', () => {
+  it('serves a conversation past the run limits on text (as a coding agent grows one), recording it cut and holding it whole', async () => {
+    const long = 'word '.repeat(20_000);
+    for (const model of MODELS) {
+      const r = await client.responses.create({ model, instructions: long, input: [{ role: 'user', content: long }, { role: 'user', content: 'and the question' }], max_output_tokens: 20 });
+      expect(r.status === 'completed' || r.status === 'incomplete', model).toBe(true);
+      expect(r.usage?.input_tokens ?? 0, model).toBeGreaterThan(10_000);
+    }
+  });
+});
+
 describe('stored responses', () => {
   it('GET answers a stored response, DELETE removes it, another user and store: false find nothing', async () => {
     const r = await client.responses.create({ model: 'sandbox.echo-chat', input: 'keep me', metadata: { topic: 'test' } });

@@ -50,7 +50,12 @@ export function createResponse(deps: CreateResponseDeps) {
     if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) {
       throw new GatewayError('invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', { param: 'Idempotency-Key' });
     }
-    const start = await deps.gengate.runInline.begin(auth, model.id, toRunRequest(body, items), { ...(key !== undefined && !streamed ? { idempotencyKey: key } : {}), fingerprint: body });
+    const runRequest = toRunRequest(body, items);
+    const start = await deps.gengate.runInline.begin(auth, model.id, runRequest.body, {
+      ...(key !== undefined && !streamed ? { idempotencyKey: key } : {}),
+      ...(runRequest.heldInput !== undefined ? { heldInput: runRequest.heldInput } : {}),
+      fingerprint: body,
+    });
     if (start.kind === 'replay') {
       res.json(await replay(deps, start.taskId, auth.userId));
       return;

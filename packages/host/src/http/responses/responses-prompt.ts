@@ -1,5 +1,5 @@
 import type { JSONSchema7, LanguageModelV4CallOptions, LanguageModelV4Message, LanguageModelV4ToolChoice } from '@ai-sdk/provider';
-import { GatewayError, isPrivateUrlLiteral } from '@gengate/core';
+import { GatewayError, isPrivateUrlLiteral, RUN_LIMITS } from '@gengate/core';
 import { functionTools, type ContentPart, type InputItem, type ResponseRequest } from './responses-request.js';
 
 /*
@@ -171,23 +171,35 @@ function itemText(it: InputItem): string {
   }
 }
 
+/** The first part of a text, with a note of what was cut, within `max` characters (UTF-16 units). */
+function shorten(text: string, max: number): string {
+  const note = `\n[... ${text.length} characters in all; the rest is not recorded here]`;
+  let head = text.slice(0, max - note.length);
+  if (/[\ud800-\udbff]$/.test(head)) head = head.slice(0, -1);
+  return `${head}${note}`;
+}
+
 /**
  * The gengate run request the call is quoted and recorded as (what POST /api/v1/run would take): the
  * instructions and system/developer messages as `llm_params.system`, every other item's text as the
  * prompt, with the function definitions and the JSON schema appended (they are input tokens too, so the
- * hold covers them), and `max_output_tokens` as `max_tokens`.
+ * hold covers them), and `max_output_tokens` as `max_tokens`. A conversation past the run limits on text
+ * (a coding agent's grows past them within a few turns) is recorded cut and held whole (`heldInput`).
  */
-export function toRunRequest(r: ResponseRequest, items: readonly InputItem[]): { prompt: string; llm_params: Record<string, number | string> } {
+export function toRunRequest(r: ResponseRequest, items: readonly InputItem[]): { readonly body: { prompt: string; llm_params: Record<string, number | string> }; readonly heldInput?: string } {
   const isSystem = (it: InputItem) => it.type !== 'function_call' && it.type !== 'function_call_output' && it.type !== 'custom_tool_call' && it.type !== 'custom_tool_call_output' && it.type !== 'reasoning' && (it.role === 'system' || it.role === 'developer');
-  const system = [...(r.instructions ? [r.instructions] : []), ...items.filter(isSystem).map(itemText)];
+  const system = [...(r.instructions ? [r.instructions] : []), ...items.filter(isSystem).map(itemText)].join('\n');
   const rest = items.filter((it) => !isSystem(it)).map(itemText).filter(Boolean);
   const tools = functionTools(r);
   const format = r.text?.format;
   const extras = [...(tools.length > 0 ? [`[tools] ${JSON.stringify(tools)}`] : []), ...(format?.type === 'json_schema' ? [`[text.format] ${JSON.stringify(format)}`] : [])];
+  const prompt = [...rest, ...extras].join('\n');
+  const cut = prompt.length > RUN_LIMITS.maxPromptLength || system.length > RUN_LIMITS.maxSystemLength;
   const params: Record<string, number | string> = {};
-  if (system.length > 0) params['system'] = system.join('\n');
+  if (system !== '') params['system'] = cut ? shorten(system, RUN_LIMITS.maxSystemLength) : system;
   if (r.max_output_tokens != null) params['max_tokens'] = r.max_output_tokens;
   if (r.temperature != null) params['temperature'] = r.temperature;
   if (r.top_p != null) params['top_p'] = r.top_p;
-  return { prompt: [...rest, ...extras].join('\n'), llm_params: params };
+  const body = { prompt: cut ? shorten(prompt, RUN_LIMITS.maxPromptLength) : prompt, llm_params: params };
+  return cut ? { body, heldInput: `${system}\n${prompt}` } : { body };
 }
