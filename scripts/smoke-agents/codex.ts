@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -50,5 +50,6 @@ export async function runCodex(bin: string, baseUrl: string, key: string, model:
   const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
   const exitCode = await new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   clearTimeout(timer);
+  rmSync(home, { recursive: true, force: true });
   return { agent: 'codex', model, ok: exitCode === 0, exitCode, output };
 }
