@@ -35,3 +35,4 @@ export { FakeReplicate } from './fakes/replicate/fake-replicate.js';
 export type { FakeReplicateOptions } from './fakes/replicate/fake-replicate.js';
 export { FakeRunway, RUNWAY_API_VERSION } from './fakes/runway/fake-runway.js';
 export { FakeVeo } from './fakes/google-veo/fake-veo.js';
+export { parseResponsesSse, validateResponsesStream } from './conformance/responses/responses-stream-validator.js';

@@ -7,6 +7,8 @@ import { authenticate } from '../middleware/authenticate.js';
 import { methodNotAllowed } from '../middleware/error-handler.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { requestContext } from '../middleware/request-context.js';
+import { createResponse } from '../responses/create-response.js';
+import { storedResponsesRoutes } from '../responses/stored-responses.js';
 import { chatCompletions } from './chat-completions.js';
 import { imageGenerations } from './images.js';
 import { modelsRoutes } from './models.js';
@@ -65,6 +67,12 @@ export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
     .route('/images/generations')
     .post(imageGenerations({ gengate, tasks: stores.tasks, blobs: options.blobStore, aliases }))
     .all(methodNotAllowed('POST'));
+  const revocations = new RevocationWatch(stores.keys, options.revocationCheckMs ?? 250);
+  router
+    .route('/responses')
+    .post(createResponse({ gengate, tasks: stores.tasks, blobs: options.blobStore, revocations, aliases, keepAliveMs: options.keepAliveMs ?? 10_000 }))
+    .all(methodNotAllowed('POST'));
+  router.use(storedResponsesRoutes({ tasks: stores.tasks, blobs: options.blobStore }));
   router.use(modelsRoutes(gengate, aliases));
   router.use(openAINotFound);
   router.use(openAIErrorHandler);

@@ -83,5 +83,5 @@ export const openAIErrorHandler: ErrorRequestHandler = (err: unknown, req, res, 
 };
 
 export const openAINotFound: RequestHandler = (req) => {
-  throw new GatewayError('not_found', `Unknown request URL: ${req.method} ${req.baseUrl}${req.path.slice(0, 200)}. This gateway serves /v1/chat/completions, /v1/images/generations and /v1/models.`);
+  throw new GatewayError('not_found', `Unknown request URL: ${req.method} ${req.baseUrl}${req.path.slice(0, 200)}. This gateway serves /v1/chat/completions, /v1/responses, /v1/images/generations, /v1/videos and /v1/models.`);
 };
