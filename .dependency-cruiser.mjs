@@ -30,7 +30,7 @@ const LAYERS = {
     ['services'], //              use cases (submit, get, cancel, execute, billing, keys, sessions, operators)
     ['di'], //                    the composition root: tokens, container module, createGengate
     ['memory'], //                in-memory implementations of the ports (tests, embedders, the sandbox)
-    ['index.ts'], //              the public entry
+    ['index.ts', 'adapter.ts', 'internal.ts'], // the public entries: embedder (index), adapter author (adapter), gengate's own packages (internal)
   ],
   adapters: [
     ['kit'], //                   the adapter kit (@gengate/adapters/kit): upstream calls, errors, redaction, warnings, polling, webhooks

@@ -53,7 +53,7 @@ export { startAlertMailWorker } from './jobs/alert-mail-worker.js';
 export { CallbackRepository } from './callbacks/callback-repository.js';
 export { startCallbackWorker, type CallbackWorker } from './jobs/callback-worker.js';
 export { postCallback, ForbiddenTargetError, AttemptAbortedError, MAX_RESPONSE_BYTES } from './callbacks/post-callback.js';
-export { isForbiddenAddress } from '@gengate/core';
+export { isForbiddenAddress } from '@gengate/core/internal';
 export { createApiReferenceRouter, type ApiReferenceOptions } from './http/api-reference.js';
 export { openApiDocument } from './http/routes/openapi-document.js';
 

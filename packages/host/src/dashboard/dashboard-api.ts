@@ -1,4 +1,4 @@
-import { csrfTokenFor, GatewayError, looksLikeSessionSecret, newSessionSecret, type DashboardServices, type SessionUser } from '@gengate/core';
+import { csrfTokenFor, GatewayError, looksLikeSessionSecret, newSessionSecret, type DashboardServices, type SessionUser } from '@gengate/core/internal';
 import { Router, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import { errorHandler, methodNotAllowed, notFound } from '../http/middleware/error-handler.js';

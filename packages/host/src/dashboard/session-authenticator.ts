@@ -1,4 +1,4 @@
-import { csrfTokenMatches, type AuthContext, type DashboardAuth, type SessionUser } from '@gengate/core';
+import { csrfTokenMatches, type AuthContext, type DashboardAuth, type SessionUser } from '@gengate/core/internal';
 import type { Request } from 'express';
 import type { RequestAuthenticator } from '../http/middleware/authenticate.js';
 import { isSameOrigin, isStateChanging } from './same-origin.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createGengate, fetchInput, GatewayError, resolveUseCases, type BlobStore, type Gengate, type Mailer, type PaymentProcessor, type ResultUrlResolver } from '@gengate/core';
+import { createGengate, fetchInput, GatewayError, resolveUseCases, type BlobStore, type Gengate, type Mailer, type PaymentProcessor, type ResultUrlResolver } from '@gengate/core/internal';
 import { Router, type RequestHandler } from 'express';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';

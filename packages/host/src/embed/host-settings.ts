@@ -1,4 +1,4 @@
-import { MARKUP_ONE, type MarkupPolicy, type Modality, type ProviderLimits } from '@gengate/core';
+import { MARKUP_ONE, type MarkupPolicy, type Modality, type ProviderLimits } from '@gengate/core/internal';
 import type { OpsSettings } from '../ops/start-ops.js';
 
 /**

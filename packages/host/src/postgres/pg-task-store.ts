@@ -1,4 +1,4 @@
-import type { ActiveTaskCounts, JsonValue, Modality, NewTask, Page, ProducedUsage, TaskListFilter, TaskRecord, TaskStore, TaskSuccess, UpstreamMetadata } from '@gengate/core';
+import type { ActiveTaskCounts, JsonValue, Modality, NewTask, Page, ProducedUsage, TaskListFilter, TaskRecord, TaskStore, TaskSuccess, UpstreamMetadata } from '@gengate/core/internal';
 import { toSafeInt, type Queryable } from './queryable.js';
 
 /** A row of the tasks table. */

@@ -11,7 +11,7 @@ import {
   type TransactionScope,
   type UnitOfWork,
   type UserStore,
-} from '@gengate/core';
+} from '@gengate/core/internal';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { JobWakeups } from './job-wakeups.js';

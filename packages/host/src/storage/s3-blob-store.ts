@@ -19,7 +19,7 @@ import {
   type OpenedBlob,
   type PresignedResponseHeaders,
   type StoredBlob,
-} from '@gengate/core';
+} from '@gengate/core/internal';
 import { assertTaskId, BLOB_KEY, blobKeyExtension } from './blob-keys.js';
 import { contentDispositionFor } from './file-disposition.js';
 

@@ -12,7 +12,7 @@ import {
   type ModelDescriptor,
   type ProviderAdapter,
   type RunRequest,
-} from '@gengate/core';
+} from '@gengate/core/internal';
 import { describe, expect, it, type TestContext } from 'vitest';
 import type { FakeUpstream } from '../fakes/fake-upstream.js';
 import { kitCall } from './adapter/adapter-call.js';

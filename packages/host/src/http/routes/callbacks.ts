@@ -1,4 +1,4 @@
-import { GatewayError, isUuid } from '@gengate/core';
+import { GatewayError, isUuid } from '@gengate/core/internal';
 import { Router } from 'express';
 import type { CallbackRepository } from '../../callbacks/callback-repository.js';
 import { authOf } from '../middleware/authenticate.js';

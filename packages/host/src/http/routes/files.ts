@@ -1,4 +1,4 @@
-import { GatewayError, isUuid, type BlobStore, type TaskStore } from '@gengate/core';
+import { GatewayError, isUuid, type BlobStore, type TaskStore } from '@gengate/core/internal';
 import { Router, type Request } from 'express';
 import type { RequestAuth } from '../middleware/authenticate.js';
 import type { ResultUrlVerifier } from '../../storage/result-urls.js';
