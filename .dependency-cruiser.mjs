@@ -39,7 +39,7 @@ const LAYERS = {
     ['index.ts'],
   ],
   host: [
-    ['node-version.ts', 'node-version-guard.ts', 'env-values.ts', 'net', 'mail'], // process and network basics
+    ['node-version.ts', 'node-version-guard.ts', 'env-values.ts', 'optional-dependency.ts', 'net', 'mail'], // process and network basics, optional dependencies
     ['postgres'], //              PostgreSQL: connection, schema, migrations, stores, the transactional job queue
     ['callbacks', 'limits', 'storage', 'payments'], // infrastructure for the core's ports: callbacks, rate limits, files, Stripe
     ['ops'], //                   metrics, readiness, the ops router

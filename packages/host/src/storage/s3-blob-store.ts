@@ -22,21 +22,9 @@ import {
 } from '@gengate/core/internal';
 import { assertTaskId, BLOB_KEY, blobKeyExtension } from './blob-keys.js';
 import { contentDispositionFor } from './file-disposition.js';
+import type { S3BlobStoreSettings } from './s3-settings.js';
 
-export interface S3BlobStoreSettings {
-  readonly bucket: string;
-  /** Prepended to every key (e.g. `gengate/results/`); '' = the bucket's root. */
-  readonly prefix: string;
-  readonly region: string;
-  /** An S3-compatible endpoint (MinIO, R2, GCS interoperability...); null = AWS. */
-  readonly endpoint: string | null;
-  /** Path-style URLs (`<endpoint>/<bucket>/<key>`), which MinIO and most self-hosted servers need. */
-  readonly forcePathStyle: boolean;
-  /** Static credentials; null = the SDK's default chain (environment, shared files, instance or task role). */
-  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
-  /** Bytes per part of a multipart upload (at least 5 MiB; at most 4 parts are in memory at once). */
-  readonly partSizeBytes?: number;
-}
+export type { S3BlobStoreSettings };
 
 const MIN_PART = 5 * 1024 * 1024;
 
