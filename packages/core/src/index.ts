@@ -117,6 +117,9 @@ export type { CallPermit, ProviderCallLimiter, ProviderLimits } from './ports/ca
 export { MemoryDatabase } from './memory/memory-database.js';
 export { createMemoryStores, MemoryBlobStore } from './memory/memory-unit-of-work.js';
 export { MemoryCallLimiter } from './memory/memory-call-limiter.js';
+export type { SessionStore } from './services/sessions/session-store.js';
+export type { AccountDirectory } from './services/operators/account-directory.js';
+export { MemoryAccountDirectory, MemorySessionStore } from './memory/memory-dashboard-stores.js';
 
 // Money: integer micro-units.
 export { CREDITS_PER_USD, MICRO_PER_CREDIT } from './model/pricing.js';
