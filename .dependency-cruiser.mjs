@@ -48,7 +48,7 @@ const LAYERS = {
     ['dashboard'], //             the dashboard's API and its standalone wiring
     ['embed'], //                 createGengateHost: an embedder's whole host
     ['server'], //                the standalone server: configuration, CLI, start-up
-    ['index.ts'],
+    ['index.ts', 'wiring.ts'], // the public entries: embedder (index), hand wiring (wiring)
   ],
   testing: [
     ['fakes'], //                 fake upstreams and in-memory gengates

@@ -12,7 +12,9 @@ import extractor from '@microsoft/api-extractor';
  *   npm run api:check    fails when a public surface differs from its checked-in report, printing the diff
  *                        (CI runs this; `--check` here)
  *
- * Both build first (`tsc -b`); each entry is one API Extractor invocation in this one process.
+ * Both build first; each entry is one API Extractor invocation in this one process. The report is made from a
+ * full build (`tsc -b --force`): tsc prints an inferred union in the order it met its members, which an
+ * incremental build can change; CI checks the full build `npm ci` made (`tsc -b` is then a no-op).
  */
 const { Extractor, ExtractorConfig, ExtractorLogLevel } = extractor;
 
@@ -144,5 +146,11 @@ for (const pkg of PACKAGES) {
   }
 }
 process.stdout.write(`${failed.length ? `${failed.length} entr${failed.length === 1 ? 'y fails' : 'ies fail'}` : check ? 'every public entry matches its report' : 'reports written'} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
-if (check && failed.length) process.stdout.write('If the change is intended: npm run api:report, and commit packages/*/api/*.api.md.\n');
+if (check && failed.length) {
+  process.stdout.write(
+    'If the change is intended: npm run api:report, and commit packages/*/api/*.api.md. If the diff only reorders the members of an\n' +
+      "inferred union, dist/ was built incrementally (tsc prints such unions in the order it met their members): the reports are made\n" +
+      'from a full build (npm run api:report runs tsc -b --force), as CI has after npm ci.\n',
+  );
+}
 process.exit(failed.length ? 1 : 0);

