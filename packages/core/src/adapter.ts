@@ -41,6 +41,7 @@ export {
 export type { ImageParams, LlmParams, RunRequest, VideoParams } from './model/run-request.schema.js';
 export type {
   NormalizedChatRequest,
+  NormalizedCommon,
   NormalizedImageRequest,
   NormalizedRequest,
   NormalizedVideoRequest,
@@ -49,8 +50,11 @@ export { normalizeRunRequest, sizeForAspectRatio, validateRunRequest } from './r
 export { modelParametersJsonSchema } from './run/model-request-schema.js';
 export type { PriceQuote, ProducedUsage } from './pricing/quote.js';
 export { PriceBook } from './pricing/price-book.js';
+export type { MarkupPolicy } from './pricing/markup.js';
+export type { PriceLine, PricingView } from './pricing/pricing-view.js';
 export { checkModelDeclaration } from './catalog/model-declaration.js';
 export { GatewayError, isGatewayError } from './errors/gateway-error.js';
+export { ERROR_CATALOGUE } from './errors/error-catalogue.js';
 export type { ErrorType } from './errors/error-catalogue.js';
 export type { ErrorBody, GatewayErrorOptions } from './errors/gateway-error.js';
 export { isUpstreamError, UPSTREAM_ERROR_KINDS, UpstreamError } from './errors/upstream-error.js';

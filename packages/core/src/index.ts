@@ -37,6 +37,7 @@ export { Authenticate } from './services/authenticate.js';
 export type { Authenticated } from './services/authenticate.js';
 export { BillingService } from './services/billing.js';
 export type { TopupStarted } from './services/billing.js';
+export type { PaidPurchase, PurchaseOutcome } from './billing/complete-purchase.js';
 export { AdminService } from './services/admin.js';
 export type { CreatedUser } from './services/admin.js';
 export { ReceiveWebhook } from './services/receive-webhook.js';
@@ -67,6 +68,9 @@ export type {
   TransactionView,
 } from './model/billing.js';
 export type { PriceLine, PricingView } from './pricing/pricing-view.js';
+export type { PriceQuote, ProducedUsage } from './pricing/quote.js';
+export type { ModelPricing, PriceSource } from './model/pricing.js';
+export type { ModelCapabilities } from './model/capabilities.js';
 export type { RunRequest } from './model/run-request.schema.js';
 
 // The one error catalogue.
@@ -74,8 +78,8 @@ export { ERROR_CATALOGUE } from './errors/error-catalogue.js';
 export type { ErrorType } from './errors/error-catalogue.js';
 export { GatewayError, isGatewayError } from './errors/gateway-error.js';
 export type { ErrorBody, GatewayErrorOptions } from './errors/gateway-error.js';
-export { isUpstreamError, UpstreamError } from './errors/upstream-error.js';
-export type { UpstreamErrorKind } from './errors/upstream-error.js';
+export { isUpstreamError, UPSTREAM_ERROR_KINDS, UpstreamError } from './errors/upstream-error.js';
+export type { UpstreamErrorKind, UpstreamErrorOptions } from './errors/upstream-error.js';
 
 // Ports an embedder may implement or replace, and their in-memory implementations.
 export type { ProviderAdapter } from './ports/provider-adapter.js';
@@ -108,17 +112,18 @@ export type { GateState, SubmissionGate } from './ports/submission-gate.js';
 export { blobBytes } from './ports/blob-store.js';
 export type { BlobBody, BlobInfo, BlobStore, ByteRange, OpenedBlob, PresignedResponseHeaders, ResultUrlResolver, StoredBlob } from './ports/blob-store.js';
 export { silentLogger } from './ports/system.js';
-export type { Clock, IdGenerator, Logger } from './ports/system.js';
+export type { Clock, IdGenerator, LogFn, Logger } from './ports/system.js';
 export type { PaymentProcessor } from './ports/payment-processor.js';
 export type { Mailer, MailMessage } from './ports/mailer.js';
 export type { KeyRateLimiter, RateLimitDecision, RateLimitState, RateLimitWindow } from './ports/rate-limiter.js';
 export { UNLIMITED_CALLS } from './ports/call-limiter.js';
 export type { CallPermit, ProviderCallLimiter, ProviderLimits } from './ports/call-limiter.js';
 export { MemoryDatabase } from './memory/memory-database.js';
+export type { MemoryHold, MemoryJob } from './memory/memory-database.js';
 export { createMemoryStores, MemoryBlobStore } from './memory/memory-unit-of-work.js';
 export { MemoryCallLimiter } from './memory/memory-call-limiter.js';
-export type { SessionStore } from './services/sessions/session-store.js';
-export type { AccountDirectory } from './services/operators/account-directory.js';
+export type { SessionRecord, SessionStore, SignInTokenRecord } from './services/sessions/session-store.js';
+export type { AccountDirectory, FailureGroup, TaskCount, UserRole, UserSummary } from './services/operators/account-directory.js';
 export { MemoryAccountDirectory, MemorySessionStore } from './memory/memory-dashboard-stores.js';
 
 // Money: integer micro-units.

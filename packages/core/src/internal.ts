@@ -55,6 +55,7 @@ export {
 export type { ImageParams, LlmParams, RunRequest, VideoParams } from './model/run-request.schema.js';
 export type {
   NormalizedChatRequest,
+  NormalizedCommon,
   NormalizedImageRequest,
   NormalizedRequest,
   NormalizedVideoRequest,
@@ -143,7 +144,7 @@ export { UnitOfWorkTaskCompletion } from './execution/unit-of-work-task-completi
 export { blobBytes } from './ports/blob-store.js';
 export type { BlobBody, BlobInfo, BlobStore, ByteRange, OpenedBlob, PresignedResponseHeaders, ResultUrlResolver, StoredBlob } from './ports/blob-store.js';
 export { silentLogger } from './ports/system.js';
-export type { Clock, IdGenerator, Logger } from './ports/system.js';
+export type { Clock, IdGenerator, LogFn, Logger } from './ports/system.js';
 export type { PaymentProcessor } from './ports/payment-processor.js';
 export {
   API_KEY_PREFIX,

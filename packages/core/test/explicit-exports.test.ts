@@ -36,12 +36,17 @@ describe('public API lists', () => {
     expect(Object.keys(core)).toEqual(['.', './adapter', './internal']);
   });
 
-  it.each(['.', './adapter'])('@gengate/core%s is a narrow subset of ./internal', (sub) => {
+  it.each([
+    ['.', 2 / 3],
+    ['./adapter', 1 / 3],
+  ])('@gengate/core%s is a subset of ./internal, and leaves much of it out', (sub, share) => {
     const narrow = exportedNames(core[sub] ?? '');
     const internal = exportedNames(core['./internal'] ?? '');
     expect([...narrow].filter((n) => !internal.has(n))).toEqual([]);
-    // Narrow means narrow: each audience's entry leaves most of the internals out (the API report lists what it keeps).
-    expect(narrow.size).toBeLessThan(internal.size / 2);
+    // A tripwire against re-exporting everything again: the embedder's entry keeps under two thirds of
+    // core's names (composition, use cases, views, ports), the adapter author's under a third. What each
+    // keeps, name by name, is its API report (packages/core/api/*.api.md).
+    expect(narrow.size).toBeLessThan(internal.size * share);
   });
 
   it('the narrow entries leave out what only the host wires (address guard, sessions, key secrets, scheduling rules)', () => {
