@@ -17,6 +17,8 @@ export { createGengateHost, type GengateHost } from './embed/create-gengate-host
 export type { GengateHostOptions, HostWorkerSelection, StripeHostOptions } from './embed/gengate-host-options.js';
 export { DEFAULT_HOST_SETTINGS, resolveHostSettings, type GengateHostSettings, type GengateHostSettingsInput } from './embed/host-settings.js';
 export type { EnsureUserInput } from './embed/ensure-user.js';
+// What a feature throws when its optional peer dependency is not installed (docs/embedding.md).
+export { OptionalDependencyMissing, OPTIONAL_DEPENDENCIES, type OptionalDependency } from './optional-dependency.js';
 
 // What createGengateHost's options take.
 export type { RequestAuthenticator } from './http/middleware/authenticate.js';
