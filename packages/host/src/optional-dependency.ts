@@ -1,4 +1,4 @@
-import { GatewayError } from '@gengate/core/internal';
+import { GatewayError } from '@gengate/core';
 
 /**
  * The host's optional peer dependencies: what each is for and the package(s) to install. An embedder
