@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { createGengate, fetchInput, GatewayError, resolveUseCases, type BlobStore, type Gengate, type Mailer, type PaymentProcessor, type ResultUrlResolver } from '@gengate/core/internal';
+import { createGengate, GatewayError, resolveUseCases, type BlobStore, type Gengate, type Mailer, type PaymentProcessor, type ResultUrlResolver } from '@gengate/core';
+import { fetchInput } from '@gengate/core/internal';
 import { Router, type RequestHandler } from 'express';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';

@@ -1,4 +1,4 @@
-import type { AccountDirectory, FailureGroup, Modality, Page, TaskCount, TaskStatus, UserRole, UserSummary } from '@gengate/core/internal';
+import type { AccountDirectory, FailureGroup, Modality, Page, TaskCount, TaskStatus, UserRole, UserSummary } from '@gengate/core';
 import { toSafeInt, type Queryable } from './queryable.js';
 import { checkSchemaName } from './schema.js';
 

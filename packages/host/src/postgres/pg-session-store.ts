@@ -1,4 +1,4 @@
-import type { SessionRecord, SessionStore, SignInTokenRecord } from '@gengate/core/internal';
+import type { SessionRecord, SessionStore, SignInTokenRecord } from '@gengate/core';
 import type { Queryable } from './queryable.js';
 import { checkSchemaName } from './schema.js';
 

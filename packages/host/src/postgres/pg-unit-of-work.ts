@@ -1,17 +1,5 @@
-import {
-  UnitOfWorkTaskCompletion,
-  UnitOfWorkTaskIntake,
-  type AlertStore,
-  type BillingLedger,
-  type IdempotencyStore,
-  type KeyStore,
-  type TaskCompletion,
-  type TaskIntake,
-  type TaskStore,
-  type TransactionScope,
-  type UnitOfWork,
-  type UserStore,
-} from '@gengate/core/internal';
+import type { AlertStore, BillingLedger, IdempotencyStore, KeyStore, TaskCompletion, TaskIntake, TaskStore, TransactionScope, UnitOfWork, UserStore } from '@gengate/core';
+import { UnitOfWorkTaskCompletion, UnitOfWorkTaskIntake } from '@gengate/core/internal';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { JobWakeups } from './job-wakeups.js';

@@ -1,4 +1,4 @@
-import { GatewayError, type UserRole } from '@gengate/core/internal';
+import { GatewayError, type UserRole } from '@gengate/core';
 import type pg from 'pg';
 import { PgAccountDirectory } from '../postgres/pg-account-directory.js';
 

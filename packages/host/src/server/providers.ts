@@ -11,7 +11,8 @@ import {
   OPENAI_KEY_SETTING,
   type CompatibleProviderConfig,
 } from '@gengate/adapters';
-import { composeAdapters, type ProviderAdapter } from '@gengate/core/internal';
+import type { ProviderAdapter } from '@gengate/core';
+import { composeAdapters } from '@gengate/core/internal';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { videoProvidersFromEnv } from './video-providers.js';

@@ -10,16 +10,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import {
-  mediaTypeForExtension,
-  type BlobBody,
-  type BlobInfo,
-  type BlobStore,
-  type ByteRange,
-  type OpenedBlob,
-  type PresignedResponseHeaders,
-  type StoredBlob,
-} from '@gengate/core/internal';
+import type { BlobBody, BlobInfo, BlobStore, ByteRange, OpenedBlob, PresignedResponseHeaders, StoredBlob } from '@gengate/core';
+import { mediaTypeForExtension } from '@gengate/core/adapter';
 import { assertTaskId, BLOB_KEY, blobKeyExtension } from './blob-keys.js';
 import { contentDispositionFor } from './file-disposition.js';
 import type { S3BlobStoreSettings } from './s3-settings.js';

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { AccountDirectory, SessionStore, TransactionScope } from '@gengate/core/internal';
+import type { AccountDirectory, SessionStore, TransactionScope } from '@gengate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /** What a dashboard store implementation hands the suite. */

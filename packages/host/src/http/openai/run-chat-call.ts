@@ -1,5 +1,6 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { isUpstreamError, UpstreamError, type GenerationResult, type InlineRun } from '@gengate/core/internal';
+import { isUpstreamError, UpstreamError, type InlineRun } from '@gengate/core';
+import type { GenerationResult } from '@gengate/core/adapter';
 import { ChatAccumulator } from './chat-chunks.js';
 
 /** Why a call stopped before the upstream's own end. */
