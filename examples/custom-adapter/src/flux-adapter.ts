@@ -5,8 +5,8 @@
  * Task not found | Error, and result.sample a signed URL valid for ten minutes
  * (https://docs.bfl.ml/flux_models/flux_1_1_pro, https://docs.bfl.ml/api_integration/errors). Auth: `x-key`.
  */
-import { ADAPTER_SPECIFICATION_VERSION, sizeForAspectRatio, UpstreamError } from '@gengate/core';
-import type { AdapterAvailability, AdapterCall, JsonValue, LongRunningStatus, ProviderAdapter, StartedJob, TaskWarning } from '@gengate/core';
+import { ADAPTER_SPECIFICATION_VERSION, sizeForAspectRatio, UpstreamError } from '@gengate/core/adapter';
+import type { AdapterAvailability, AdapterCall, JsonValue, LongRunningStatus, ProviderAdapter, StartedJob, TaskWarning } from '@gengate/core/adapter';
 import { fraction, keyAvailability, ModelTable, readHandle, UpstreamClient } from '@gengate/adapters/kit';
 import { z } from 'zod';
 import { FLUX_MODELS } from './flux-models.js';

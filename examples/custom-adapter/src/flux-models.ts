@@ -8,7 +8,7 @@
  * - request bodies: https://docs.bfl.ml/flux_models/flux_1_1_pro and
  *   https://docs.bfl.ml/api-reference/models/edit-or-create-an-image-with-flux-kontext-pro.
  */
-import type { ModelDescriptor } from '@gengate/core';
+import type { ModelDescriptor } from '@gengate/core/adapter';
 import { z } from 'zod';
 
 const PRICE_PAGE = 'https://docs.bfl.ml/quick_start/pricing';

@@ -6,8 +6,8 @@
  * Luma can POST the Generation to a `callback_url`, but documents no signature for it, so this adapter polls
  * (an unsigned webhook cannot be told from a forged one; see docs/writing-an-adapter.md for signed webhooks).
  */
-import { ADAPTER_SPECIFICATION_VERSION, UpstreamError } from '@gengate/core';
-import type { AdapterAvailability, AdapterCall, JsonValue, LongRunningStatus, ProviderAdapter, StartedJob } from '@gengate/core';
+import { ADAPTER_SPECIFICATION_VERSION, UpstreamError } from '@gengate/core/adapter';
+import type { AdapterAvailability, AdapterCall, JsonValue, LongRunningStatus, ProviderAdapter, StartedJob } from '@gengate/core/adapter';
 import { keyAvailability, mediaTypeFromUrl, ModelTable, pollDelay, readHandle, UpstreamClient, type PollSchedule } from '@gengate/adapters/kit';
 import { z } from 'zod';
 import { LUMA_MODELS } from './luma-models.js';

@@ -11,7 +11,7 @@
  *   as listed at https://plans.apis.io/plans/luma-ai/luma-ai-plans-pricing/, 540p at half and 1080p at twice that,
  *   Ray Flash 2 at a third). An operator serving Luma takes the prices from Luma's own price page.
  */
-import type { ModelDescriptor, VideoCapabilities } from '@gengate/core';
+import type { ModelDescriptor, VideoCapabilities } from '@gengate/core/adapter';
 import { z } from 'zod';
 
 const PRICE_PAGE = 'https://plans.apis.io/plans/luma-ai/luma-ai-plans-pricing/';

@@ -1,4 +1,4 @@
-import { checkStep, type ModelDescriptor, type RunRequest } from '@gengate/core';
+import { checkStep, type ModelDescriptor, type RunRequest } from '@gengate/core/adapter';
 import { describeAdapterConformance, kitCall, runAdapterCall } from '@gengate/testing';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -62,9 +62,9 @@ describe('Luma adapter, against the fake Luma API', () => {
     expect(fake.upstream.calls).toHaveLength(0);
   });
 
-  it('is written against the public API: its code imports only @gengate/core, the adapter kit, zod and its own files', () => {
+  it('is written against the public API: its code imports only @gengate/core/adapter (the entry for adapter authors), the adapter kit, zod and its own files', () => {
     const src = join(import.meta.dirname, '..', 'src');
     const imports = readdirSync(src).flatMap((f) => [...readFileSync(join(src, f), 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]));
-    expect(imports.filter((i) => !['@gengate/core', '@gengate/adapters/kit', 'zod'].includes(i ?? '') && !i?.startsWith('./'))).toEqual([]);
+    expect(imports.filter((i) => !['@gengate/core/adapter', '@gengate/adapters/kit', 'zod'].includes(i ?? '') && !i?.startsWith('./'))).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { normalizeRunRequest, PriceBook, RUN_LIMITS, type ModelDescriptor, type RunRequest } from '@gengate/core';
+import { normalizeRunRequest, PriceBook, RUN_LIMITS, type ModelDescriptor, type RunRequest } from '@gengate/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { builtInCatalogAdapters, createOpenAICompatibleAdapter } from '../src/index.js';
 import { compatibleProvidersSchema } from '../src/openai-compatible/compatible-config.js';

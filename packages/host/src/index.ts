@@ -1,8 +1,13 @@
 /**
- * @gengate/host: gengate in your own Express app. This entry loads nothing only the standalone server
- * needs (no CLI, no configuration loading, no embedded PostgreSQL) and no optional integration: Stripe
- * is `@gengate/host/stripe` (or `createGengateHost({ stripe })`, which imports it when given), the S3
- * result store (AWS SDK) is `@gengate/host/s3`, and nodemailer is imported on the first mail sent over SMTP. The standalone server is `@gengate/host/server`.
+ * @gengate/host: gengate in your own Express app, in one call (`createGengateHost`) with the types of its
+ * options and what it returns. This entry loads nothing only the standalone server needs (no CLI, no
+ * configuration loading, no embedded PostgreSQL) and no optional integration: Stripe is
+ * `@gengate/host/stripe` (or `createGengateHost({ stripe })`, which imports it when given), the S3 result
+ * store (AWS SDK) is `@gengate/host/s3`, and nodemailer is imported on the first mail sent over SMTP. The
+ * parts the facade is built from, for a host wired by hand, are `@gengate/host/wiring`; the standalone
+ * server is `@gengate/host/server` (docs/public-entries.md).
+ *
+ * @packageDocumentation
  */
 // First: refuses an older Node.js with one clear line before any dependency can crash at import.
 import './node-version-guard.js';
@@ -12,8 +17,10 @@ export { createGengateHost, type GengateHost } from './embed/create-gengate-host
 export type { GengateHostOptions, HostWorkerSelection, StripeHostOptions } from './embed/gengate-host-options.js';
 export { DEFAULT_HOST_SETTINGS, resolveHostSettings, type GengateHostSettings, type GengateHostSettingsInput } from './embed/host-settings.js';
 export type { EnsureUserInput } from './embed/ensure-user.js';
+// What a feature throws when its optional peer dependency is not installed (docs/embedding.md).
+export { OptionalDependencyMissing, OPTIONAL_DEPENDENCIES, type OptionalDependency } from './optional-dependency.js';
 
-// The container modules createGengateHost loads, and the tokens an embedder rebinds in `configure`.
+// The tokens an embedder rebinds in createGengateHost's `configure` (docs/embedding.md, "Replacing a host port").
 export {
   HOST_BOUND_CORE_PORTS,
   HOST_PART_TOKENS,
@@ -26,63 +33,14 @@ export {
   type HostUrls,
   type HostWorkerStarter,
 } from './embed/host-tokens.js';
-export { hostModule, type HostModuleConfig } from './embed/host-module.js';
-export { postgresStoresModule, type PostgresStoresModuleOptions } from './postgres/postgres-stores-module.js';
-export type { FileUrlSettings } from './host-tokens.js';
-export { HostResultUrls } from './storage/host-result-urls.js';
-
-// The parts the facade is built from, for hosts that wire them by hand.
-export { createGengateRouter, type GengateRouterOptions } from './http/create-router.js';
-export type { RequestAuthenticator } from './http/middleware/authenticate.js';
-export { createPgStores, type PgStoresOptions, type StoreReplacement, type StoreReplacements } from './postgres/pg-unit-of-work.js';
 export type { KeyCacheOptions } from './postgres/cached-key-store.js';
-export { runMigrations } from './postgres/migrate.js';
-export { DEFAULT_SCHEMA, SCHEMA_NAME, checkSchemaName } from './postgres/schema.js';
-export type { Queryable } from './postgres/queryable.js';
-export { connectionSettingsOf, type ConnectionSettings } from './postgres/connection-settings.js';
-export { createBoss, QUEUES } from './postgres/boss-queues.js';
-export { startGenerationWorker, type GenerationWorker } from './jobs/generation-worker.js';
-export { LocalBlobStore } from './storage/local-blob-store.js';
+
+// What createGengateHost's options take.
+export type { RequestAuthenticator } from './http/middleware/authenticate.js';
 export type { FileDeliveryOptions } from './http/routes/files-delivery.js';
-export {
-  createResultUrlResolver,
-  createResultUrlVerifier,
-  type ResultUrlSigning,
-  type ResultUrlVerifier,
-  type ResultUrlCheck,
-} from './storage/result-urls.js';
-export { deleteTaskFiles } from './storage/delete-task-files.js';
-export { loadServerSecret } from './postgres/server-secrets.js';
-export {
-  startMaintenanceWorker,
-  defaultMaintenanceSteps,
-  taskSweepStep,
-  retentionStep,
-  runMaintenance,
-  type MaintenanceStep,
-  type MaintenanceContext,
-  type MaintenanceSettings,
-  type MaintenanceWorker,
-} from './jobs/maintenance-worker.js';
+export { LocalBlobStore } from './storage/local-blob-store.js';
 export { ManualPaymentProcessor } from './payments/manual-processor.js';
-export { createRequestScopedLogger } from './http/request-log-scope.js';
-export { createPgKeyRateLimiter, createMemoryKeyRateLimiter } from './limits/create-rate-limiters.js';
-export { createMailer } from './mail/create-mailer.js';
-export { startAlertMailWorker } from './jobs/alert-mail-worker.js';
-export { CallbackRepository } from './callbacks/callback-repository.js';
-export { startCallbackWorker, type CallbackWorker } from './jobs/callback-worker.js';
-export { postCallback, ForbiddenTargetError, AttemptAbortedError, MAX_RESPONSE_BYTES } from './callbacks/post-callback.js';
-export { isForbiddenAddress } from '@gengate/core';
+
+// The API's own documents, to serve beside it.
 export { createApiReferenceRouter, type ApiReferenceOptions } from './http/api-reference.js';
 export { openApiDocument } from './http/routes/openapi-document.js';
-
-// The web dashboard, an optional mount on the router's authentication seam.
-export { createDashboard, type Dashboard, type DashboardOptions, bossQueueInspector, startSessionPurge, CSRF_HEADER, createSessionAuthenticator, sessionCookie } from './dashboard/index.js';
-export { PgSessionStore } from './postgres/pg-session-store.js';
-export { PgAccountDirectory } from './postgres/pg-account-directory.js';
-
-// Metrics, health and back-pressure (createGengateHost builds them; exported for hosts that wire by hand).
-export { createOps, type Ops, type OpsSettings } from './ops/start-ops.js';
-export { GengateMetrics, type WorkerMetrics, type CallbackResult } from './ops/gengate-metrics.js';
-export { QueueDepthGate } from './ops/queue-gate.js';
-export { httpMetrics } from './ops/http-metrics.js';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isForbiddenAddress } from '@gengate/core';
+import { isForbiddenAddress } from '@gengate/core/internal';
 import { openApiContract } from './support/openapi-contract.js';
 import { runCli, spawnServer, tempDataDir, waitFor, type SpawnedServer } from './support/spawn-server.js';
 

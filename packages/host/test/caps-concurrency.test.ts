@@ -1,4 +1,4 @@
-import { MAX_ALERTS_PER_USER, MAX_KEYS_PER_USER, MAX_PENDING_TOPUPS_PER_USER } from '@gengate/core';
+import { MAX_ALERTS_PER_USER, MAX_KEYS_PER_USER, MAX_PENDING_TOPUPS_PER_USER } from '@gengate/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPgHttpApp, type PgHttpApp } from './support/pg-http-app.js';
 

@@ -41,11 +41,12 @@ describe('the embedding entry (@gengate/host)', () => {
     }
   });
 
-  it('(the check sees them) the server entry loads the embedded-PostgreSQL module and the configuration; the stripe entry loads stripe, the s3 entry the AWS SDK', { timeout: 60_000 }, async () => {
+  it('(the check sees them) the server entry loads the embedded-PostgreSQL module and the configuration; the stripe entry loads stripe when a client is made, the s3 entry the AWS SDK', { timeout: 60_000 }, async () => {
     const server = await modulesLoadedBy(`await import('@gengate/host/server');`);
     expect(hostFile('server/embedded-postgres.ts')(server)).toBe(true);
     expect(hostFile('server/config.ts')(server)).toBe(true);
-    expect(pkg('stripe')(await modulesLoadedBy(`await import('@gengate/host/stripe');`))).toBe(true);
+    expect(pkg('stripe')(await modulesLoadedBy(`await import('@gengate/host/stripe');`))).toBe(false);
+    expect(pkg('stripe')(await modulesLoadedBy(`const { createStripeClient } = await import('@gengate/host/stripe'); await createStripeClient({ secretKey: 'sk_test_x' });`))).toBe(true);
     expect(pkg('@aws-sdk/client-s3')(await modulesLoadedBy(`await import('@gengate/host/s3');`))).toBe(true);
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { SandboxAdapter } from '@gengate/adapters';
-import { createGengate, createMemoryStores, type AdapterCall, type BlobStore, type GenerationResult } from '@gengate/core';
+import { createGengate, createMemoryStores, type AdapterCall, type BlobStore, type GenerationResult } from '@gengate/core/internal';
 import express, { type Express } from 'express';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

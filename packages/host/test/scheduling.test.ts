@@ -1,4 +1,4 @@
-import { GatewayError, MemoryCallLimiter, type AdapterCall, type GenerationResult } from '@gengate/core';
+import { GatewayError, MemoryCallLimiter, type AdapterCall, type GenerationResult } from '@gengate/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgCallLimiter } from '../src/limits/pg-call-limiter.js';
 import { ended, FakeAdapter, IMAGE_PRICE, MODELS, newCaller, openWorkerHarness, waitFor, type HostProcess, type WorkerHarness } from './support/worker-harness.js';

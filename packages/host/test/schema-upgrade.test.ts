@@ -1,5 +1,5 @@
 import { SandboxAdapter } from '@gengate/adapters';
-import { createGengate, MemoryBlobStore, UnitOfWorkTaskCompletion, UnitOfWorkTaskIntake } from '@gengate/core';
+import { createGengate, MemoryBlobStore, UnitOfWorkTaskCompletion, UnitOfWorkTaskIntake } from '@gengate/core/internal';
 import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import pg from 'pg';
 import { pino } from 'pino';

@@ -1,4 +1,4 @@
-import { STUCK_MESSAGE } from '@gengate/core';
+import { STUCK_MESSAGE } from '@gengate/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMaintenance, taskSweepStep } from '../src/jobs/maintenance-worker.js';
 import { FakeAdapter, IMAGE_PRICE, MODELS, logger, newCaller, openWorkerHarness, type HostProcess, type WorkerHarness } from './support/worker-harness.js';

@@ -1,4 +1,4 @@
-import { TOKENS, UnitOfWorkTaskCompletion, type Authenticated, type TaskSuccess } from '@gengate/core';
+import { TOKENS, UnitOfWorkTaskCompletion, type Authenticated, type TaskSuccess } from '@gengate/core/internal';
 import { runAsJob } from '../src/postgres/current-job.js';
 import { QUEUES } from '../src/postgres/boss-queues.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-import { isUpstreamError, normalizeRunRequest, PriceBook, type ModelDescriptor, type RunRequest, type UpstreamError } from '@gengate/core';
+import { isUpstreamError, normalizeRunRequest, PriceBook, type ModelDescriptor, type RunRequest, type UpstreamError } from '@gengate/core/adapter';
 import { anthropicFaults, describeAdapterConformance, describeParameterTable, describeWorkerRetry, kitCall, startFakeAnthropic } from '@gengate/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAnthropicAdapter } from './anthropic-adapter.js';

@@ -1,7 +1,7 @@
 import '../kit/empty-env-guard.js'; // before any @ai-sdk provider package: see the file
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { createAnthropic, type AnthropicProvider } from '@ai-sdk/anthropic';
-import type { AdapterCall, GenerationResult, NormalizedChatRequest } from '@gengate/core';
+import type { AdapterCall, GenerationResult, NormalizedChatRequest } from '@gengate/core/adapter';
 import { keyAvailability, NO_KEY, type ProviderConnection, type SdkErrorContext, runChat, SdkAdapter } from '../kit/index.js';
 import { refineAnthropicError } from './anthropic-errors.js';
 import { anthropicChatSettings } from './anthropic-mapping.js';

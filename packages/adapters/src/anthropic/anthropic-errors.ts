@@ -1,4 +1,4 @@
-import type { UpstreamErrorKind } from '@gengate/core';
+import type { UpstreamErrorKind } from '@gengate/core/adapter';
 import { errorCodes } from '../kit/index.js';
 
 /**

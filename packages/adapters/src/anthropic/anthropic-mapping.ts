@@ -1,4 +1,4 @@
-import { UpstreamError, type NormalizedChatRequest } from '@gengate/core';
+import { UpstreamError, type NormalizedChatRequest } from '@gengate/core/adapter';
 import type { ChatSettings, Mapped } from '../kit/index.js';
 import { claudeEffortParams, claudeThinkingParams } from './anthropic-models.js';
 

@@ -1,4 +1,4 @@
-import type { ChatCapabilities, PriceSource } from '@gengate/core';
+import type { ChatCapabilities, PriceSource } from '@gengate/core/adapter';
 import { z } from 'zod';
 import { asProviderParams, type SdkModelEntry } from '../kit/index.js';
 

@@ -1,4 +1,5 @@
-import { composeAdapters, TOKENS, type AcceptedProviderAdapter, type ProviderAdapter } from '@gengate/core';
+import { TOKENS, type AcceptedProviderAdapter, type ProviderAdapter } from '@gengate/core';
+import { composeAdapters } from '@gengate/core/internal';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import { createAnthropicAdapter } from '../anthropic/anthropic-adapter.js';
 import { createFalAdapter, type FalAdapterOptions } from '../fal/fal-adapter.js';

@@ -1,4 +1,5 @@
-import { composeAdapters, type ProviderAdapter } from '@gengate/core';
+import type { ProviderAdapter } from '@gengate/core/adapter';
+import { composeAdapters } from '@gengate/core/internal';
 import { createAnthropicAdapter } from '../anthropic/anthropic-adapter.js';
 import { createFalAdapter } from '../fal/fal-adapter.js';
 import { createGoogleAdapter } from '../google/google-adapter.js';

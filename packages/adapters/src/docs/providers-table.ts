@@ -1,4 +1,4 @@
-import { modelParametersJsonSchema, type ModelDescriptor, type ModelPricing, type PriceVariant, type ProviderAdapter } from '@gengate/core';
+import { modelParametersJsonSchema, type ModelDescriptor, type ModelPricing, type PriceVariant, type ProviderAdapter } from '@gengate/core/adapter';
 
 /*
  * docs/providers.md's generated part: the catalog of every built-in provider as its adapters declare

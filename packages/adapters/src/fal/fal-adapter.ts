@@ -12,7 +12,7 @@ import {
   type StartedJob,
   type WebhookEvent,
   type WebhookRequest,
-} from '@gengate/core';
+} from '@gengate/core/adapter';
 import { z } from 'zod';
 import { backoffMs, originOf, readHandle, withoutTrailingSlash } from '../kit/index.js';
 import { generateFalImage } from './fal-image.js';

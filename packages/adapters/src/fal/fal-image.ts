@@ -1,5 +1,5 @@
 import type { FalProvider } from '@ai-sdk/fal';
-import type { AdapterCall, GenerationResult, JsonValue, NormalizedImageRequest } from '@gengate/core';
+import type { AdapterCall, GenerationResult, JsonValue, NormalizedImageRequest } from '@gengate/core/adapter';
 import { runImage } from '../kit/index.js';
 import { classifyFal } from './fal-mapping.js';
 

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue, NormalizedVideoRequest, TaskWarning } from '@gengate/core';
+import type { JsonObject, JsonValue, NormalizedVideoRequest, TaskWarning } from '@gengate/core/adapter';
 import type { FalVideoEndpoints } from './fal-models.js';
 
 /** One queue submission: the model path it goes to and its JSON body (fal's snake_case input schema). */

@@ -1,5 +1,5 @@
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { UpstreamError, WebhookRejected, upstreamErrorFromResponse, type LongRunningStatus, type WebhookEvent, type WebhookRequest } from '@gengate/core';
+import { UpstreamError, WebhookRejected, upstreamErrorFromResponse, type LongRunningStatus, type WebhookEvent, type WebhookRequest } from '@gengate/core/adapter';
 import { z } from 'zod';
 import { callUpstream, WebhookKeys } from '../kit/index.js';
 import { classifyFal } from './fal-mapping.js';

@@ -10,7 +10,7 @@ import {
   type ModelDescriptor,
   type ProviderAdapter,
   type StartedJob,
-} from '@gengate/core';
+} from '@gengate/core/adapter';
 import { experimental_getVideoStatus, experimental_startVideo } from 'ai';
 import { z } from 'zod';
 import { backoffMs, originOf, readHandle, taskWarningsFrom, toUpstreamError, withoutTrailingSlash } from '../kit/index.js';

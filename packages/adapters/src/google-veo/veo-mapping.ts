@@ -1,4 +1,4 @@
-import { UpstreamError, type JsonValue, type NormalizedVideoRequest } from '@gengate/core';
+import { UpstreamError, type JsonValue, type NormalizedVideoRequest } from '@gengate/core/adapter';
 
 /** The options of `experimental_startVideo` a generic request maps to (the SDK turns them into the Gemini API body). */
 export interface VeoStartOptions {

@@ -1,4 +1,4 @@
-import type { ModelDescriptor, VideoCapabilities } from '@gengate/core';
+import type { ModelDescriptor, VideoCapabilities } from '@gengate/core/adapter';
 import { z } from 'zod';
 
 const RETRIEVED = '2026-11-23';

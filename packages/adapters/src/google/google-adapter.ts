@@ -1,7 +1,7 @@
 import '../kit/empty-env-guard.js'; // before any @ai-sdk provider package: see the file
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { createGoogle, type GoogleProvider } from '@ai-sdk/google';
-import type { AdapterCall, GenerationResult, NormalizedChatRequest, NormalizedImageRequest } from '@gengate/core';
+import type { AdapterCall, GenerationResult, NormalizedChatRequest, NormalizedImageRequest } from '@gengate/core/adapter';
 import { keyAvailability, NO_KEY, type ProviderConnection, type SdkErrorContext, runChat, runImage, SdkAdapter } from '../kit/index.js';
 import { googleBlockedReason, googleRetryDelayMs, refineGoogleError } from './google-errors.js';
 import { googleChatSettings, googleImageSettings } from './google-mapping.js';

@@ -1,4 +1,4 @@
-import type { NormalizedChatRequest, NormalizedImageRequest } from '@gengate/core';
+import type { NormalizedChatRequest, NormalizedImageRequest } from '@gengate/core/adapter';
 import type { ChatSettings, ImageSettings, Mapped } from '../kit/index.js';
 import { geminiChatParams } from './google-models.js';
 

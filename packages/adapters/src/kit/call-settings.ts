@@ -1,5 +1,5 @@
 import type { SharedV4ProviderOptions } from '@ai-sdk/provider';
-import type { TaskWarning } from '@gengate/core';
+import type { TaskWarning } from '@gengate/core/adapter';
 
 /**
  * What a provider's pure mapping produces for a chat call: the AI SDK's generic settings, the provider's

@@ -1,4 +1,4 @@
-import type { AdapterAvailability } from '@gengate/core';
+import type { AdapterAvailability } from '@gengate/core/adapter';
 
 /** What every SDK-based adapter factory takes: credentials and endpoint from configuration, fetch for tests. */
 export interface ProviderConnection {

@@ -1,4 +1,4 @@
-import { UpstreamError, type ModelDescriptor } from '@gengate/core';
+import { UpstreamError, type ModelDescriptor } from '@gengate/core/adapter';
 
 /**
  * An adapter's models: the catalog entries (data) with whatever the adapter keeps beside each one (its

@@ -1,4 +1,4 @@
-import { UpstreamError, type JsonValue } from '@gengate/core';
+import { UpstreamError, type JsonValue } from '@gengate/core/adapter';
 import type { z } from 'zod';
 
 /** Reads a persisted handle with its schema; a handle this adapter did not write is a not_found failure. */

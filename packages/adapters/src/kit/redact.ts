@@ -1,4 +1,4 @@
-import { redactSecrets, UpstreamError } from '@gengate/core';
+import { redactSecrets, UpstreamError } from '@gengate/core/adapter';
 
 /**
  * The same error with every credential (and anything shaped like one) removed from its message: the one

@@ -1,6 +1,6 @@
 import './quiet-sdk-warnings.js';
 import { generateText, type LanguageModel } from 'ai';
-import { upstreamRequestId, UpstreamError, type GenerationResult, type TaskWarning } from '@gengate/core';
+import { upstreamRequestId, UpstreamError, type GenerationResult, type TaskWarning } from '@gengate/core/adapter';
 import type { ChatSettings } from './call-settings.js';
 import { toUpstreamError, type SdkErrorContext } from './sdk-error.js';
 import { taskWarningsFrom } from './warnings.js';

@@ -1,6 +1,6 @@
 import './quiet-sdk-warnings.js';
 import { generateImage, NoImageGeneratedError, type ImageModel } from 'ai';
-import { upstreamRequestId, UpstreamError, type GenerationResult, type ProducedUsage, type TaskWarning } from '@gengate/core';
+import { upstreamRequestId, UpstreamError, type GenerationResult, type ProducedUsage, type TaskWarning } from '@gengate/core/adapter';
 import type { ImageSettings } from './call-settings.js';
 import { toUpstreamError, type SdkErrorContext } from './sdk-error.js';
 import { taskWarningsFrom } from './warnings.js';

@@ -11,7 +11,7 @@ import {
   type NormalizedImageRequest,
   type ProviderAdapter,
   type ProviderParamsSchema,
-} from '@gengate/core';
+} from '@gengate/core/adapter';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { toUpstreamError, type SdkErrorContext } from './sdk-error.js';

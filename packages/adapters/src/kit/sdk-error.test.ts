@@ -1,5 +1,5 @@
 import { APICallError, RetryError } from 'ai';
-import { isUpstreamError, type UpstreamError } from '@gengate/core';
+import { isUpstreamError, type UpstreamError } from '@gengate/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { toUpstreamError } from './sdk-error.js';
 

@@ -6,7 +6,7 @@ import {
   upstreamErrorFromResponse,
   UpstreamError,
   type UpstreamErrorKind,
-} from '@gengate/core';
+} from '@gengate/core/adapter';
 import { redactUpstreamError } from './redact.js';
 
 /** What a provider knows beyond the HTTP status: its own error codes, read from the raw body. */

@@ -1,4 +1,4 @@
-import { UpstreamError, upstreamErrorFromNetwork, upstreamErrorFromResponse, type UpstreamErrorKind } from '@gengate/core';
+import { UpstreamError, upstreamErrorFromNetwork, upstreamErrorFromResponse, type UpstreamErrorKind } from '@gengate/core/adapter';
 import type { z } from 'zod';
 import { redactUpstreamError } from './redact.js';
 

@@ -1,4 +1,4 @@
-import type { TaskWarning } from '@gengate/core';
+import type { TaskWarning } from '@gengate/core/adapter';
 import type { Warning } from 'ai';
 
 export type WarningModality = 'chat' | 'image' | 'video';

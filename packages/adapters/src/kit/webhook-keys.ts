@@ -1,4 +1,4 @@
-import { WebhookUnverifiable } from '@gengate/core';
+import { WebhookUnverifiable } from '@gengate/core/adapter';
 
 /** Fetch attempts of a provider's webhook secret or keys: at most one per this interval, whatever the traffic. */
 export const WEBHOOK_KEYS_MIN_INTERVAL_MS = 60_000;

@@ -1,4 +1,4 @@
-import { normalizeRunRequest, PriceBook, type RunRequest } from '@gengate/core';
+import { normalizeRunRequest, PriceBook, type RunRequest } from '@gengate/core/adapter';
 import { describeAdapterConformance, describeParameterTable, describeWorkerRetry, kitCall, openAIFaults, startFakeOpenAI } from '@gengate/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createOpenAICompatibleAdapter } from './compatible-adapter.js';

@@ -1,7 +1,7 @@
 import '../kit/empty-env-guard.js'; // before any @ai-sdk provider package: see the file
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { createOpenAICompatible, type OpenAICompatibleProvider } from '@ai-sdk/openai-compatible';
-import type { AdapterAvailability, AdapterCall, GenerationResult, NormalizedChatRequest } from '@gengate/core';
+import type { AdapterAvailability, AdapterCall, GenerationResult, NormalizedChatRequest } from '@gengate/core/adapter';
 import { keyAvailability, type SdkErrorContext, runChat, SdkAdapter } from '../kit/index.js';
 import { refineOpenAIError } from '../openai/openai-errors.js';
 import type { CompatibleProviderConfig } from './compatible-config.js';

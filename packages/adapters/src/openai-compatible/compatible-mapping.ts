@@ -1,4 +1,4 @@
-import type { NormalizedChatRequest } from '@gengate/core';
+import type { NormalizedChatRequest } from '@gengate/core/adapter';
 import type { ChatSettings, Mapped } from '../kit/index.js';
 
 /*

@@ -1,7 +1,7 @@
 import '../kit/empty-env-guard.js'; // before any @ai-sdk provider package: see the file
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { createOpenAI, type OpenAIProvider } from '@ai-sdk/openai';
-import type { AdapterCall, GenerationResult, NormalizedChatRequest, NormalizedImageRequest } from '@gengate/core';
+import type { AdapterCall, GenerationResult, NormalizedChatRequest, NormalizedImageRequest } from '@gengate/core/adapter';
 import { keyAvailability, NO_KEY, type ProviderConnection, type SdkErrorContext, runChat, runImage, SdkAdapter } from '../kit/index.js';
 import { refineOpenAIError } from './openai-errors.js';
 import { openAIChatSettings, openAIImageInputTokens, openAIImageSettings } from './openai-mapping.js';

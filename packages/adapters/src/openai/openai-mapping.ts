@@ -1,4 +1,4 @@
-import type { NormalizedChatRequest, NormalizedImageRequest } from '@gengate/core';
+import type { NormalizedChatRequest, NormalizedImageRequest } from '@gengate/core/adapter';
 import { z } from 'zod';
 import type { ChatSettings, ImageSettings, Mapped } from '../kit/index.js';
 import { gptImage15Params, openAIChatParams } from './openai-models.js';

@@ -1,4 +1,4 @@
-import type { ChatCapabilities, ImageCapabilities, PriceSource, PriceVariant } from '@gengate/core';
+import type { ChatCapabilities, ImageCapabilities, PriceSource, PriceVariant } from '@gengate/core/adapter';
 import { z } from 'zod';
 import { asProviderParams, type SdkModelEntry } from '../kit/index.js';
 

@@ -1,4 +1,4 @@
-import { checkStep, isUpstreamError, normalizeRunRequest, PriceBook, WebhookRejected, type JsonValue, type ModelDescriptor, type RunRequest, type UpstreamError } from '@gengate/core';
+import { checkStep, isUpstreamError, normalizeRunRequest, PriceBook, WebhookRejected, type JsonValue, type ModelDescriptor, type RunRequest, type UpstreamError } from '@gengate/core/adapter';
 import { describeAdapterConformance, FakeReplicate, FakeUpstream, kitCall, minimalRequest, runAdapterCall } from '@gengate/testing';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ReplicateAdapter } from './replicate-adapter.js';

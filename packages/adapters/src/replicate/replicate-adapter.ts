@@ -13,7 +13,7 @@ import {
   type StartedJob,
   type WebhookEvent,
   type WebhookRequest,
-} from '@gengate/core';
+} from '@gengate/core/adapter';
 import { z } from 'zod';
 import { backoffMs, originOf, readHandle, WebhookKeys, withoutTrailingSlash } from '../kit/index.js';
 import { generateReplicateImage } from './replicate-image.js';

@@ -1,5 +1,5 @@
 import type { ReplicateProvider } from '@ai-sdk/replicate';
-import { ratioValue, type AdapterCall, type GenerationResult, type JsonValue, type NormalizedImageRequest } from '@gengate/core';
+import { ratioValue, type AdapterCall, type GenerationResult, type JsonValue, type NormalizedImageRequest } from '@gengate/core/adapter';
 import { runImage } from '../kit/index.js';
 
 /** A FLUX image on Replicate through @ai-sdk/replicate and the kit's runImage: `aspect_ratio`, `seed`, `num_outputs` 1 per call, provider parameters as they are. */

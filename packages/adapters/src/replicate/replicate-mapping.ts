@@ -1,4 +1,4 @@
-import { UpstreamError, type JsonObject, type JsonValue, type NormalizedVideoRequest, type TaskWarning } from '@gengate/core';
+import { UpstreamError, type JsonObject, type JsonValue, type NormalizedVideoRequest, type TaskWarning } from '@gengate/core/adapter';
 
 export interface ReplicateVideoInput {
   readonly input: JsonObject;

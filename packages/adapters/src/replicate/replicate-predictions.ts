@@ -1,4 +1,4 @@
-import { UpstreamError, type GenerationResult, type JsonObject, type LongRunningStatus } from '@gengate/core';
+import { UpstreamError, type GenerationResult, type JsonObject, type LongRunningStatus } from '@gengate/core/adapter';
 import { z } from 'zod';
 import { callUpstream, mediaTypeFromUrl, progressFromLogs, withoutTrailingSlash } from '../kit/index.js';
 import { classifyReplicateFailure } from './replicate-mapping.js';

@@ -1,4 +1,4 @@
-import { WebhookRejected, type WebhookEvent, type WebhookRequest } from '@gengate/core';
+import { WebhookRejected, type WebhookEvent, type WebhookRequest } from '@gengate/core/adapter';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { parsePrediction, predictionStatus } from './replicate-predictions.js';
 

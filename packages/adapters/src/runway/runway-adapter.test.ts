@@ -1,4 +1,4 @@
-import { checkStep, isUpstreamError, normalizeRunRequest, PriceBook, type JsonValue, type ModelDescriptor, type RunRequest, type UpstreamError } from '@gengate/core';
+import { checkStep, isUpstreamError, normalizeRunRequest, PriceBook, type JsonValue, type ModelDescriptor, type RunRequest, type UpstreamError } from '@gengate/core/adapter';
 import { describeAdapterConformance, FakeRunway, kitCall, minimalRequest, runAdapterCall } from '@gengate/testing';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { RunwayAdapter } from './runway-adapter.js';

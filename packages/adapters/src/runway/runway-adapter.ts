@@ -8,7 +8,7 @@ import {
   type ModelDescriptor,
   type ProviderAdapter,
   type StartedJob,
-} from '@gengate/core';
+} from '@gengate/core/adapter';
 import { z } from 'zod';
 import { fraction, keyAvailability, mediaTypeFromUrl, ModelTable, pollDelay, readHandle, UpstreamClient } from '../kit/index.js';
 import { classifyRunwayFailure, runwayTaskRequest } from './runway-mapping.js';

@@ -1,4 +1,4 @@
-import { UpstreamError, type JsonValue, type NormalizedVideoRequest, type TaskWarning } from '@gengate/core';
+import { UpstreamError, type JsonValue, type NormalizedVideoRequest, type TaskWarning } from '@gengate/core/adapter';
 import type { RunwayModel } from './runway-models.js';
 
 /** Runway names output sizes as pixel ratios: the generic aspect ratio and resolution each stands for. */

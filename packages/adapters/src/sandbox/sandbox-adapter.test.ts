@@ -1,4 +1,4 @@
-import { normalizeRunRequest, runRequestSchema, type AdapterCall, type ModelDescriptor } from '@gengate/core';
+import { normalizeRunRequest, runRequestSchema, type AdapterCall, type ModelDescriptor } from '@gengate/core/adapter';
 import { describeAdapterConformance, runAdapterCall } from '@gengate/testing';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';

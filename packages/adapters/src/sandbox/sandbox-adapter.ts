@@ -14,7 +14,7 @@ import {
   type ProviderAdapter,
   type StartedJob,
   type TaskWarning,
-} from '@gengate/core';
+} from '@gengate/core/adapter';
 import { dimensionsFor, hashString, renderAnimatedGif, renderPng } from './media/index.js';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { SandboxLanguageModel } from './sandbox-language-model.js';

@@ -1,4 +1,4 @@
-import type { NormalizedChatRequest, TaskWarning, TokenUsage } from '@gengate/core';
+import type { NormalizedChatRequest, TaskWarning, TokenUsage } from '@gengate/core/adapter';
 
 /** Sandbox tokens: whitespace-separated words (at least one). */
 export function countTokens(text: string): number {

@@ -1,5 +1,5 @@
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { isUpstreamError, normalizeRunRequest, type AdapterCall } from '@gengate/core';
+import { isUpstreamError, normalizeRunRequest, type AdapterCall } from '@gengate/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { SandboxAdapter } from './sandbox-adapter.js';
 import { SANDBOX_DROP_MARKER, SANDBOX_MODELS } from './sandbox-models.js';

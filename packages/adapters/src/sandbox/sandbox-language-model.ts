@@ -10,7 +10,7 @@ import type {
   LanguageModelV4StreamResult,
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
-import { UpstreamError } from '@gengate/core';
+import { UpstreamError } from '@gengate/core/adapter';
 import { countTokens, replyWords } from './sandbox-chat.js';
 import { exampleFor } from './sandbox-json.js';
 import { SANDBOX_DROP_MARKER, SANDBOX_FAIL_MARKER, SANDBOX_MODELS } from './sandbox-models.js';

@@ -1,4 +1,4 @@
-import type { AspectRatio, ModelDescriptor } from '@gengate/core';
+import type { AspectRatio, ModelDescriptor } from '@gengate/core/adapter';
 
 const ALL_RATIOS: readonly AspectRatio[] = ['16:9', '9:16', '1:1', '4:3', '3:4'];
 const common = { provider: 'sandbox', isActive: true } as const;

@@ -4,7 +4,7 @@ import type { JsonObject } from '../util/json.js';
 /** A run request checked against a model's parameter schema, with every default resolved. */
 export type NormalizedRequest = NormalizedVideoRequest | NormalizedImageRequest | NormalizedChatRequest;
 
-interface NormalizedCommon {
+export interface NormalizedCommon {
   /**
    * `provider_params`, validated by the model's own schema with its defaults applied; `{}` when the
    * model declares none.

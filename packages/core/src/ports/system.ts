@@ -7,7 +7,7 @@ export interface IdGenerator {
   uuid(): string;
 }
 
-type LogFn = (obj: object, msg?: string) => void;
+export type LogFn = (obj: object, msg?: string) => void;
 
 /** The subset of pino's logger the core uses. */
 export interface Logger {

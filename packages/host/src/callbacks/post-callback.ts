@@ -1,6 +1,6 @@
 import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { ForbiddenAddressError, guardedLookup, isForbiddenHost } from '@gengate/core';
+import { ForbiddenAddressError, guardedLookup, isForbiddenHost } from '@gengate/core/internal';
 
 /** A callback target the address guard refuses (core's ForbiddenAddressError; this name is kept for existing callers). */
 export const ForbiddenTargetError = ForbiddenAddressError;

@@ -1,4 +1,4 @@
-import type { QueueDepth, QueueInspector } from '@gengate/core';
+import type { QueueDepth, QueueInspector } from '@gengate/core/internal';
 import type { PgBoss } from 'pg-boss';
 import { QUEUES } from '../postgres/boss-queues.js';
 

@@ -1,4 +1,5 @@
-import { csrfTokenFor, GatewayError, looksLikeSessionSecret, newSessionSecret, type DashboardServices, type SessionUser } from '@gengate/core';
+import { GatewayError, type DashboardServices } from '@gengate/core';
+import { csrfTokenFor, looksLikeSessionSecret, newSessionSecret, type SessionUser } from '@gengate/core/internal';
 import { Router, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import { errorHandler, methodNotAllowed, notFound } from '../http/middleware/error-handler.js';

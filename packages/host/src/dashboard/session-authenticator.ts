@@ -1,4 +1,5 @@
-import { csrfTokenMatches, type AuthContext, type DashboardAuth, type SessionUser } from '@gengate/core';
+import type { AuthContext } from '@gengate/core';
+import { csrfTokenMatches, type DashboardAuth, type SessionUser } from '@gengate/core/internal';
 import type { Request } from 'express';
 import type { RequestAuthenticator } from '../http/middleware/authenticate.js';
 import { isSameOrigin, isStateChanging } from './same-origin.js';

@@ -1,4 +1,4 @@
-import type { DashboardAuth } from '@gengate/core';
+import type { DashboardAuth } from '@gengate/core/internal';
 import type { Logger } from 'pino';
 
 /** Deletes expired sessions and sign-in links now and then every `intervalMs` (each process may run it: the delete is idempotent). */

@@ -1,16 +1,5 @@
-import {
-  fetchInput,
-  resolveExecutionOptions,
-  TOKENS,
-  type AcceptedProviderAdapter,
-  type BlobStore,
-  type GengateUseCases,
-  type KeyRateLimiter,
-  type Mailer,
-  type PaymentProcessor,
-  type ResultUrlResolver,
-  type SchedulingOptions,
-} from '@gengate/core';
+import { resolveExecutionOptions, TOKENS, type AcceptedProviderAdapter, type BlobStore, type GengateUseCases, type KeyRateLimiter, type Mailer, type PaymentProcessor, type ResultUrlResolver, type SchedulingOptions } from '@gengate/core';
+import { fetchInput } from '@gengate/core/internal';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';

@@ -1,4 +1,5 @@
-import { MARKUP_ONE, type MarkupPolicy, type Modality, type ProviderLimits } from '@gengate/core';
+import type { MarkupPolicy, Modality, ProviderLimits } from '@gengate/core';
+import { MARKUP_ONE } from '@gengate/core/internal';
 import type { OpsSettings } from '../ops/start-ops.js';
 
 /**

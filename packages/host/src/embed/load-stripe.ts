@@ -7,10 +7,10 @@ function read(value: string | (() => string) | null | undefined, fallback: () =>
   return value ?? fallback();
 }
 
-/** Stripe Checkout top-ups and the signed webhook; the Stripe SDK is imported here, only when Stripe is configured. */
+/** Stripe Checkout top-ups and the signed webhook; the Stripe SDK (optional) is imported here, only when Stripe is configured. */
 export async function loadStripe(o: StripeHostOptions, apiUrl: () => string): Promise<{ processor: PaymentProcessor; webhook: StripeWebhookOptions }> {
   const { createStripeClient, StripePaymentProcessor } = await import('../payments/stripe-processor.js');
-  const stripe = createStripeClient({ secretKey: o.secretKey, apiUrl: o.apiUrl ?? null });
+  const stripe = await createStripeClient({ secretKey: o.secretKey, apiUrl: o.apiUrl ?? null });
   const processor = new StripePaymentProcessor(stripe, {
     get successUrl() {
       return read(o.successUrl, () => `${apiUrl()}/billing/balance?checkout=success`);

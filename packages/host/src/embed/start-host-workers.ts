@@ -1,4 +1,5 @@
-import { SendAlertMail, type BlobStore, type GengateUseCases, type Mailer, type ResultUrlResolver } from '@gengate/core';
+import type { BlobStore, GengateUseCases, Mailer, ResultUrlResolver } from '@gengate/core';
+import { SendAlertMail } from '@gengate/core/internal';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';

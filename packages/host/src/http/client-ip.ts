@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { compileWhitelist } from '@gengate/core';
+import { compileWhitelist } from '@gengate/core/internal';
 
 /**
  * The client address: the socket peer, or, when the peer is a trusted proxy, the right-most

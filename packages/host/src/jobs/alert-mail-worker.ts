@@ -1,4 +1,4 @@
-import type { SendAlertMail } from '@gengate/core';
+import type { SendAlertMail } from '@gengate/core/internal';
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from '../ops/gengate-metrics.js';

@@ -1,4 +1,5 @@
-import { toTaskView, type ResultUrlResolver } from '@gengate/core';
+import type { ResultUrlResolver } from '@gengate/core';
+import { toTaskView } from '@gengate/core/internal';
 import type { JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';

@@ -1,4 +1,4 @@
-import type { DashboardAuth, SignInLinkQueue, SignInLinkRequest } from '@gengate/core';
+import type { DashboardAuth, SignInLinkQueue, SignInLinkRequest } from '@gengate/core/internal';
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { wakeWorkers } from '../postgres/job-wakeups.js';

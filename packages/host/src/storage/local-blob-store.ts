@@ -4,7 +4,8 @@ import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/prom
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { dirname, join } from 'node:path';
-import { mediaTypeForExtension, type BlobBody, type BlobInfo, type BlobStore, type ByteRange, type OpenedBlob, type StoredBlob } from '@gengate/core';
+import type { BlobBody, BlobInfo, BlobStore, ByteRange, OpenedBlob, StoredBlob } from '@gengate/core';
+import { mediaTypeForExtension } from '@gengate/core/adapter';
 import { inject, injectable } from 'inversify';
 import { HOST_TOKENS } from '../host-tokens.js';
 import { assertTaskId, BLOB_KEY, blobKeyExtension } from './blob-keys.js';

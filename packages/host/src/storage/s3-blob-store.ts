@@ -10,33 +10,13 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import {
-  mediaTypeForExtension,
-  type BlobBody,
-  type BlobInfo,
-  type BlobStore,
-  type ByteRange,
-  type OpenedBlob,
-  type PresignedResponseHeaders,
-  type StoredBlob,
-} from '@gengate/core';
+import type { BlobBody, BlobInfo, BlobStore, ByteRange, OpenedBlob, PresignedResponseHeaders, StoredBlob } from '@gengate/core';
+import { mediaTypeForExtension } from '@gengate/core/adapter';
 import { assertTaskId, BLOB_KEY, blobKeyExtension } from './blob-keys.js';
 import { contentDispositionFor } from './file-disposition.js';
+import type { S3BlobStoreSettings } from './s3-settings.js';
 
-export interface S3BlobStoreSettings {
-  readonly bucket: string;
-  /** Prepended to every key (e.g. `gengate/results/`); '' = the bucket's root. */
-  readonly prefix: string;
-  readonly region: string;
-  /** An S3-compatible endpoint (MinIO, R2, GCS interoperability...); null = AWS. */
-  readonly endpoint: string | null;
-  /** Path-style URLs (`<endpoint>/<bucket>/<key>`), which MinIO and most self-hosted servers need. */
-  readonly forcePathStyle: boolean;
-  /** Static credentials; null = the SDK's default chain (environment, shared files, instance or task role). */
-  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
-  /** Bytes per part of a multipart upload (at least 5 MiB; at most 4 parts are in memory at once). */
-  readonly partSizeBytes?: number;
-}
+export type { S3BlobStoreSettings };
 
 const MIN_PART = 5 * 1024 * 1024;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { S3BlobStoreSettings } from './s3-blob-store.js';
+import type { S3BlobStoreSettings } from './s3-settings.js';
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 

@@ -21,7 +21,7 @@ import {
   type WebhookEvent,
   type WebhookRequest,
   WebhookRejected,
-} from '@gengate/core';
+} from '@gengate/core/internal';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import type pg from 'pg';

@@ -1,18 +1,5 @@
-import {
-  ADAPTER_SPECIFICATION_VERSION,
-  checkModelDeclaration,
-  GatewayError,
-  ModelRegistry,
-  modelParametersJsonSchema,
-  normalizeRunRequest,
-  PriceBook,
-  runToCompletion,
-  type AdapterCall,
-  type GenerationResult,
-  type ModelDescriptor,
-  type ProviderAdapter,
-  type RunRequest,
-} from '@gengate/core';
+import { GatewayError, ModelRegistry, PriceBook, type ModelDescriptor, type ProviderAdapter, type RunRequest } from '@gengate/core';
+import { ADAPTER_SPECIFICATION_VERSION, checkModelDeclaration, modelParametersJsonSchema, normalizeRunRequest, runToCompletion, type AdapterCall, type GenerationResult } from '@gengate/core/adapter';
 import { describe, expect, it, type TestContext } from 'vitest';
 import type { FakeUpstream } from '../fakes/fake-upstream.js';
 import { kitCall } from './adapter/adapter-call.js';

@@ -1,4 +1,4 @@
-import { createMemoryStores, MemoryAccountDirectory, MemorySessionStore } from '@gengate/core';
+import { createMemoryStores, MemoryAccountDirectory, MemorySessionStore } from '@gengate/core/internal';
 import { describeDashboardStoresConformance } from './store-contract-sessions.js';
 
 describeDashboardStoresConformance('memory', async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { isGatewayError, USER_CAPS, type CreditEntry } from '@gengate/core';
+import { isGatewayError, type CreditEntry } from '@gengate/core';
+import { USER_CAPS } from '@gengate/core/internal';
 import { describe, expect, it } from 'vitest';
 import { type StoreFixtures } from './store-fixtures.js';
 

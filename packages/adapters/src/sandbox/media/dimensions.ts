@@ -1,1 +1,1 @@
-export { sizeForAspectRatio as dimensionsFor } from '@gengate/core';
+export { sizeForAspectRatio as dimensionsFor } from '@gengate/core/adapter';

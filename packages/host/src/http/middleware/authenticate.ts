@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { CHALLENGE, GatewayError, type ApiKeyRecord, type AuthContext, type GengateUseCases } from '@gengate/core';
+import { GatewayError, type ApiKeyRecord, type AuthContext, type GengateUseCases } from '@gengate/core';
+import { CHALLENGE } from '@gengate/core/internal';
 import type { Request, RequestHandler, Response } from 'express';
 
 /**

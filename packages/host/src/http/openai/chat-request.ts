@@ -1,5 +1,6 @@
 import type { JSONSchema7, LanguageModelV4CallOptions, LanguageModelV4Message, LanguageModelV4ToolChoice } from '@ai-sdk/provider';
-import { GatewayError, isPrivateUrlLiteral } from '@gengate/core';
+import { GatewayError } from '@gengate/core';
+import { isPrivateUrlLiteral } from '@gengate/core/internal';
 import { z } from 'zod';
 
 /*

@@ -1,4 +1,6 @@
-import { GatewayError, isUpstreamError, runToCompletion, upstreamFailureMessage, type BlobStore, type GengateUseCases, type TaskStore } from '@gengate/core';
+import { GatewayError, isUpstreamError, type BlobStore, type GengateUseCases, type TaskStore } from '@gengate/core';
+import { runToCompletion } from '@gengate/core/adapter';
+import { upstreamFailureMessage } from '@gengate/core/internal';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { authOf } from '../middleware/authenticate.js';

@@ -1,5 +1,6 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { isUpstreamError, UpstreamError, type GenerationResult, type InlineRun } from '@gengate/core';
+import { isUpstreamError, UpstreamError, type InlineRun } from '@gengate/core';
+import type { GenerationResult } from '@gengate/core/adapter';
 
 /** What a dialect adds to a call: its own view of every part (Anthropic's blocks) and warnings for the task. */
 export interface ChatCallExtras {

@@ -1,4 +1,5 @@
-import { GatewayError, isUuid, type BlobStore, type GengateUseCases, type TaskRecord, type TaskStore } from '@gengate/core';
+import { GatewayError, type BlobStore, type GengateUseCases, type TaskRecord, type TaskStore } from '@gengate/core';
+import { isUuid } from '@gengate/core/internal';
 import { Router, type Request } from 'express';
 import { authOf } from '../middleware/authenticate.js';
 import { methodNotAllowed } from '../middleware/error-handler.js';

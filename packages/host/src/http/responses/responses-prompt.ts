@@ -1,5 +1,7 @@
 import type { JSONSchema7, LanguageModelV4CallOptions, LanguageModelV4Message, LanguageModelV4ToolChoice } from '@ai-sdk/provider';
-import { GatewayError, isPrivateUrlLiteral, RUN_LIMITS } from '@gengate/core';
+import { GatewayError } from '@gengate/core';
+import { isPrivateUrlLiteral } from '@gengate/core/internal';
+import { RUN_LIMITS } from '@gengate/core/adapter';
 import { functionTools, type ContentPart, type InputItem, type ResponseRequest } from './responses-request.js';
 
 /*

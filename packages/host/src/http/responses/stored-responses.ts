@@ -1,4 +1,6 @@
-import { GatewayError, isUuid, type BlobStore, type GenerationResult, type TaskRecord, type TaskStore } from '@gengate/core';
+import { GatewayError, type BlobStore, type TaskRecord, type TaskStore } from '@gengate/core';
+import { isUuid } from '@gengate/core/internal';
+import { type GenerationResult } from '@gengate/core/adapter';
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { authOf } from '../middleware/authenticate.js';

@@ -1,4 +1,5 @@
-import { GatewayError, isUuid } from '@gengate/core';
+import { GatewayError } from '@gengate/core';
+import { isUuid } from '@gengate/core/internal';
 import { Router } from 'express';
 import type { CallbackRepository } from '../../callbacks/callback-repository.js';
 import { authOf } from '../middleware/authenticate.js';

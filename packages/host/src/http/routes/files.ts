@@ -1,4 +1,5 @@
-import { GatewayError, isUuid, type BlobStore, type TaskStore } from '@gengate/core';
+import { GatewayError, type BlobStore, type TaskStore } from '@gengate/core';
+import { isUuid } from '@gengate/core/internal';
 import { Router, type Request } from 'express';
 import type { RequestAuth } from '../middleware/authenticate.js';
 import type { ResultUrlVerifier } from '../../storage/result-urls.js';

@@ -1,10 +1,11 @@
 import { GatewayError, type GengateUseCases } from '@gengate/core';
 import express, { Router, type Request, type Response } from 'express';
-import type Stripe from 'stripe';
+import type { StripeCheckoutSession, StripeEvent, StripeWebhookVerifier } from '../../payments/stripe-webhook-types.js';
 import { mapBodyErrors, refuseUndecodableBodies } from '../middleware/body-errors.js';
 
 export interface StripeWebhookOptions {
-  readonly stripe: Stripe;
+  /** The Stripe SDK client (createStripeClient), or anything that verifies a webhook the same way. */
+  readonly stripe: StripeWebhookVerifier;
   readonly webhookSecret: string;
 }
 
@@ -26,14 +27,14 @@ export function stripeWebhookRoutes({ billing }: Pick<GengateUseCases, 'billing'
     mapBodyErrors(MAX_BYTES),
     async (req: Request, res: Response) => {
       const signature = req.headers['stripe-signature'];
-      let event: Stripe.Event;
+      let event: StripeEvent;
       try {
         event = opts.stripe.webhooks.constructEvent(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), String(signature ?? ''), opts.webhookSecret);
       } catch {
         throw new GatewayError('invalid_request', 'Stripe signature verification failed.', { param: 'stripe-signature' });
       }
       if (PAID_EVENTS.has(event.type)) {
-        const session = event.data.object as Stripe.Checkout.Session;
+        const session = event.data.object as StripeCheckoutSession;
         const transactionId = session.metadata?.['transaction_id'] ?? session.client_reference_id;
         if (session.payment_status === 'paid' && transactionId) {
           const refuse = (reason: string, param: string): never => {

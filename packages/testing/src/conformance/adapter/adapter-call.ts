@@ -1,4 +1,4 @@
-import { normalizeRunRequest, type AdapterCall, type InputFile, type ModelDescriptor, type RunRequest } from '@gengate/core';
+import { normalizeRunRequest, type AdapterCall, type InputFile, type ModelDescriptor, type RunRequest } from '@gengate/core/adapter';
 
 /** A 1x1 PNG: what the kit's readInput returns for a reference image. */
 const TINY_PNG = Uint8Array.from(

@@ -1,4 +1,4 @@
-import { modelParametersJsonSchema, type JsonValue, type ModelDescriptor, type RunRequest } from '@gengate/core';
+import { modelParametersJsonSchema, type JsonValue, type ModelDescriptor, type RunRequest } from '@gengate/core/adapter';
 
 /** The smallest request a model accepts: a prompt, and its cheapest duration for video. */
 export function minimalRequest(model: ModelDescriptor): RunRequest {

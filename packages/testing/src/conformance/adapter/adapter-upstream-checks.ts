@@ -1,4 +1,4 @@
-import { isUpstreamError, normalizeRunRequest, runToCompletion, type ModelDescriptor, type ProviderAdapter, type RunRequest, type TaskWarning, type UpstreamError } from '@gengate/core';
+import { isUpstreamError, normalizeRunRequest, runToCompletion, type ModelDescriptor, type ProviderAdapter, type RunRequest, type TaskWarning, type UpstreamError } from '@gengate/core/adapter';
 import { describe, expect, it } from 'vitest';
 import type { FakeFault, FakeUpstream, RecordedCall } from '../../fakes/fake-upstream.js';
 import type { AdapterSuiteSection } from './suite-sections.js';

@@ -8,7 +8,7 @@ import {
   type ProviderAdapter,
   type StartedJob,
   UpstreamError,
-} from '@gengate/core';
+} from '@gengate/core/adapter';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeUpstream, type RecordedCall } from '../../fakes/fake-upstream.js';
 import { FakeJobBook } from '../../fakes/video/fake-jobs.js';

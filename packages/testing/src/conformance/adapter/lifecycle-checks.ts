@@ -1,4 +1,4 @@
-import { checkStep, pollDelayMs, type GenerationResult, type JsonValue, type ModelDescriptor, type ProviderAdapter, type RunRequest, type StartedJob } from '@gengate/core';
+import { checkStep, pollDelayMs, type GenerationResult, type JsonValue, type ModelDescriptor, type ProviderAdapter, type RunRequest, type StartedJob } from '@gengate/core/adapter';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 import type { FakeUpstream } from '../../fakes/fake-upstream.js';

@@ -7,7 +7,7 @@ import {
   videoParamsSchema,
   type ProviderAdapter,
   type RunRequest,
-} from '@gengate/core';
+} from '@gengate/core/adapter';
 import { describe, expect, it } from 'vitest';
 import type { FakeUpstream, RecordedCall } from '../../fakes/fake-upstream.js';
 import { kitCall } from './adapter-call.js';

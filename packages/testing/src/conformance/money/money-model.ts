@@ -1,4 +1,4 @@
-import { ADAPTER_SPECIFICATION_VERSION, type ModelDescriptor, type ProviderAdapter } from '@gengate/core';
+import { ADAPTER_SPECIFICATION_VERSION, type ModelDescriptor, type ProviderAdapter } from '@gengate/core/adapter';
 
 /** The one model the money contract submits to: 2 credits an image (20,000 micro-USD, no markup), 1 to 4 images a task. */
 export const CONTRACT_MODEL: ModelDescriptor = {

