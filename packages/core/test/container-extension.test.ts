@@ -11,7 +11,7 @@ import {
   resolveGengate,
   TOKENS,
   type UpstreamMetadata,
-} from '../src/index.js';
+} from '../src/internal.js';
 import { config, runOneTask } from './support/container-fixture.js';
 
 describe('the container is the extension point', () => {

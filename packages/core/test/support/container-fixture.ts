@@ -7,7 +7,7 @@ import {
   type GengateCoreConfig,
   type ModelDescriptor,
   type ProviderAdapter,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 
 export const model: ModelDescriptor = {
   id: 'test.image',

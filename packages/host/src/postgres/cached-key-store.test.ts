@@ -1,4 +1,4 @@
-import { MemoryDatabase, MemoryKeyStore, type ApiKeyRecord, type KeyStore } from '@gengate/core';
+import { MemoryDatabase, MemoryKeyStore, type ApiKeyRecord, type KeyStore } from '@gengate/core/internal';
 import { describe, expect, it } from 'vitest';
 import { CachedKeyStore, KeyCache } from './cached-key-store.js';
 
