@@ -13,6 +13,14 @@ export type { GengateHostOptions, HostWorkerSelection, StripeHostOptions } from 
 export { DEFAULT_HOST_SETTINGS, resolveHostSettings, type GengateHostSettings, type GengateHostSettingsInput } from './embed/host-settings.js';
 export type { EnsureUserInput } from './embed/ensure-user.js';
 
+// Any framework: the HTTP surfaces as a fetch handler and a Node listener, and thin bridges (docs/embedding.md).
+export { createGengateFetchHandler } from './http/fetch/create-fetch-handler.js';
+export { createGengateNodeHandler, type GengateHttpSurfaces, type GengateSurfacePaths } from './http/fetch/gengate-node-handler.js';
+export { fetchFromNode, type FetchHandler, type FetchRequestContext } from './http/fetch/fetch-from-node.js';
+export { gengateHono, type HonoBridgeOptions, type HonoContextLike } from './http/fetch/bridges/hono.js';
+export { gengateFastify, type FastifyInstanceLike } from './http/fetch/bridges/fastify.js';
+export { nextRouteHandlers, type NextBridgeOptions, type NextRouteHandler, type NextRouteHandlers } from './http/fetch/bridges/next.js';
+
 // The parts the facade is built from, for hosts that wire them by hand.
 export { createGengateRouter, type GengateRouterOptions } from './http/create-router.js';
 export type { RequestAuthenticator } from './http/middleware/authenticate.js';
