@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { inMemoryConnection } from './in-memory-connection.js';
+import { webBodyOf } from './web-body.js';
 
 /** Who sent the request, as the framework in front knows it. */
 export interface FetchRequestContext {
@@ -82,8 +83,7 @@ export function fetchFromNode(listener: RequestListener): FetchHandler {
           resolve(new Response(null, init));
           return;
         }
-        // Cancelling the web stream destroys the message, and with it the connection.
-        resolve(new Response(Readable.toWeb(message) as ReadableStream<Uint8Array>, init));
+        resolve(new Response(webBodyOf(message), init));
       });
       if (request.body === null) {
         outgoing.end();
