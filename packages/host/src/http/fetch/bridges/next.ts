@@ -1,4 +1,5 @@
 import { createGengateFetchHandler } from '../create-fetch-handler.js';
+import type { FetchHandler } from '../fetch-from-node.js';
 import type { GengateHttpSurfaces, GengateSurfacePaths } from '../gengate-node-handler.js';
 
 /** A Next.js App Router route handler (Next's NextRequest is a Request). */
@@ -29,14 +30,26 @@ export interface NextBridgeOptions extends GengateSurfacePaths {
  * gengate as Next.js App Router route handlers, for `app/api/v1/[...path]/route.ts` (and
  * `app/v1/[...path]/route.ts` for the OpenAI-compatible surface):
  * `export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = nextRouteHandlers(host)`, with
- * `export const dynamic = 'force-dynamic'` and the Node.js runtime (the default).
+ * `export const dynamic = 'force-dynamic'` and the Node.js runtime (the default). `host` may be a function
+ * returning the host (called once, on the first request): Next.js imports route modules while it builds,
+ * when there is no database to start gengate on.
  */
-export function nextRouteHandlers(host: GengateHttpSurfaces, options: NextBridgeOptions = {}): NextRouteHandlers {
-  const handler = createGengateFetchHandler(host, options);
+export function nextRouteHandlers(host: GengateHttpSurfaces | (() => Promise<GengateHttpSurfaces>), options: NextBridgeOptions = {}): NextRouteHandlers {
+  let handler: Promise<FetchHandler> | null = null;
   const clientIp = options.clientIp;
-  const route: NextRouteHandler = (request) => {
+  const resolved = (): Promise<FetchHandler> => {
+    if (!handler) {
+      const made = (typeof host === 'function' ? host() : Promise.resolve(host)).then((h) => createGengateFetchHandler(h, options));
+      made.catch(() => {
+        handler = null; // the next request tries again (e.g. the database was not up yet)
+      });
+      handler = made;
+    }
+    return handler;
+  };
+  const route: NextRouteHandler = async (request) => {
     const ip = clientIp?.(request);
-    return handler(request, ip === undefined ? {} : { clientIp: ip });
+    return (await resolved())(request, ip === undefined ? {} : { clientIp: ip });
   };
   return { GET: route, HEAD: route, POST: route, PUT: route, PATCH: route, DELETE: route, OPTIONS: route };
 }
