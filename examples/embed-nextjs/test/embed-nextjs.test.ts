@@ -29,7 +29,7 @@ beforeAll(async () => {
   admin = await createGengateHost({ database: { url: db.url }, adapters: [createSandboxAdapter({ latencyMs: { chat: 50, image: 50, video: 50 } })], filesDir, settings: { shutdownGraceMs: 3_000 } });
   await admin.migrate();
   await admin.startWorkers();
-  buildNextApp();
+  await buildNextApp();
   next = await startNextApp({
     DATABASE_URL: db.url,
     FILES_DIR: filesDir,

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -15,18 +16,57 @@ function newest(path: string): number {
   return Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name))));
 }
 
-/**
- * `next build`, unless .next holds a build newer than the app's sources and the gengate packages it
- * bundles (their dist/, which `npm ci` and `tsc -b` write). About a minute on two cores.
- */
-export function buildNextApp(): void {
+function stale(): boolean {
   const sources = Math.max(
     ...['app', 'lib', 'next.config.mjs', 'package.json', 'tsconfig.json'].map((p) => newest(join(EXAMPLE, p))),
     ...['core', 'adapters', 'host'].map((p) => newest(join(REPO, 'packages', p, 'dist'))),
   );
-  if (newest(join(EXAMPLE, '.next/BUILD_ID')) > sources) return;
-  const built = spawnSync(process.execPath, [NEXT, 'build'], { cwd: EXAMPLE, encoding: 'utf8', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
-  if (built.status !== 0) throw new Error(`next build failed (${String(built.status)}):\n${built.stdout}\n${built.stderr}`);
+  return newest(join(EXAMPLE, '.next/BUILD_ID')) <= sources;
+}
+
+const LOCK = join(EXAMPLE, '.next-build.lock');
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** One build at a time in this folder (CI runs its two database lanes side by side); a dead owner's lock is taken over. */
+async function withBuildLock(build: () => void): Promise<void> {
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const owner = Number(existsSync(join(LOCK, 'pid')) ? readFileSync(join(LOCK, 'pid'), 'utf8') : '0');
+    if (owner > 0 && !alive(owner)) rmSync(LOCK, { recursive: true, force: true });
+    else await delay(500); // another process is building: its lock goes when it is done
+  }
+  try {
+    writeFileSync(join(LOCK, 'pid'), String(process.pid));
+    build();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `next build`, unless .next holds a build newer than the app's sources and the gengate packages it
+ * bundles (their dist/, which `npm ci` and `tsc -b` write). About a minute on two cores.
+ */
+export async function buildNextApp(): Promise<void> {
+  if (!stale()) return;
+  await withBuildLock(() => {
+    if (!stale()) return; // built by the process that held the lock
+    const built = spawnSync(process.execPath, [NEXT, 'build'], { cwd: EXAMPLE, encoding: 'utf8', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+    if (built.status !== 0) throw new Error(`next build failed (${String(built.status)}):\n${built.stdout}\n${built.stderr}`);
+  });
 }
 
 async function freePort(): Promise<number> {
