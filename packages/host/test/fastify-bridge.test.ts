@@ -32,7 +32,8 @@ beforeAll(async () => {
   });
   await host.migrate();
   await host.startWorkers();
-  // Closes the test client's keep-alive connections at close() (otherwise Fastify waits up to its 72 s keepAliveTimeout).
+  // close() ends every connection: without it, after a task run and a cut /v1 stream in one file, close()
+  // waited Fastify's 72 s keepAliveTimeout for one connection (either test alone closes at once; not yet explained).
   app = Fastify({ forceCloseConnections: true });
   // The app's own route, with Fastify's JSON parser: the bridge's plugin keeps its parsers to itself.
   app.post('/echo', async (request) => ({ got: request.body }));
