@@ -20,6 +20,14 @@ export type { EnsureUserInput } from './embed/ensure-user.js';
 // What a feature throws when its optional peer dependency is not installed (docs/embedding.md).
 export { OptionalDependencyMissing, OPTIONAL_DEPENDENCIES, type OptionalDependency } from './optional-dependency.js';
 
+// Any framework: the HTTP surfaces as a fetch handler and a Node listener, and thin bridges (docs/embedding.md).
+export { createGengateFetchHandler } from './http/fetch/create-fetch-handler.js';
+export { createGengateNodeHandler, type GengateHttpSurfaces, type GengateSurfacePaths } from './http/fetch/gengate-node-handler.js';
+export { fetchFromNode, type FetchHandler, type FetchRequestContext } from './http/fetch/fetch-from-node.js';
+export { gengateHono, type HonoBridgeOptions, type HonoContextLike } from './http/fetch/bridges/hono.js';
+export { gengateFastify, type FastifyInstanceLike } from './http/fetch/bridges/fastify.js';
+export { nextRouteHandlers, type NextBridgeOptions, type NextRouteHandler, type NextRouteHandlers } from './http/fetch/bridges/next.js';
+
 // The tokens an embedder rebinds in createGengateHost's `configure` (docs/embedding.md, "Replacing a host port").
 export {
   HOST_BOUND_CORE_PORTS,

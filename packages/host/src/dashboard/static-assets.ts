@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import express, { Router, type Response } from 'express';
 
 /** Where `npm run build:dashboard` puts the built dashboard (packages/dashboard/dist), from src/ or dist/ alike. */
-export const DEFAULT_DASHBOARD_ASSETS = resolve(import.meta.dirname, '../../../dashboard/dist');
+// Through import.meta.url, not import.meta.dirname: bundlers (Next.js) provide the former only.
+export const DEFAULT_DASHBOARD_ASSETS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../dashboard/dist');
 
 const CSP = [
   "default-src 'self'",
