@@ -22,6 +22,14 @@ export interface ToolCallDelta {
   function: { name?: string; arguments: string };
 }
 
+/** A chat call's token usage; the cache counts are part of `inputTokens` (priced at the model's cached-input prices). */
+export interface ChatUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens?: number;
+  readonly cacheWriteTokens?: number;
+}
+
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
 export function finishReasonOf(f: LanguageModelV4FinishReason): FinishReason {
@@ -42,7 +50,8 @@ export class ChatAccumulator {
   text = '';
   readonly toolCalls: { id: string; name: string; arguments: string }[] = [];
   private readonly toolIndex = new Map<string, number>();
-  usage: { inputTokens: number; outputTokens: number } | null = null;
+  /** Reported usage; `inputTokens` counts every input token, the cache reads and writes among them too. */
+  usage: ChatUsage | null = null;
   finish: FinishReason | null = null;
   rawFinish: string | null = null;
   upstreamModel: string | null = null;
@@ -99,7 +108,10 @@ export class ChatAccumulator {
         this.rawFinish = part.finishReason.raw ?? part.finishReason.unified;
         const input = part.usage.inputTokens.total;
         const output = part.usage.outputTokens.total;
-        if (input !== undefined && output !== undefined) this.usage = { inputTokens: input, outputTokens: output };
+        const { cacheRead, cacheWrite } = part.usage.inputTokens;
+        if (input !== undefined && output !== undefined) {
+          this.usage = { inputTokens: input, outputTokens: output, ...(cacheRead ? { cacheReadTokens: cacheRead } : {}), ...(cacheWrite ? { cacheWriteTokens: cacheWrite } : {}) };
+        }
         return null;
       }
       case 'error':

@@ -1,6 +1,12 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { isUpstreamError, UpstreamError, type GenerationResult, type InlineRun } from '@gengate/core';
-import { ChatAccumulator } from './chat-chunks.js';
+
+/** What a dialect adds to a call: its own view of every part (Anthropic's blocks) and warnings for the task. */
+export interface ChatCallExtras {
+  readonly onPart?: (part: LanguageModelV4StreamPart) => void;
+  readonly warnings?: readonly { readonly param: string; readonly message: string }[];
+}
+import { ChatAccumulator, type ChatUsage } from './chat-chunks.js';
 
 /** Why a call stopped before the upstream's own end. */
 export type CallEnd = 'completed' | 'client_gone' | 'revoked' | 'upstream_error' | 'aborted';
@@ -19,7 +25,7 @@ export interface ChatCallOutcome {
   readonly error: UpstreamError | null;
   /** What the task was charged (0 when it failed uncharged). */
   readonly chargedMicro: number;
-  readonly usage: { inputTokens: number; outputTokens: number } | null;
+  readonly usage: ChatUsage | null;
 }
 
 /**
@@ -35,6 +41,7 @@ export async function runChatCall(
   onDelta: (delta: Record<string, unknown>, acc: ChatAccumulator) => void,
   onOpen: () => void = () => undefined,
   mode: 'stream' | 'generate' = 'stream',
+  extras: ChatCallExtras = {},
 ): Promise<ChatCallOutcome> {
   const acc = new ChatAccumulator();
   const model = run.adapter.languageModel?.(run.model.id);
@@ -52,6 +59,7 @@ export async function runChatCall(
       const part: LanguageModelV4StreamPart = next.value;
       const delta = acc.add(part);
       if (acc.error !== null) break;
+      extras.onPart?.(part);
       if (delta) onDelta(delta, acc);
     }
     if (acc.error !== null) throw acc.error;
@@ -60,7 +68,7 @@ export async function runChatCall(
     end = signals.clientGone.aborted ? 'client_gone' : signals.revoked.aborted ? 'revoked' : run.signal.aborted ? 'aborted' : 'upstream_error';
     if (end === 'upstream_error' || end === 'aborted') error = classify(run, thrown);
   }
-  const settled = await settle(run, acc, end, error);
+  const settled = await settle(run, acc, end, error, extras.warnings ?? []);
   return { acc, end, error, ...settled };
 }
 
@@ -83,13 +91,13 @@ function classify(run: InlineRun, thrown: unknown): UpstreamError {
   return run.adapter.upstreamError?.(thrown) ?? new UpstreamError(thrown instanceof Error ? thrown.message : String(thrown), { kind: 'network' });
 }
 
-async function settle(run: InlineRun, acc: ChatAccumulator, end: CallEnd, error: UpstreamError | null): Promise<Pick<ChatCallOutcome, 'chargedMicro' | 'usage'>> {
+async function settle(run: InlineRun, acc: ChatAccumulator, end: CallEnd, error: UpstreamError | null, extraWarnings: NonNullable<ChatCallExtras['warnings']>): Promise<Pick<ChatCallOutcome, 'chargedMicro' | 'usage'>> {
   if (end === 'completed' || acc.produced) {
     const req = run.request;
     const promptChars = req.modality === 'chat' ? req.prompt.length + (req.system?.length ?? 0) : 0;
     // Reported usage when the stream finished; otherwise the input (estimated) and the output produced so far.
     const usage = acc.usage ?? { inputTokens: Math.ceil(promptChars / 4), outputTokens: estimateTokens(acc.text) + acc.toolCalls.reduce((n, c) => n + estimateTokens(c.arguments), 0) };
-    const warnings = end === 'completed' ? [] : [{ param: 'stream', message: interruptedMessage(end, error) }];
+    const warnings = [...extraWarnings, ...(end === 'completed' ? [] : [{ param: 'stream', message: interruptedMessage(end, error) }])];
     const body = acc.text !== '' || acc.toolCalls.length === 0 ? { data: new TextEncoder().encode(acc.text), mediaType: 'text/plain' } : { data: new TextEncoder().encode(JSON.stringify(acc.toolCalls)), mediaType: 'application/json' };
     const result: GenerationResult = {
       files: [{ kind: 'bytes', ...body }],

@@ -1,0 +1,201 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Anthropic from '@anthropic-ai/sdk';
+import { AnthropicAdapter, SandboxAdapter } from '@gengate/adapters';
+import { createMemoryGengate, startFakeAnthropic, type FakeUpstream, type MemoryGengate } from '@gengate/testing';
+import express from 'express';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOpenAIRouter } from '../src/http/openai/create-openai-router.js';
+import { parseEvents, streamProblems } from './support/anthropic-stream.js';
+
+/**
+ * POST /v1/messages (Anthropic's Messages dialect) in process, over the in-memory stores, driven by the
+ * official `@anthropic-ai/sdk` (1.14, unmodified) and by raw requests: the sandbox chat model and Claude
+ * through the Anthropic adapter and the fake Anthropic API. Every raw stream is checked against the
+ * documented event flow (support/anthropic-stream.ts).
+ */
+const ANTHROPIC_KEY = 'sk-ant-fake-messages-0123456789';
+let memory: MemoryGengate;
+let fake: FakeUpstream;
+let server: Server;
+let base: string;
+let key: string;
+let userId: string;
+let client: Anthropic;
+let n = 0;
+
+beforeAll(async () => {
+  fake = await startFakeAnthropic();
+  memory = createMemoryGengate({
+    adapters: [new SandboxAdapter({ latencyMs: { chat: 5, image: 1, video: 20 } }), new AnthropicAdapter({ apiKey: ANTHROPIC_KEY, baseURL: `${fake.url}/v1` })],
+  });
+  const app = express().use('/v1', createOpenAIRouter({ gengate: memory.gengate, blobStore: memory.blobs, logger: pino({ level: 'silent' }), keepAliveMs: 60_000 }));
+  server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ key, userId } = await newUser());
+  client = new Anthropic({ baseURL: base, apiKey: key, maxRetries: 0 });
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await fake.close();
+});
+
+async function newUser(credits = 1000): Promise<{ key: string; userId: string }> {
+  const u = await memory.gengate.admin.createUser({ email: `messages${++n}@example.com`, credits });
+  return { key: u.api_key, userId: u.user_id };
+}
+
+const post = (body: unknown, headers: Record<string, string> = {}, path = '/v1/messages') =>
+  fetch(`${base}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+const taskIdOf = (messageId: string) => messageId.replace(/^msg_/, '');
+const usageCharges = (uid = userId) => memory.db.transactions.filter((t) => t.userId === uid && t.paymentMethod === 'usage');
+
+describe('POST /v1/messages on the sandbox', () => {
+  it('answers a Message through the SDK, recorded and charged as a gengate task', async () => {
+    const before = usageCharges().length;
+    const message = await client.messages.create({ model: 'sandbox.echo-chat', max_tokens: 64, system: 'Be brief.', messages: [{ role: 'user', content: 'Hello there' }] });
+    expect(message).toMatchObject({ type: 'message', role: 'assistant', model: 'sandbox.echo-chat', stop_reason: 'end_turn', stop_sequence: null });
+    expect(message.content).toEqual([{ type: 'text', text: expect.stringContaining('Hello there') }]);
+    expect(message.usage.output_tokens).toBeGreaterThan(0);
+    const task = memory.db.tasks.get(taskIdOf(message.id));
+    expect(task).toMatchObject({ status: 'success', modelId: 'sandbox.echo-chat', userId });
+    const charges = usageCharges();
+    expect(charges.length).toBe(before + 1);
+    expect(charges.at(-1)?.taskId).toBe(task?.id);
+    expect([...memory.db.holds.values()].filter((h) => h.taskId === task?.id).map((h) => h.state)).toEqual(['settled']);
+  });
+
+  it('streams the documented event flow; the SDK assembles the same Message', async () => {
+    const res = await post({ model: 'sandbox.echo-chat', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Stream me' }] });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = parseEvents(await res.text());
+    expect(streamProblems(events)).toEqual([]);
+    expect(events.map((e) => e.event)).toEqual(expect.arrayContaining(['message_start', 'ping', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']));
+    const stream = client.messages.stream({ model: 'sandbox.echo-chat', max_tokens: 64, messages: [{ role: 'user', content: 'Stream me' }] });
+    let text = '';
+    stream.on('text', (t) => (text += t));
+    const final = await stream.finalMessage();
+    expect(final.content).toEqual([{ type: 'text', text }]);
+    expect(text).toContain('Stream me');
+    expect(final.stop_reason).toBe('end_turn');
+  });
+
+  it('runs a tool-use round trip (tool_use, then a tool_result answered)', async () => {
+    const tools: Anthropic.Tool[] = [{ name: 'get_weather', description: 'Weather of a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+    const first = await client.messages.create({ model: 'sandbox.echo-chat', max_tokens: 64, tools, tool_choice: { type: 'any' }, messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+    expect(first.stop_reason).toBe('tool_use');
+    const use = first.content.find((b) => b.type === 'tool_use');
+    expect(use).toMatchObject({ type: 'tool_use', name: 'get_weather', input: { city: expect.any(String) } });
+    if (use?.type !== 'tool_use') throw new Error('no tool_use');
+    const second = await client.messages.create({
+      model: 'sandbox.echo-chat',
+      max_tokens: 64,
+      tools,
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'Sunny, 21 C' }] },
+      ],
+    });
+    expect(second.stop_reason).toBe('end_turn');
+    expect(second.content[0]).toMatchObject({ type: 'text', text: expect.stringContaining('Sunny, 21 C') });
+    // Streamed tool use: a tool_use block with input_json_delta events.
+    const events = parseEvents(await (await post({ model: 'sandbox.echo-chat', max_tokens: 64, stream: true, tools, messages: [{ role: 'user', content: 'Weather?' }] })).text());
+    expect(streamProblems(events)).toEqual([]);
+    expect(events.some((e) => e.event === 'content_block_delta' && (e.data['delta'] as { type: string }).type === 'input_json_delta')).toBe(true);
+  });
+
+  it('drops anthropic-beta for a model that is not Anthropic, with a warning on the task', async () => {
+    const res = await post({ model: 'sandbox.echo-chat', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }, { 'anthropic-beta': 'prompt-caching-2024-07-31' });
+    expect(res.status).toBe(200);
+    const task = memory.db.tasks.get(taskIdOf(((await res.json()) as { id: string }).id));
+    expect(task?.warnings.map((w) => w.param)).toEqual(expect.arrayContaining(['anthropic-beta', 'anthropic-version']));
+  });
+});
+
+describe('POST /v1/messages on Claude through the Anthropic adapter', () => {
+  it('forwards system blocks, cache_control, metadata and the version and beta headers; ?beta=true is accepted', async () => {
+    fake.reset();
+    const res = await post(
+      {
+        model: 'claude-haiku-4-5-20251001',
+        max_tokens: 2_048,
+        system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }],
+        metadata: { user_id: 'user-42' },
+        thinking: { type: 'enabled', budget_tokens: 1_024 },
+        stop_sequences: ['STOP'],
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello Claude', cache_control: { type: 'ephemeral', ttl: '5m' } }] }],
+      },
+      { 'anthropic-beta': 'interleaved-thinking-2025-05-14' },
+      '/v1/messages?beta=true',
+    );
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { model: string; content: { type: string; text: string }[] };
+    expect(body.model).toBe('anthropic.claude-haiku-4-5');
+    expect(body.content.at(-1)?.text).toContain('Hello Claude');
+    const [call] = fake.callsTo('POST', '/v1/messages');
+    expect(call?.headers['anthropic-version']).toBe('2023-06-01');
+    expect(call?.headers['anthropic-beta']).toContain('interleaved-thinking-2025-05-14');
+    expect(call?.body).toMatchObject({
+      model: 'claude-haiku-4-5',
+      system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }],
+      metadata: { user_id: 'user-42' },
+      thinking: { type: 'enabled', budget_tokens: 1_024 },
+      stop_sequences: ['STOP'],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello Claude', cache_control: { type: 'ephemeral', ttl: '5m' } }] }],
+    });
+  });
+
+  it('streams Claude (text and tool use) in the documented flow', async () => {
+    const text = parseEvents(await (await post({ model: 'anthropic.claude-haiku-5-5', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'one two three' }] })).text());
+    expect(streamProblems(text)).toEqual([]);
+    expect(text.filter((e) => e.event === 'content_block_delta').length).toBeGreaterThan(1);
+    const tools = [{ name: 'lookup', input_schema: { type: 'object', properties: { q: { type: 'string' } } } }];
+    const tool = parseEvents(await (await post({ model: 'claude-haiku-5-5', max_tokens: 64, stream: true, tools, messages: [{ role: 'user', content: 'find it' }] })).text());
+    expect(streamProblems(tool)).toEqual([]);
+    expect(tool.find((e) => e.event === 'message_delta')?.data).toMatchObject({ delta: { stop_reason: 'tool_use' } });
+  });
+});
+
+describe('refusals in Anthropic\'s envelope', () => {
+  it('answers bad input with 400 invalid_request_error and creates no task and no hold', async () => {
+    const tasks = memory.db.tasks.size;
+    const holds = memory.db.holds.size;
+    for (const body of [{}, { model: 'sandbox.echo-chat', messages: [] , max_tokens: 5 }, { model: 'sandbox.echo-chat', max_tokens: 5, messages: [{ role: 'user', content: 'x' }], surprise: 1 }]) {
+      const res = await post(body);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.any(String) } });
+    }
+    await expect(client.messages.create({ model: 'no-such-model', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(Anthropic.NotFoundError);
+    expect(memory.db.tasks.size).toBe(tasks);
+    expect(memory.db.holds.size).toBe(holds);
+  });
+
+  it('authenticates by x-api-key or Authorization: Bearer; a wrong key is a 401 authentication_error', async () => {
+    const bearer = new Anthropic({ baseURL: base, authToken: key, apiKey: null, maxRetries: 0 });
+    expect((await bearer.messages.create({ model: 'sandbox.echo-chat', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] })).type).toBe('message');
+    const wrong = new Anthropic({ baseURL: base, apiKey: 'gg_wrong', maxRetries: 0 });
+    await expect(wrong.messages.create({ model: 'sandbox.echo-chat', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] })).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
+    const res = await post({ model: 'sandbox.echo-chat', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }, { 'x-api-key': 'gg_wrong' });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
+  });
+
+  it('refuses a call the balance cannot cover with 402 billing_error', async () => {
+    const poor = await newUser(0);
+    const res = await post({ model: 'anthropic.claude-haiku-5-5', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }, { 'x-api-key': poor.key });
+    expect(res.status).toBe(402);
+    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'billing_error' } });
+  });
+
+  it('leaves the OpenAI routes in their own envelope', async () => {
+    const res = await fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer gg_wrong', 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: { code: 'invalid_api_key' } });
+  });
+});
