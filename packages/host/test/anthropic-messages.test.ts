@@ -162,6 +162,45 @@ describe('POST /v1/messages on Claude through the Anthropic adapter', () => {
   });
 });
 
+describe('POST /v1/messages/count_tokens', () => {
+  it('estimates the input tokens through the SDK, without a task or a charge, for every model', async () => {
+    const tasks = memory.db.tasks.size;
+    const transactions = memory.db.transactions.length;
+    const small = await client.messages.countTokens({ model: 'claude-haiku-5-5', messages: [{ role: 'user', content: 'Hello' }] });
+    const large = await client.messages.countTokens({
+      model: 'sandbox.echo-chat',
+      system: 'You are a careful assistant.',
+      tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
+      messages: [{ role: 'user', content: 'Hello '.repeat(100) }],
+    });
+    expect(small.input_tokens).toBe(2);
+    expect(large.input_tokens).toBeGreaterThan(150);
+    expect(memory.db.tasks.size).toBe(tasks);
+    expect(memory.db.transactions.length).toBe(transactions);
+    const unknown = await post({ model: 'no-such-model', messages: [{ role: 'user', content: 'x' }] }, {}, '/v1/messages/count_tokens');
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
+  });
+});
+
+describe('GET /v1/models with anthropic-version', () => {
+  it('lists chat models in Anthropic\'s shape, paged, and resolves Claude names; without the header the OpenAI list answers', async () => {
+    const ids: string[] = [];
+    for await (const m of client.models.list({ limit: 2 })) {
+      expect(m).toMatchObject({ type: 'model', id: expect.any(String), display_name: expect.any(String), created_at: expect.any(String) });
+      ids.push(m.id);
+    }
+    expect(ids).toEqual(expect.arrayContaining(['sandbox.echo-chat', 'anthropic.claude-haiku-5-5', 'anthropic.claude-sonnet-5-5']));
+    expect(new Set(ids).size).toBe(ids.length);
+    const page = (await (await fetch(`${base}/v1/models?limit=1`, { headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01' } })).json()) as Record<string, unknown>;
+    expect(page).toMatchObject({ has_more: true, first_id: ids[0], last_id: ids[0] });
+    expect((await client.models.retrieve('claude-sonnet-4-5')).id).toBe('anthropic.claude-sonnet-5-5');
+    expect((await client.models.retrieve('claude-haiku-4-5-20251001')).id).toBe('anthropic.claude-haiku-4-5');
+    const openai = (await (await fetch(`${base}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).json()) as Record<string, unknown>;
+    expect(openai['object']).toBe('list');
+  });
+});
+
 describe('refusals in Anthropic\'s envelope', () => {
   it('answers bad input with 400 invalid_request_error and creates no task and no hold', async () => {
     const tasks = memory.db.tasks.size;

@@ -1,12 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import { GatewayError, type GengateUseCases, type KeyRateLimiter } from '@gengate/core';
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import { authenticate } from '../middleware/authenticate.js';
 import { methodNotAllowed } from '../middleware/error-handler.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { rateLimit, type RateLimitHeaders } from '../middleware/rate-limit.js';
 import type { RevocationWatch } from '../openai/revocation-watch.js';
 import { anthropicErrorHandler } from './anthropic-errors.js';
+import { anthropicModelsRoutes } from './anthropic-models.js';
+import { countTokens } from './count-tokens.js';
 import { messages } from './messages.js';
 
 export interface AnthropicRoutesOptions {
@@ -20,7 +22,7 @@ export interface AnthropicRoutesOptions {
 }
 
 /** Whether a /v1 request is Anthropic's: the Messages routes, and the model list asked with `anthropic-version`. */
-const isAnthropic = (req: IncomingMessage & { path: string }): boolean => /^\/messages(?:\/|$)/.test(req.path);
+const isAnthropic = (req: Request): boolean => /^\/messages(?:\/|$)/.test(req.path) || (/^\/models(?:\/|$)/.test(req.path) && req.get('anthropic-version') !== undefined);
 
 /**
  * Anthropic's names for the window (https://docs.anthropic.com/en/api/rate-limits#response-headers:
@@ -57,8 +59,13 @@ export function anthropicRoutes(options: AnthropicRoutesOptions): Router {
     .route('/messages')
     .post(messages({ gengate: options.gengate, revocations: options.revocations, aliases: options.aliases, keepAliveMs: options.keepAliveMs }))
     .all(methodNotAllowed('POST'));
+  router
+    .route('/messages/count_tokens')
+    .post(countTokens({ gengate: options.gengate, aliases: options.aliases }))
+    .all(methodNotAllowed('POST'));
+  router.use(anthropicModelsRoutes(options.gengate, options.aliases));
   router.use((req) => {
-    throw new GatewayError('not_found', `Unknown request URL: ${req.method} ${req.baseUrl}${req.path.slice(0, 200)}. This gateway serves Anthropic's POST /v1/messages.`);
+    throw new GatewayError('not_found', `Unknown request URL: ${req.method} ${req.baseUrl}${req.path.slice(0, 200)}. This gateway serves Anthropic's POST /v1/messages, POST /v1/messages/count_tokens and GET /v1/models.`);
   });
   router.use(anthropicErrorHandler);
   return router;

@@ -1,4 +1,4 @@
-import { GatewayError, type GengateUseCases, type ModelDescriptor } from '@gengate/core';
+import { GatewayError, type GengateUseCases, type ModelDescriptor, type ModelRegistry } from '@gengate/core';
 import type { Request, Response } from 'express';
 import { authOf } from '../middleware/authenticate.js';
 import type { RevocationWatch } from '../openai/revocation-watch.js';
@@ -21,10 +21,10 @@ const NO_SIGNAL = new AbortController().signal;
 const FORWARDED = ['anthropic-version', 'anthropic-beta'] as const;
 
 /** The chat model a Messages call names, refused (400) when it is not one gengate can stream. */
-export function messagesModel(deps: Pick<MessagesDeps, 'gengate' | 'aliases'>, name: string): ModelDescriptor {
-  const model = resolveAnthropicModel(deps.gengate.registry, name, deps.aliases);
+export function messagesModel(registry: ModelRegistry, aliases: Readonly<Record<string, string>>, name: string): ModelDescriptor {
+  const model = resolveAnthropicModel(registry, name, aliases);
   if (model.modality !== 'chat') throw new GatewayError('invalid_request', `${model.id} is a ${model.modality} model; /v1/messages serves chat models.`, { param: 'model' });
-  if (!deps.gengate.registry.adapterFor(model.id).languageModel) {
+  if (!registry.adapterFor(model.id).languageModel) {
     throw new GatewayError('invalid_request', `${model.id} is served by an adapter without streaming (adapter contract before v3); use POST /api/v1/run/${model.id}.`, { param: 'model' });
   }
   return model;
@@ -37,7 +37,7 @@ export function messagesModel(deps: Pick<MessagesDeps, 'gengate' | 'aliases'>, n
 export function messages(deps: MessagesDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const body = parseMessagesRequest(req.body);
-    const model = messagesModel(deps, body.model);
+    const model = messagesModel(deps.gengate.registry, deps.aliases, body.model);
     const anthropic = model.provider === 'anthropic';
     const headers: Record<string, string> = {};
     const dropped: DroppedParam[] = [];
