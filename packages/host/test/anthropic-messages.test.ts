@@ -162,6 +162,35 @@ describe('POST /v1/messages on Claude through the Anthropic adapter', () => {
   });
 });
 
+describe('prompt caching', () => {
+  it('charges the cache writes and reads the upstream reports at the model\'s cached prices (ledger checked exactly)', async () => {
+    const payer = await newUser();
+    const sdk = new Anthropic({ baseURL: base, apiKey: payer.key, maxRetries: 0 });
+    const request: Anthropic.MessageCreateParamsNonStreaming = {
+      model: 'anthropic.claude-haiku-4-5',
+      max_tokens: 64,
+      system: [{ type: 'text', text: 'You answer questions about this long manual. '.repeat(40), cache_control: { type: 'ephemeral' } }],
+      messages: [{ role: 'user', content: 'What does chapter one say?' }],
+    };
+    const first = await sdk.messages.create(request);
+    const second = await sdk.messages.create(request);
+    expect(first.usage.cache_creation_input_tokens).toBeGreaterThan(0);
+    expect(first.usage.cache_read_input_tokens).toBe(0);
+    expect(second.usage.cache_read_input_tokens).toBe(first.usage.cache_creation_input_tokens);
+    // Claude Haiku 4.5 (micro-USD per 1M tokens): input 1,000,000, 5-minute cache write 1,250,000, cache read 100,000, output 5,000,000.
+    // pico-USD = tokens x micro-USD per 1M; 1 micro-credit = 10,000 pico-USD, rounded up once; no markup here.
+    const expected = (u: Anthropic.Usage) =>
+      Math.ceil((u.input_tokens * 1_000_000 + (u.cache_creation_input_tokens ?? 0) * 1_250_000 + (u.cache_read_input_tokens ?? 0) * 100_000 + u.output_tokens * 5_000_000) / 10_000);
+    const charges = usageCharges(payer.userId);
+    expect(charges.map((t) => [t.taskId, t.creditsMicro])).toEqual([
+      [taskIdOf(first.id), -expected(first.usage)],
+      [taskIdOf(second.id), -expected(second.usage)],
+    ]);
+    expect(expected(second.usage)).toBeLessThan(expected(first.usage));
+    expect(memory.db.tasks.get(taskIdOf(second.id))?.usage).toMatchObject({ cacheReadTokens: second.usage.cache_read_input_tokens });
+  });
+});
+
 describe('POST /v1/messages/count_tokens', () => {
   it('estimates the input tokens through the SDK, without a task or a charge, for every model', async () => {
     const tasks = memory.db.tasks.size;
