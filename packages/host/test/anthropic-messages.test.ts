@@ -118,6 +118,50 @@ describe('POST /v1/messages on the sandbox', () => {
   });
 });
 
+describe('a request shaped as Claude Code sends it', () => {
+  // What @anthropic-ai/claude-code 2.1.332 sent to POST /v1/messages?beta=true (toolchain facts, and a run
+  // against this router): system blocks with cache_control, a system message between turns, adaptive
+  // thinking with display, context_management, output_config.effort, deferred tools, max_tokens 32,000,
+  // and a system prompt and tools far past the run limits on text.
+  const claudeCode = (model: string) => ({
+    model,
+    max_tokens: 32_000,
+    stream: true,
+    system: [
+      { type: 'text', text: 'x-anthropic-billing-header: cc_version=2.1.332' },
+      { type: 'text', text: 'You are Claude Code. '.repeat(2_500), cache_control: { type: 'ephemeral' } },
+    ],
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: '<system-reminder>env</system-reminder>' }, { type: 'text', text: 'say hi' }] },
+      { role: 'system', content: [{ type: 'text', text: 'Mid-conversation reminder.' }] },
+    ],
+    tools: [{ name: 'Read', description: 'Reads a file. '.repeat(500), input_schema: { type: 'object', properties: { path: { type: 'string' } } }, defer_loading: true }],
+    tool_choice: { type: 'none' },
+    metadata: { user_id: JSON.stringify({ device_id: 'd'.repeat(64), session_id: 's' }) },
+    thinking: { type: 'adaptive', display: 'omitted' },
+    context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+    output_config: { effort: 'high' },
+  });
+
+  it('streams an answer on the sandbox (max_tokens cut to the model\'s maximum, with warnings on the task) and on Claude', async () => {
+    for (const model of ['sandbox.echo-chat', 'claude-sonnet-4-5']) {
+      const res = await post(claudeCode(model), { 'anthropic-beta': 'claude-code-20250219,mid-conversation-system-2026-04-07' }, '/v1/messages?beta=true');
+      expect(res.status, model).toBe(200);
+      const events = parseEvents(await res.text());
+      expect(streamProblems(events)).toEqual([]);
+      const task = memory.db.tasks.get(taskIdOf(((events[0]?.data['message'] ?? {}) as { id: string }).id));
+      expect(task?.status).toBe('success');
+      // The whole input was held, not the cut text recorded on the task: on Claude Sonnet ($2 / $10 per 1M),
+      // more than 50,000 input bytes (about 59,700 in all; cut, 32,000 of system text and the rest) and 32,000 output tokens.
+      if (model !== 'sandbox.echo-chat') expect(task?.quotedCostMicro).toBeGreaterThan((50_000 * 2_000_000 + 32_000 * 10_000_000) / 10_000);
+      expect(task?.request.prompt?.length).toBeLessThanOrEqual(32_000);
+      expect(task?.warnings.map((w) => w.param)).toEqual(expect.arrayContaining(model === 'sandbox.echo-chat' ? ['max_tokens', 'context_management', 'anthropic-beta'] : ['context_management']));
+    }
+    const [call] = fake.callsTo('POST', '/v1/messages').slice(-1);
+    expect(call?.body).toMatchObject({ model: 'claude-sonnet-5-5', messages: [{ role: 'user' }, { role: 'system', content: [{ type: 'text', text: 'Mid-conversation reminder.' }] }] });
+  });
+});
+
 describe('POST /v1/messages on Claude through the Anthropic adapter', () => {
   it('forwards system blocks, cache_control, metadata and the version and beta headers; ?beta=true is accepted', async () => {
     fake.reset();

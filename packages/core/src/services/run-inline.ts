@@ -28,6 +28,13 @@ export interface InlineOptions {
   readonly idempotencyKey?: string;
   /** The caller's whole request (a dialect's body), hashed with the run request for the Idempotency-Key check. */
   readonly fingerprint?: unknown;
+  /**
+   * A chat call's whole input text when the run request holds only its first part (a coding agent's
+   * conversation and tool definitions run far past the run limits on prompt and system text): the hold
+   * counts this text instead of the request's prompt and system, so the charge is never capped below the
+   * upstream's input. Ignored for other modalities.
+   */
+  readonly heldInput?: string;
 }
 
 /** The outcome of starting an inline call: a running task, or the task an earlier call with the same Idempotency-Key created. */
@@ -151,7 +158,8 @@ export class RunInline {
   async begin(auth: AuthContext, modelId: string, body: unknown, options: InlineOptions = {}): Promise<InlineStart> {
     const model = this.registry.requireRunnable(modelId);
     const { request, normalized } = validateRunRequest(model, body);
-    const quote = this.prices.quote(model, normalized);
+    const held = options.heldInput !== undefined && normalized.modality === 'chat' ? { ...normalized, prompt: options.heldInput, system: null } : normalized;
+    const quote = this.prices.quote(model, held);
     const key = options.idempotencyKey;
     const hash = key === undefined ? null : requestHash(model.id, options.fingerprint === undefined ? request : { request, dialect: options.fingerprint });
     const gate = this.gate.state();

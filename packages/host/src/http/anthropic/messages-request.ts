@@ -1,5 +1,5 @@
 import type { JSONSchema7, LanguageModelV4CallOptions, LanguageModelV4Message, LanguageModelV4ToolChoice, SharedV4ProviderOptions } from '@ai-sdk/provider';
-import { GatewayError, isPrivateUrlLiteral } from '@gengate/core';
+import { GatewayError, isPrivateUrlLiteral, RUN_LIMITS } from '@gengate/core';
 import { z } from 'zod';
 
 /*
@@ -36,6 +36,8 @@ const assistantBlock = z.discriminatedUnion('type', [textBlock, toolUseBlock, th
 const message = z.discriminatedUnion('role', [
   z.object({ role: z.literal('user'), content: z.union([z.string(), z.array(userBlock)]) }),
   z.object({ role: z.literal('assistant'), content: z.union([z.string(), z.array(assistantBlock)]) }),
+  // A system message between turns (Claude Code, beta mid-conversation-system-2026-04-07): text only.
+  z.object({ role: z.literal('system'), content: z.union([z.string(), z.array(textBlock)]) }),
 ]);
 
 const tool = z.object({
@@ -54,9 +56,10 @@ const toolChoice = z.discriminatedUnion('type', [
   z.object({ type: z.literal('tool'), name: z.string().min(1), disable_parallel_tool_use: z.boolean().optional() }),
 ]);
 
+const thinkingDisplay = z.enum(['summarized', 'omitted']).optional();
 const thinking = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('enabled'), budget_tokens: z.number().int().min(1) }),
-  z.object({ type: z.literal('adaptive') }),
+  z.object({ type: z.literal('enabled'), budget_tokens: z.number().int().min(1), display: thinkingDisplay }),
+  z.object({ type: z.literal('adaptive'), display: thinkingDisplay }),
   z.object({ type: z.literal('disabled') }),
 ]);
 
@@ -136,6 +139,12 @@ export function toPrompt(r: MessagesRequest): LanguageModelV4Message[] {
   const toolNames = new Map<string, string>();
   r.messages.forEach((m, i) => {
     const where = `messages[${i}].content`;
+    if (m.role === 'system') {
+      // Between turns: the AI SDK's Anthropic provider sends it as a mid-conversation system message.
+      if (typeof m.content === 'string') prompt.push({ role: 'system', content: m.content });
+      else for (const b of m.content) prompt.push({ role: 'system', content: b.text, ...cached(b.cache_control) });
+      return;
+    }
     if (m.role === 'assistant') {
       if (typeof m.content === 'string') {
         prompt.push({ role: 'assistant', content: [{ type: 'text', text: m.content }] });
@@ -264,7 +273,7 @@ const blocksText = (c: string | readonly { type: string; text?: string }[] | und
  * `llm_params.system`, every message's text (tool calls and results as text) as the prompt, the tool
  * definitions appended (they are input tokens too, so the hold covers them), and `max_tokens`.
  */
-export function toRunRequest(r: MessagesRequest): { prompt: string; llm_params: Record<string, number | string> } {
+export function toRunRequest(r: MessagesRequest): { readonly body: { prompt: string; llm_params: Record<string, number | string> }; readonly heldInput?: string } {
   const rest = r.messages.map((m) => {
     if (typeof m.content === 'string') return m.content;
     return m.content
@@ -289,9 +298,22 @@ export function toRunRequest(r: MessagesRequest): { prompt: string; llm_params: 
   const extras = [...(r.tools && r.tools.length > 0 ? [`[tools] ${JSON.stringify(r.tools)}`] : []), ...(r.output_config?.format ? [`[format] ${JSON.stringify(r.output_config.format)}`] : [])];
   const params: Record<string, number | string> = { max_tokens: r.max_tokens };
   const system = blocksText(r.system);
-  if (system !== '') params['system'] = system;
+  const prompt = [...rest, ...extras].join('\n');
+  // A conversation past the run limits (Claude Code's system prompt and tools alone are larger) is recorded
+  // cut, and held whole (RunInline's heldInput).
+  const cut = prompt.length > RUN_LIMITS.maxPromptLength || system.length > RUN_LIMITS.maxSystemLength;
+  if (system !== '') params['system'] = cut ? shorten(system, RUN_LIMITS.maxSystemLength) : system;
   // Sampling goes in too, so the model's own limits refuse it before any hold (Claude 5.x takes none).
   if (r.temperature !== undefined) params['temperature'] = r.temperature;
   if (r.top_p !== undefined) params['top_p'] = r.top_p;
-  return { prompt: [...rest, ...extras].join('\n'), llm_params: params };
+  const body = { prompt: cut ? shorten(prompt, RUN_LIMITS.maxPromptLength) : prompt, llm_params: params };
+  return cut ? { body, heldInput: `${system}\n${prompt}` } : { body };
+}
+
+/** The first part of a text, with a note of what was cut, within `max` characters (UTF-16 units). */
+function shorten(text: string, max: number): string {
+  const note = `\n[... ${text.length} characters in all; the rest is not recorded here]`;
+  let head = text.slice(0, max - note.length);
+  if (/[\ud800-\udbff]$/.test(head)) head = head.slice(0, -1);
+  return `${head}${note}`;
 }

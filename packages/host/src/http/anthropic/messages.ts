@@ -47,10 +47,15 @@ export function messages(deps: MessagesDeps) {
       if (anthropic) headers[name] = value;
       else dropped.push({ param: name, message: `The ${name} header (${value.slice(0, 200)}) was not forwarded: ${model.id} is not an Anthropic model.` });
     }
-    const maxTokens = body.max_tokens;
+    // Claude Code asks for 32,000 output tokens whatever the model: above the model's maximum the call gets
+    // that maximum (what is held), with a warning on the task, rather than a refusal the agent cannot fix.
+    const most = model.capabilities.modality === 'chat' ? model.capabilities.maxOutputTokens : body.max_tokens;
+    const maxTokens = Math.min(body.max_tokens, most);
+    if (maxTokens < body.max_tokens) dropped.push({ param: 'max_tokens', message: `max_tokens ${body.max_tokens} is above ${model.id}'s maximum of ${most}; the call asked for ${most}.` });
     const { options, dropped: droppedParams } = toCallOptions(body, maxTokens, anthropic);
     const auth = authOf(res);
-    const start = await deps.gengate.runInline.begin(auth, model.id, toRunRequest(body), { fingerprint: body });
+    const recorded = toRunRequest({ ...body, max_tokens: maxTokens });
+    const start = await deps.gengate.runInline.begin(auth, model.id, recorded.body, { fingerprint: body, ...(recorded.heldInput !== undefined ? { heldInput: recorded.heldInput } : {}) });
     if (start.kind !== 'started') throw new Error('an inline call without an Idempotency-Key cannot be a replay');
     const run = start.run;
     res.setHeader('x-gengate-task-id', run.taskId);
