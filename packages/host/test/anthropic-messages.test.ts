@@ -16,6 +16,9 @@ import { parseEvents, streamProblems } from './support/anthropic-stream.js';
  * documented event flow (support/anthropic-stream.ts).
  */
 const ANTHROPIC_KEY = 'sk-ant-fake-messages-0123456789';
+/** The sandbox's markers (SANDBOX_DROP_MARKER, SANDBOX_FAIL_MARKER): the stream breaks after three pieces; the call fails. */
+const DROP = '[sandbox:drop]';
+const FAIL = '[sandbox:fail]';
 let memory: MemoryGengate;
 let fake: FakeUpstream;
 let server: Server;
@@ -110,6 +113,22 @@ describe('POST /v1/messages on the sandbox', () => {
     expect(events.some((e) => e.event === 'content_block_delta' && (e.data['delta'] as { type: string }).type === 'input_json_delta')).toBe(true);
   });
 
+  it('ends a stream that breaks after output with an error event (no message_stop), charging what was produced; fails before output with 502 api_error, uncharged', async () => {
+    const res = await post({ model: 'sandbox.echo-chat', max_tokens: 64, stream: true, messages: [{ role: 'user', content: `one two three four five six seven eight ${DROP}` }] });
+    const events = parseEvents(await res.text());
+    expect(streamProblems(events)).toEqual([]);
+    expect(events.at(-1)).toMatchObject({ event: 'error', data: { type: 'error', error: { type: 'api_error' } } });
+    expect(events.some((e) => e.event === 'message_stop')).toBe(false);
+    const taskId = taskIdOf(((events[0]?.data['message'] ?? {}) as { id: string }).id);
+    expect(memory.db.tasks.get(taskId)?.status).toBe('success');
+    expect(usageCharges().some((t) => t.taskId === taskId && t.creditsMicro < 0)).toBe(true);
+    const before = usageCharges().length;
+    const failed = await post({ model: 'sandbox.echo-chat', max_tokens: 64, stream: true, messages: [{ role: 'user', content: FAIL }] });
+    expect(failed.status).toBe(502);
+    expect(await failed.json()).toMatchObject({ type: 'error', error: { type: 'api_error' } });
+    expect(usageCharges().length).toBe(before);
+  });
+
   it('drops anthropic-beta for a model that is not Anthropic, with a warning on the task', async () => {
     const res = await post({ model: 'sandbox.echo-chat', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }, { 'anthropic-beta': 'prompt-caching-2024-07-31' });
     expect(res.status).toBe(200);
@@ -192,6 +211,25 @@ describe('POST /v1/messages on Claude through the Anthropic adapter', () => {
       thinking: { type: 'enabled', budget_tokens: 1_024 },
       stop_sequences: ['STOP'],
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello Claude', cache_control: { type: 'ephemeral', ttl: '5m' } }] }],
+    });
+  });
+
+  it('streams thinking (thinking_delta, signature_delta) and takes the signed thinking block back in the next turn', async () => {
+    const request = { model: 'anthropic.claude-haiku-4-5', max_tokens: 2_048, thinking: { type: 'enabled' as const, budget_tokens: 1_024 }, messages: [{ role: 'user' as const, content: 'Think first' }] };
+    const events = parseEvents(await (await post({ ...request, stream: true })).text());
+    expect(streamProblems(events)).toEqual([]);
+    const deltas = events.filter((e) => e.event === 'content_block_delta').map((e) => e.data['delta'] as { type: string });
+    expect(deltas.map((d) => d.type)).toEqual(expect.arrayContaining(['thinking_delta', 'signature_delta', 'text_delta']));
+    const first = await client.messages.create(request);
+    expect(first.content[0]).toMatchObject({ type: 'thinking', thinking: expect.stringContaining('Think first'), signature: 'sig_fake_0123456789' });
+    fake.reset();
+    await client.messages.create({ ...request, messages: [...request.messages, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }, { type: 'text', text: 'and this?' }] }] });
+    expect(fake.callsTo('POST', '/v1/messages')[0]?.body).toMatchObject({
+      messages: [
+        { role: 'user' },
+        { role: 'assistant', content: [{ type: 'thinking', thinking: expect.any(String), signature: 'sig_fake_0123456789' }, { type: 'text' }] },
+        { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }, { type: 'text', text: 'and this?' }] },
+      ],
     });
   });
 

@@ -89,6 +89,14 @@ export class MessageBuilder {
         return this.begin(part.id, typeof redacted === 'string' ? { type: 'redacted_thinking', data: redacted } : { type: 'thinking', thinking: '', signature: '' });
       }
       case 'reasoning-delta': {
+        // Anthropic's signature_delta arrives as an empty reasoning delta carrying the signature.
+        const signature = anthropicOf(part.providerMetadata)['signature'];
+        const signed = this.open.get(part.id);
+        const target = signed === undefined ? undefined : this.blocks[signed];
+        if (typeof signature === 'string' && signed !== undefined && target?.type === 'thinking') {
+          target.signature = signature;
+          return [this.delta(signed, { type: 'signature_delta', signature })];
+        }
         if (part.delta === '') return [];
         const opened = this.open.has(part.id) ? [] : this.begin(part.id, { type: 'thinking', thinking: '', signature: '' });
         const index = this.open.get(part.id) ?? -1;
@@ -102,7 +110,7 @@ export class MessageBuilder {
         const block = index === undefined ? undefined : this.blocks[index];
         const signature = anthropicOf(part.providerMetadata)['signature'];
         const events: MessageEvent[] = [];
-        if (index !== undefined && block?.type === 'thinking' && typeof signature === 'string') {
+        if (index !== undefined && block?.type === 'thinking' && typeof signature === 'string' && block.signature !== signature) {
           block.signature = signature;
           events.push(this.delta(index, { type: 'signature_delta', signature }));
         }

@@ -2,7 +2,8 @@
  * A fake of Anthropic's Messages API, following its documented shapes:
  * - Messages: https://docs.anthropic.com/en/api/messages (POST /v1/messages with `x-api-key` and
  *   `anthropic-version`; request `model`, `max_tokens`, `messages`, `system`, `temperature`, `top_p`,
- *   `thinking`, `output_config.effort`; response `type: "message"` with `content[]`, `stop_reason`
+ *   `thinking`, `output_config.effort`; response `type: "message"` with `content[]` (a `thinking` block
+ *   with its `signature` first when thinking is on), `stop_reason`
  *   (`end_turn`, `max_tokens`, `refusal`) and `usage.input_tokens` / `usage.output_tokens`).
  * - Streaming (`stream: true`): https://docs.anthropic.com/en/api/messages-streaming (server-sent events
  *   message_start, content_block_start, content_block_delta with text_delta, content_block_stop,
@@ -114,6 +115,9 @@ function messages(call: RecordedCall, cache: Set<string> = new Set()): FakeReply
   const reply = json !== null ? { text: json, tokens: countTokens(json), truncated: false } : echoReply(toolResult ?? user, b['max_tokens']);
   const toolUse = tool ? { type: 'tool_use', id: `toolu_fake${b['messages'].length}`, name: tool.name, input: fillSchema(tool.schema, user) } : null;
   const stopReason = toolUse ? 'tool_use' : reply.truncated ? 'max_tokens' : 'end_turn';
+  // Extended thinking (https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking): a thinking block
+  // with its signature before the text (streamed as thinking_delta, then signature_delta).
+  const thought = thinking?.['type'] === 'enabled' || thinking?.['type'] === 'adaptive' ? { thinking: `Thinking about: ${user.slice(0, 60)}`, signature: 'sig_fake_0123456789' } : null;
   if (b['stream'] === true && toolUse) {
     const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
     const events = [
@@ -132,11 +136,20 @@ function messages(call: RecordedCall, cache: Set<string> = new Set()): FakeReply
   if (b['stream'] === true) {
     const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
     const words = reply.text.split(' ');
+    const t = thought ? 1 : 0;
     const events = [
       event('message_start', { message: { ...base, content: [], stop_reason: null, usage: { ...usageIn, output_tokens: 1 } } }),
-      event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-      ...words.map((w, i) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: i === 0 ? w : ` ${w}` } })),
-      event('content_block_stop', { index: 0 }),
+      ...(thought
+        ? [
+            event('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }),
+            event('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: thought.thinking } }),
+            event('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: thought.signature } }),
+            event('content_block_stop', { index: 0 }),
+          ]
+        : []),
+      event('content_block_start', { index: t, content_block: { type: 'text', text: '' } }),
+      ...words.map((w, i) => event('content_block_delta', { index: t, delta: { type: 'text_delta', text: i === 0 ? w : ` ${w}` } })),
+      event('content_block_stop', { index: t }),
       event('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: reply.tokens } }),
       event('message_stop', {}),
     ];
@@ -146,7 +159,7 @@ function messages(call: RecordedCall, cache: Set<string> = new Set()): FakeReply
     headers: { 'request-id': id },
     body: {
       ...base,
-      content: [{ type: 'text', text: reply.text }],
+      content: [...(thought ? [{ type: 'thinking', ...thought }] : []), { type: 'text', text: reply.text }],
       stop_reason: stopReason,
       usage: { ...usageIn, output_tokens: reply.tokens },
     },
