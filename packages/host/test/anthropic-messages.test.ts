@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import { AnthropicAdapter, SandboxAdapter } from '@gengate/adapters';
-import { createMemoryGengate, startFakeAnthropic, type FakeUpstream, type MemoryGengate } from '@gengate/testing';
+import { anthropicFaults, createMemoryGengate, startFakeAnthropic, type FakeUpstream, type MemoryGengate } from '@gengate/testing';
 import express from 'express';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -113,7 +113,7 @@ describe('POST /v1/messages on the sandbox', () => {
     expect(events.some((e) => e.event === 'content_block_delta' && (e.data['delta'] as { type: string }).type === 'input_json_delta')).toBe(true);
   });
 
-  it('ends a stream that breaks after output with an error event (no message_stop), charging what was produced; fails before output with 502 api_error, uncharged', async () => {
+  it('ends a stream that breaks after output with an error event (no message_stop), charging what was produced; a refusal before output is a 400, uncharged', async () => {
     const res = await post({ model: 'sandbox.echo-chat', max_tokens: 64, stream: true, messages: [{ role: 'user', content: `one two three four five six seven eight ${DROP}` }] });
     const events = parseEvents(await res.text());
     expect(streamProblems(events)).toEqual([]);
@@ -124,8 +124,9 @@ describe('POST /v1/messages on the sandbox', () => {
     expect(usageCharges().some((t) => t.taskId === taskId && t.creditsMicro < 0)).toBe(true);
     const before = usageCharges().length;
     const failed = await post({ model: 'sandbox.echo-chat', max_tokens: 64, stream: true, messages: [{ role: 'user', content: FAIL }] });
-    expect(failed.status).toBe(502);
-    expect(await failed.json()).toMatchObject({ type: 'error', error: { type: 'api_error' } });
+    // The sandbox's fail marker is an upstream refusal of the input (kind invalid_input).
+    expect(failed.status).toBe(400);
+    expect(await failed.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
     expect(usageCharges().length).toBe(before);
   });
 
@@ -231,6 +232,27 @@ describe('POST /v1/messages on Claude through the Anthropic adapter', () => {
         { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }, { type: 'text', text: 'and this?' }] },
       ],
     });
+  });
+
+  it('answers the upstream\'s refusals as Anthropic would: a rejected request 400, a rate limit 429 with Retry-After, a 5xx 502; nothing charged', async () => {
+    const before = usageCharges().length;
+    const call = () => post({ model: 'anthropic.claude-haiku-5-5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+    fake.failNext(anthropicFaults.invalidRequest('messages: text content blocks must be non-empty'));
+    const invalid = await call();
+    expect(invalid.status).toBe(400);
+    expect(await invalid.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('non-empty') } });
+    fake.failNext(anthropicFaults.rateLimited(7), { times: 5 });
+    const limited = await call();
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('7');
+    expect(await limited.json()).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+    fake.reset();
+    fake.failNext(anthropicFaults.apiError(), { times: 5 });
+    const broken = await call();
+    expect(broken.status).toBe(502);
+    expect(await broken.json()).toMatchObject({ type: 'error', error: { type: 'api_error' } });
+    fake.reset();
+    expect(usageCharges().length).toBe(before);
   });
 
   it('streams Claude (text and tool use) in the documented flow', async () => {

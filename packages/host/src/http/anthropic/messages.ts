@@ -88,6 +88,14 @@ export function messages(deps: MessagesDeps) {
 
 function failure(outcome: ChatCallOutcome): GatewayError {
   if (outcome.end === 'revoked') return new GatewayError('authentication_failed', 'The API key was revoked while the call was in flight.');
+  const error = outcome.error;
+  const charged = outcome.chargedMicro > 0 ? ' What it had produced was charged.' : ' No credits were charged.';
+  // As Anthropic answers them, so an agent fixes its request or waits instead of retrying a 502 blindly.
+  if (error && (error.kind === 'invalid_input' || error.kind === 'content_policy')) return new GatewayError('invalid_request', `The provider refused the request: ${error.message}.${charged}`);
+  if (error?.kind === 'rate_limited') {
+    const seconds = Math.max(1, Math.ceil((error.retryAfterMs ?? 1_000) / 1000));
+    return new GatewayError('rate_limited', `The provider rate-limited the call: ${error.message}. Retry after ${seconds} s.${charged}`, { headers: { 'Retry-After': String(seconds) } });
+  }
   return new GatewayError('upstream_error', `The provider failed: ${outcome.error?.message ?? 'the call was interrupted'}.${outcome.chargedMicro > 0 ? ' What it had produced was charged.' : ' No credits were charged.'}`);
 }
 
