@@ -6,7 +6,8 @@ import { runChatCall, type ChatCallOutcome } from '../openai/run-chat-call.js';
 import { anthropicErrorOf } from './anthropic-errors.js';
 import { resolveAnthropicModel } from './anthropic-model-names.js';
 import { MessageBuilder, sse, type MessageEvent } from './message-events.js';
-import { parseMessagesRequest, toCallOptions, toRunRequest, type DroppedParam } from './messages-request.js';
+import { parseMessagesRequest, toCallOptions, type DroppedParam } from './messages-request.js';
+import { toRunRequest } from './messages-run-request.js';
 
 export interface MessagesDeps {
   readonly gengate: Pick<GengateUseCases, 'registry' | 'runInline'>;
