@@ -178,7 +178,7 @@ describe('a request shaped as Claude Code sends it', () => {
       expect(task?.warnings.map((w) => w.param)).toEqual(expect.arrayContaining(model === 'sandbox.echo-chat' ? ['max_tokens', 'context_management', 'anthropic-beta'] : ['context_management']));
     }
     const [call] = fake.callsTo('POST', '/v1/messages').slice(-1);
-    expect(call?.body).toMatchObject({ model: 'claude-sonnet-5-5', messages: [{ role: 'user' }, { role: 'system', content: [{ type: 'text', text: 'Mid-conversation reminder.' }] }] });
+    expect(call?.body).toMatchObject({ model: 'claude-sonnet-5-5', thinking: { type: 'adaptive', display: 'omitted' }, output_config: { effort: 'high' }, messages: [{ role: 'user' }, { role: 'system', content: [{ type: 'text', text: 'Mid-conversation reminder.' }] }] });
   });
 });
 

@@ -56,7 +56,7 @@ const toolChoice = z.discriminatedUnion('type', [
   z.object({ type: z.literal('tool'), name: z.string().min(1), disable_parallel_tool_use: z.boolean().optional() }),
 ]);
 
-const thinkingDisplay = z.enum(['summarized', 'omitted']).optional();
+const thinkingDisplay = z.enum(['summarized', 'omitted', 'updates']).optional();
 const thinking = z.discriminatedUnion('type', [
   z.object({ type: z.literal('enabled'), budget_tokens: z.number().int().min(1), display: thinkingDisplay }),
   z.object({ type: z.literal('adaptive'), display: thinkingDisplay }),
@@ -224,7 +224,11 @@ export function toCallOptions(r: MessagesRequest, maxOutputTokens: number, anthr
   const anthropicOptions: Record<string, unknown> = {};
   const parallel = r.tool_choice && 'disable_parallel_tool_use' in r.tool_choice ? r.tool_choice.disable_parallel_tool_use : undefined;
   if (parallel !== undefined) anthropicOptions['disableParallelToolUse'] = parallel;
-  if (r.thinking) anthropicOptions['thinking'] = r.thinking.type === 'enabled' ? { type: 'enabled', budgetTokens: r.thinking.budget_tokens } : { type: r.thinking.type };
+  if (r.thinking) {
+    const t = r.thinking;
+    anthropicOptions['thinking'] =
+      t.type === 'enabled' ? { type: 'enabled', budgetTokens: t.budget_tokens } : t.type === 'adaptive' ? { type: 'adaptive', ...(t.display ? { display: t.display } : {}) } : { type: 'disabled' };
+  }
   if (r.metadata?.user_id) anthropicOptions['metadata'] = { userId: r.metadata.user_id };
   if (r.output_config?.effort) anthropicOptions['effort'] = r.output_config.effort;
   let reasoning: LanguageModelV4CallOptions['reasoning'];
