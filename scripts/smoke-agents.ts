@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { startProviderFakes } from '../packages/host/test/support/provider-fakes.js';
 import { runCli, spawnServer, tempDataDir } from '../packages/host/test/support/spawn-server.js';
 import { CODEX_PACKAGE, runCodex, type AgentRun } from './smoke-agents/codex.js';
+import { CLAUDE_CODE_PACKAGE, runClaudeCode } from './smoke-agents/claude-code.js';
 import { startRecorder, type RecordedRequest } from './smoke-agents/recorder.js';
 import { scratchDatabase } from './support/scratch-database.js';
 
@@ -34,6 +35,7 @@ interface Section {
 
 const SECTIONS: readonly Section[] = [
   { name: 'codex', packageSpec: CODEX_PACKAGE, bin: 'codex', models: ['sandbox.echo-chat', 'openai.gpt-4o-mini'], fixture: (r) => r.path.startsWith('/v1/responses'), run: runCodex },
+  { name: 'claude-code', packageSpec: CLAUDE_CODE_PACKAGE, bin: 'claude', models: ['sandbox.echo-chat', 'claude-sonnet-4-5'], fixture: (r) => r.path.startsWith('/v1/messages'), run: runClaudeCode },
 ];
 
 function npmInstall(dir: string, specs: readonly string[]): Promise<void> {

@@ -31,6 +31,14 @@ export const claudeThinkingParams = z.strictObject({
 
 const base = { provider: ANTHROPIC_PROVIDER_ID, isActive: true, modality: 'chat' } as const;
 
+/**
+ * Prompt-caching prices (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching#pricing): a cache
+ * hit costs 0.1x the input price, a 5-minute cache write 1.25x. Anthropic reports writes without their TTL in
+ * the usage gengate reads, so 1-hour writes (2x) are charged at the 5-minute price.
+ */
+const cachePrices = (input: number) => ({ cachedInputPerMillionTokens: input / 10, cacheWriteInputPerMillionTokens: (input * 5) / 4 });
+const CACHE_NOTE = 'cache reads 0.1x and cache writes 1.25x the input price (1-hour writes charged as 5-minute ones).';
+
 const claude5: ChatCapabilities = {
   modality: 'chat',
   promptRequired: true,
@@ -53,8 +61,8 @@ export const ANTHROPIC_MODELS: readonly SdkModelEntry[] = [
       tags: ['anthropic', 'claude', 'chat', 'text'],
       isPopular: true,
       capabilities: claude5,
-      pricing: { kind: 'per_token', inputPerMillionTokens: 2_000_000, outputPerMillionTokens: 10_000_000 },
-      priceSource: source('sonnet-5-5', 'Input $2 / output $10 per 1M tokens; thinking tokens are billed as output; cache and batch prices are not used.'),
+      pricing: { kind: 'per_token', inputPerMillionTokens: 2_000_000, outputPerMillionTokens: 10_000_000, ...cachePrices(2_000_000) },
+      priceSource: source('sonnet-5-5', `Input $2 / output $10 per 1M tokens; thinking tokens are billed as output; ${CACHE_NOTE} Batch prices are not used.`),
       providerParams: asProviderParams(claudeEffortParams),
       pollIntervalSeconds: 1,
     },
@@ -73,11 +81,12 @@ export const ANTHROPIC_MODELS: readonly SdkModelEntry[] = [
         kind: 'per_token',
         inputPerMillionTokens: 100_000,
         outputPerMillionTokens: 500_000,
-        longContext: { aboveInputTokens: 100_000, inputPerMillionTokens: 500_000, outputPerMillionTokens: 2_500_000 },
+        ...cachePrices(100_000),
+        longContext: { aboveInputTokens: 100_000, inputPerMillionTokens: 500_000, outputPerMillionTokens: 2_500_000, ...cachePrices(500_000) },
       },
       priceSource: source(
         'haiku-5-5',
-        'Input $0.10 / output $0.50 per 1M tokens for prompts up to 100,000 tokens; longer prompts cost $0.50 / $2.50 for the whole request. 64,000 characters of prompt and system text can be up to 192,000 tokens, so a long request is held at the long prices.',
+        `Input $0.10 / output $0.50 per 1M tokens for prompts up to 100,000 tokens; longer prompts cost $0.50 / $2.50 for the whole request; ${CACHE_NOTE} 64,000 characters of prompt and system text can be up to 192,000 tokens, so a long request is held at the long prices.`,
       ),
       providerParams: asProviderParams(claudeEffortParams),
       pollIntervalSeconds: 1,
@@ -103,8 +112,8 @@ export const ANTHROPIC_MODELS: readonly SdkModelEntry[] = [
         supportsSystem: true,
         contextWindow: 200_000,
       },
-      pricing: { kind: 'per_token', inputPerMillionTokens: 1_000_000, outputPerMillionTokens: 5_000_000 },
-      priceSource: source('haiku-4-5', 'Input $1 / output $5 per 1M tokens; thinking tokens are billed as output.'),
+      pricing: { kind: 'per_token', inputPerMillionTokens: 1_000_000, outputPerMillionTokens: 5_000_000, ...cachePrices(1_000_000) },
+      priceSource: source('haiku-4-5', `Input $1 / output $5 per 1M tokens; thinking tokens are billed as output; ${CACHE_NOTE}`),
       providerParams: asProviderParams(claudeThinkingParams),
       pollIntervalSeconds: 1,
     },

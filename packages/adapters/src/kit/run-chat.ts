@@ -55,11 +55,13 @@ export async function runChat(model: LanguageModel, s: ChatSettings, ctx: ChatRu
   if (result.finishReason === 'content-filter') {
     warnings.push({ param: 'prompt', message: `The provider's safety filter cut the answer short (finish reason ${finishReason}).` });
   }
-  const { inputTokens, outputTokens } = result.usage;
+  const { inputTokens, outputTokens, inputTokenDetails } = result.usage;
+  // Prompt-cache reads and writes (part of inputTokens) are priced apart where the model has cached prices.
+  const cache = { ...(inputTokenDetails.cacheReadTokens ? { cacheReadTokens: inputTokenDetails.cacheReadTokens } : {}), ...(inputTokenDetails.cacheWriteTokens ? { cacheWriteTokens: inputTokenDetails.cacheWriteTokens } : {}) };
   const reported = ctx.reportedCost?.(response.body);
   return {
     files: [{ kind: 'bytes', data: new TextEncoder().encode(result.text), mediaType: 'text/plain' }],
-    ...(inputTokens !== undefined && outputTokens !== undefined ? { usage: { inputTokens, outputTokens } } : {}),
+    ...(inputTokens !== undefined && outputTokens !== undefined ? { usage: { inputTokens, outputTokens, ...cache } } : {}),
     ...(reported !== undefined ? { reportedCostMicroUsd: reported } : {}),
     warnings,
     metadata: { requestId, finishReason, model: response.modelId },

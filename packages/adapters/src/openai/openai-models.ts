@@ -16,7 +16,7 @@ export const OPENAI_KEY_SETTING = 'OPENAI_API_KEY';
 const TEXT_PRICES: PriceSource = {
   url: 'https://developers.openai.com/api/docs/pricing',
   retrievedOn: '2026-11-23',
-  note: 'Standard tier, per 1M text tokens; cached-input discounts are not passed on.',
+  note: 'Standard tier, per 1M text tokens; cached input at its own price where OpenAI reports cached tokens.',
 };
 
 /** OpenAI's own chat parameters beyond the generic ones (Chat Completions API). */
@@ -42,7 +42,7 @@ function chatCaps(maxOutputTokens: number, contextWindow: number): ChatCapabilit
   };
 }
 
-function chat(upstream: string, name: string, description: string, caps: ChatCapabilities, input: number, output: number, popular = false): SdkModelEntry {
+function chat(upstream: string, name: string, description: string, caps: ChatCapabilities, [input, cached, output]: readonly [number, number, number], popular = false): SdkModelEntry {
   return {
     upstream,
     descriptor: {
@@ -54,7 +54,7 @@ function chat(upstream: string, name: string, description: string, caps: ChatCap
       tags: ['openai', 'chat', 'text'],
       isPopular: popular,
       capabilities: caps,
-      pricing: { kind: 'per_token', inputPerMillionTokens: input, outputPerMillionTokens: output },
+      pricing: { kind: 'per_token', inputPerMillionTokens: input, outputPerMillionTokens: output, cachedInputPerMillionTokens: cached },
       priceSource: TEXT_PRICES,
       providerParams: asProviderParams(openAIChatParams),
       pollIntervalSeconds: 1,
@@ -112,8 +112,7 @@ export const OPENAI_MODELS: readonly SdkModelEntry[] = [
     'GPT-4.1',
     'OpenAI GPT-4.1: strong instruction following and long context (1M tokens). Deprecated by OpenAI; shuts down 2027-01-14.',
     chatCaps(32_768, 1_047_576),
-    2_000_000,
-    8_000_000,
+    [2_000_000, 500_000, 8_000_000],
     true,
   ),
   chat(
@@ -121,24 +120,21 @@ export const OPENAI_MODELS: readonly SdkModelEntry[] = [
     'GPT-4.1 mini',
     'OpenAI GPT-4.1 mini: fast and inexpensive, 1M-token context. Deprecated by OpenAI; shuts down 2027-01-14.',
     chatCaps(32_768, 1_047_576),
-    400_000,
-    1_600_000,
+    [400_000, 100_000, 1_600_000],
   ),
   chat(
     'gpt-4o',
     'GPT-4o',
     'OpenAI GPT-4o: general-purpose multimodal model, 128K context. Deprecated by OpenAI; shuts down 2027-01-14.',
     chatCaps(16_384, 128_000),
-    2_500_000,
-    10_000_000,
+    [2_500_000, 1_250_000, 10_000_000],
   ),
   chat(
     'gpt-4o-mini',
     'GPT-4o mini',
     'OpenAI GPT-4o mini: small, low-cost model, 128K context. Deprecated by OpenAI; shuts down 2027-01-14.',
     chatCaps(16_384, 128_000),
-    150_000,
-    600_000,
+    [150_000, 75_000, 600_000],
   ),
   {
     upstream: 'gpt-image-2',

@@ -771,10 +771,10 @@ export interface components {
         };
         PriceLine: {
             /**
-             * @description What one unit is: a million input or output tokens (chat; a line with `conditions: {"input_tokens_above": N}` applies to the whole request when its input is above N tokens), an image up to or above one megapixel, a started megapixel, a million text input, image input or image output tokens (image models that bill tokens besides the image, e.g. GPT Image and Gemini image), a second of video, a video.
+             * @description What one unit is: a million input or output tokens (chat; `1M_cached_input_tokens` and `1M_cache_write_input_tokens` price the input tokens the provider reports as read from or written to its prompt cache; a line with `conditions: {"input_tokens_above": N}` applies to the whole request when its input is above N tokens), an image up to or above one megapixel, a started megapixel, a million text input, image input or image output tokens (image models that bill tokens besides the image, e.g. GPT Image and Gemini image), a second of video, a video.
              * @enum {string}
              */
-            unit: "1M_input_tokens" | "1M_output_tokens" | "image" | "image_above_1mp" | "megapixel" | "1M_text_input_tokens" | "1M_image_input_tokens" | "1M_image_output_tokens" | "second" | "video";
+            unit: "1M_input_tokens" | "1M_output_tokens" | "1M_cached_input_tokens" | "1M_cache_write_input_tokens" | "image" | "image_above_1mp" | "megapixel" | "1M_text_input_tokens" | "1M_image_input_tokens" | "1M_image_output_tokens" | "second" | "video";
             /** @description The video resolution the line applies to; null otherwise. */
             resolution: string | null;
             /** @description What else the line depends on, e.g. `{"quality": "high", "size": "1024x1536"}` for an image price; null when nothing. */

@@ -21,6 +21,10 @@ export interface LongContextPrices {
   readonly inputPerMillionTokens: number;
   /** Micro-USD per one million output tokens when the input is above the threshold. */
   readonly outputPerMillionTokens: number;
+  /** Cache reads above the threshold (see the base price's field); default: this tier's input price. */
+  readonly cachedInputPerMillionTokens?: number;
+  /** Cache writes above the threshold (see the base price's field); default: this tier's input price. */
+  readonly cacheWriteInputPerMillionTokens?: number;
 }
 
 /**
@@ -56,6 +60,18 @@ export type ModelPricing =
       readonly inputPerMillionTokens: number;
       /** Micro-USD per one million output tokens. */
       readonly outputPerMillionTokens: number;
+      /**
+       * Micro-USD per one million input tokens read from the provider's prompt cache (OpenAI's cached
+       * input, Anthropic's cache hits), charged when the upstream reports them; default: the input price.
+       */
+      readonly cachedInputPerMillionTokens?: number;
+      /**
+       * Micro-USD per one million input tokens written to the provider's prompt cache (Anthropic's cache
+       * writes, which cost more than plain input), charged when the upstream reports them; default: the
+       * input price. The hold still counts every input byte as one plain input token (real prompts have
+       * several bytes a token, which covers the dearer writes); the charge is never above the hold.
+       */
+      readonly cacheWriteInputPerMillionTokens?: number;
       readonly longContext?: LongContextPrices;
     }
   | {

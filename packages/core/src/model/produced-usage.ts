@@ -7,6 +7,10 @@
 export interface ProducedUsage {
   /** Chat: input tokens. Image models: every input token, when the upstream does not split them. */
   readonly inputTokens?: number;
+  /** Chat: the input tokens read from the provider's prompt cache (part of inputTokens). */
+  readonly cacheReadTokens?: number;
+  /** Chat: the input tokens written to the provider's prompt cache (part of inputTokens). */
+  readonly cacheWriteTokens?: number;
   /** Chat: output tokens. Image models: output image tokens. */
   readonly outputTokens?: number;
   /** Image models: the prompt's text tokens (OpenAI `usage.input_tokens_details.text_tokens`). */

@@ -30,7 +30,16 @@ export function priceValues(p: ModelPricing): number[] {
   const variants = 'variants' in p ? (p.variants ?? []).map((v) => v.price) : [];
   switch (p.kind) {
     case 'per_token':
-      return [p.inputPerMillionTokens, p.outputPerMillionTokens, p.longContext?.inputPerMillionTokens ?? 0, p.longContext?.outputPerMillionTokens ?? 0];
+      return [
+        p.inputPerMillionTokens,
+        p.outputPerMillionTokens,
+        p.cachedInputPerMillionTokens ?? 0,
+        p.cacheWriteInputPerMillionTokens ?? 0,
+        p.longContext?.inputPerMillionTokens ?? 0,
+        p.longContext?.outputPerMillionTokens ?? 0,
+        p.longContext?.cachedInputPerMillionTokens ?? 0,
+        p.longContext?.cacheWriteInputPerMillionTokens ?? 0,
+      ];
     case 'per_image': {
       const t = p.tokens;
       const tokens = t ? [t.textInputPerMillionTokens, t.imageInputPerMillionTokens ?? 0, t.imageOutputPerMillionTokens ?? 0] : [];

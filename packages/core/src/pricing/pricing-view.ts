@@ -3,7 +3,7 @@ import { CREDITS_PER_USD, MARKUP_ONE, type PriceVariant } from '../model/pricing
 
 export interface PriceLine {
   /**
-   * What one unit is: `1M_input_tokens`, `1M_output_tokens` (chat), `image`, `image_above_1mp`, `megapixel`,
+   * What one unit is: `1M_input_tokens`, `1M_output_tokens`, `1M_cached_input_tokens`, `1M_cache_write_input_tokens` (chat), `image`, `image_above_1mp`, `megapixel`,
    * `1M_text_input_tokens`, `1M_image_input_tokens`, `1M_image_output_tokens` (token-billed image models),
    * `second`, `video`.
    */
@@ -45,9 +45,14 @@ export function toPricingView(model: ModelDescriptor, markupBp: number = MARKUP_
   switch (p.kind) {
     case 'per_token':
       prices = [line('1M_input_tokens', p.inputPerMillionTokens, markupBp), line('1M_output_tokens', p.outputPerMillionTokens, markupBp)];
+      if (p.cachedInputPerMillionTokens !== undefined) prices.push(line('1M_cached_input_tokens', p.cachedInputPerMillionTokens, markupBp));
+      if (p.cacheWriteInputPerMillionTokens !== undefined) prices.push(line('1M_cache_write_input_tokens', p.cacheWriteInputPerMillionTokens, markupBp));
       if (p.longContext) {
-        const above = { input_tokens_above: p.longContext.aboveInputTokens };
-        prices.push(line('1M_input_tokens', p.longContext.inputPerMillionTokens, markupBp, null, above), line('1M_output_tokens', p.longContext.outputPerMillionTokens, markupBp, null, above));
+        const l = p.longContext;
+        const above = { input_tokens_above: l.aboveInputTokens };
+        prices.push(line('1M_input_tokens', l.inputPerMillionTokens, markupBp, null, above), line('1M_output_tokens', l.outputPerMillionTokens, markupBp, null, above));
+        if (l.cachedInputPerMillionTokens !== undefined) prices.push(line('1M_cached_input_tokens', l.cachedInputPerMillionTokens, markupBp, null, above));
+        if (l.cacheWriteInputPerMillionTokens !== undefined) prices.push(line('1M_cache_write_input_tokens', l.cacheWriteInputPerMillionTokens, markupBp, null, above));
       }
       break;
     case 'per_image':

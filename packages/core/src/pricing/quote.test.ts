@@ -136,6 +136,27 @@ describe('quotes and charges', () => {
     ]);
   });
 
+  it('charges prompt-cache reads and writes at the cached-input prices; the hold is unchanged', () => {
+    // Anthropic-style: input $1, cache read $0.10, cache write $1.25, output $5 per million tokens.
+    const cached: ModelDescriptor = {
+      ...chat,
+      pricing: { kind: 'per_token', inputPerMillionTokens: 1_000_000, outputPerMillionTokens: 5_000_000, cachedInputPerMillionTokens: 100_000, cacheWriteInputPerMillionTokens: 1_250_000 },
+    };
+    // Held: 6 bytes as plain input (6 x 1) + 100 x 5 = 506 micro-USD = 50,600 micro-credits.
+    const q = quoteRun(cached, chatReq);
+    expect(q.costMicro).toBe(50_600);
+    // 1,000 input tokens: 800 read, 100 written, 100 plain; 10 output: 80 + 125 + 100 + 50 = 355 micro-USD.
+    expect(chargeForUsage(cached, chatReq, { costMicro: 10_000_000, chargeMicro: 10_000_000 }, { inputTokens: 1_000, cacheReadTokens: 800, cacheWriteTokens: 100, outputTokens: 10 }).costMicro).toBe(35_500);
+    // Without cached prices, cache tokens are input: 1,000 x 1.5 + 10 x 6 = 1,560 micro-USD; the hold is unchanged.
+    expect(chargeForUsage(chat, chatReq, { costMicro: 10_000_000, chargeMicro: 10_000_000 }, { inputTokens: 1_000, cacheReadTokens: 800, cacheWriteTokens: 100, outputTokens: 10 }).costMicro).toBe(156_000);
+    expect(toPricingView(cached).prices.map((l) => [l.unit, l.usd])).toEqual([
+      ['1M_input_tokens', 1],
+      ['1M_output_tokens', 5],
+      ['1M_cached_input_tokens', 0.1],
+      ['1M_cache_write_input_tokens', 1.25],
+    ]);
+  });
+
   it('prices video per second and resolution (produced seconds when reported) or per video', () => {
     const video: ModelDescriptor = {
       ...base,

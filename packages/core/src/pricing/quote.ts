@@ -36,12 +36,31 @@ function toQuote(pico: bigint, markupBp: number): PriceQuote {
   };
 }
 
-/** Chat tokens priced; a request whose input is above the long-prompt threshold is billed whole at those prices. */
-function tokensPico(model: ModelDescriptor, inputTokens: number, outputTokens: number): bigint {
+/** The input tokens of a chat call, split by how the provider's prompt cache billed them (all of them counted in `total`). */
+interface ChatInput {
+  readonly total: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
+}
+
+/**
+ * Chat tokens priced; a request whose input is above the long-prompt threshold is billed whole at those
+ * prices. Cache reads and writes (part of the input) are billed at the cached-input prices where the model
+ * has them, the rest of the input at the input price.
+ */
+function tokensPico(model: ModelDescriptor, input: ChatInput, outputTokens: number): bigint {
   const p = model.pricing;
   if (p.kind !== 'per_token') throw new Error(`model ${model.id} is not priced per token`);
-  const rates = p.longContext !== undefined && inputTokens > p.longContext.aboveInputTokens ? p.longContext : p;
-  return BigInt(inputTokens) * BigInt(rates.inputPerMillionTokens) + BigInt(outputTokens) * BigInt(rates.outputPerMillionTokens);
+  const rates = p.longContext !== undefined && input.total > p.longContext.aboveInputTokens ? p.longContext : p;
+  const read = Math.min(input.cacheRead, input.total);
+  const write = Math.min(input.cacheWrite, input.total - read);
+  const plain = input.total - read - write;
+  return (
+    BigInt(plain) * BigInt(rates.inputPerMillionTokens) +
+    BigInt(read) * BigInt(rates.cachedInputPerMillionTokens ?? rates.inputPerMillionTokens) +
+    BigInt(write) * BigInt(rates.cacheWriteInputPerMillionTokens ?? rates.inputPerMillionTokens) +
+    BigInt(outputTokens) * BigInt(rates.outputPerMillionTokens)
+  );
 }
 
 /** Micro-USD per unit (image, second or video) for this request; throws when the data has no price for it. */
@@ -86,7 +105,9 @@ function imageTokens(model: ModelDescriptor): ImageTokenPrices | undefined {
 export function quoteRun(model: ModelDescriptor, req: NormalizedRequest, markupBp: number = MARKUP_ONE): PriceQuote {
   if (req.modality === 'chat') {
     const input = maxInputTokens(req.prompt) + (req.system === null ? 0 : maxInputTokens(req.system));
-    return toQuote(tokensPico(model, input, req.maxTokens), markupBp);
+    // Every input byte a plain input token: real prompts have far fewer tokens than bytes, which covers the
+    // dearer cache writes (1.25x) a Messages call can ask for; the charge is never above this hold.
+    return toQuote(tokensPico(model, { total: input, cacheRead: 0, cacheWrite: 0 }, req.maxTokens), markupBp);
   }
   const tokens = imageTokens(model);
   const input = tokens !== undefined && req.modality === 'image' ? heldImageInputPico(tokens, req) : 0n;
@@ -94,7 +115,8 @@ export function quoteRun(model: ModelDescriptor, req: NormalizedRequest, markupB
 }
 
 /**
- * What is charged on success, from what was produced: reported tokens for chat, images produced (or the
+ * What is charged on success, from what was produced: reported tokens for chat (cache reads and writes at
+ * the model's cached-input prices), images produced (or the
  * output image tokens, where the model has a price for them and the upstream reports them) plus the
  * reported input tokens of a token-billed image model, seconds produced (rounded up) for per-second video.
  * Usage the upstream did not report is charged as held. Never more than the quote that was held.
@@ -103,7 +125,8 @@ export function chargeForUsage(model: ModelDescriptor, req: NormalizedRequest, q
   let actual: PriceQuote;
   if (req.modality === 'chat') {
     if (usage.inputTokens === undefined || usage.outputTokens === undefined) return quote;
-    actual = toQuote(tokensPico(model, usage.inputTokens, usage.outputTokens), markupBp);
+    const input = { total: usage.inputTokens, cacheRead: usage.cacheReadTokens ?? 0, cacheWrite: usage.cacheWriteTokens ?? 0 };
+    actual = toQuote(tokensPico(model, input, usage.outputTokens), markupBp);
   } else {
     const asked = requestedUnits(model, req);
     let units = asked;

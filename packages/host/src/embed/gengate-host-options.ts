@@ -79,7 +79,7 @@ export interface GengateHostOptions {
   /** Where you mount `router` under the public URL; default `/api/v1`. */
   readonly mountPath?: string;
   /**
-   * Builds `openaiRouter`, the OpenAI-compatible surface (chat completions, models) to mount at `/v1`:
+   * Builds `openaiRouter`, the OpenAI-compatible surface (chat completions, models) and Anthropic's Messages API (docs/anthropic-compatible.md) to mount at `/v1`:
    * `true`, or its options (operator model aliases, keep-alive interval). Default off.
    */
   readonly openai?: boolean | { readonly modelAliases?: Readonly<Record<string, string>>; readonly keepAliveMs?: number; readonly revocationCheckMs?: number };

@@ -3,6 +3,7 @@ import { Router } from 'express';
 import type { Logger } from 'pino';
 import { createMemoryKeyRateLimiter } from '../../limits/create-rate-limiters.js';
 import { createClientIpResolver } from '../client-ip.js';
+import { anthropicRoutes } from '../anthropic/create-anthropic-routes.js';
 import { authenticate } from '../middleware/authenticate.js';
 import { methodNotAllowed } from '../middleware/error-handler.js';
 import { jsonBody } from '../middleware/json-body.js';
@@ -43,13 +44,20 @@ export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
   const gengate = resolveUseCases(options.gengate);
   const aliases = options.modelAliases ?? {};
   const router = Router();
-  router.use(requestContext(options.logger));
-  router.use(authenticate(gengate, createClientIpResolver(options.trustProxy ?? [])));
-  router.use(openAIRateLimit(options.rateLimiter ?? createMemoryKeyRateLimiter()));
   const { stores } = gengate;
+  const clientIp = createClientIpResolver(options.trustProxy ?? []);
+  const rateLimiter = options.rateLimiter ?? createMemoryKeyRateLimiter();
+  const revocations = new RevocationWatch(stores.keys, options.revocationCheckMs ?? 250);
+  const keepAliveMs = options.keepAliveMs ?? 10_000;
+  const maxBodyBytes = options.maxBodyBytes ?? 8 * 1_048_576;
+  router.use(requestContext(options.logger));
+  // Anthropic's Messages dialect first: its own key header and error envelope (anthropic/).
+  router.use(anthropicRoutes({ gengate, clientIp, rateLimiter, revocations, aliases, keepAliveMs, maxBodyBytes }));
+  router.use(authenticate(gengate, clientIp));
+  router.use(openAIRateLimit(rateLimiter));
   // Before the JSON body parser: video jobs are created as multipart/form-data.
   router.use(videosRoutes({ gengate, tasks: stores.tasks, blobs: options.blobStore, aliases }));
-  router.use(jsonBody(options.maxBodyBytes ?? 8 * 1_048_576));
+  router.use(jsonBody(maxBodyBytes));
   router
     .route('/chat/completions')
     .post(
@@ -57,9 +65,9 @@ export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
         gengate,
         tasks: stores.tasks,
         blobs: options.blobStore,
-        revocations: new RevocationWatch(stores.keys, options.revocationCheckMs ?? 250),
+        revocations,
         aliases,
-        keepAliveMs: options.keepAliveMs ?? 10_000,
+        keepAliveMs,
       }),
     )
     .all(methodNotAllowed('POST'));
@@ -67,10 +75,9 @@ export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
     .route('/images/generations')
     .post(imageGenerations({ gengate, tasks: stores.tasks, blobs: options.blobStore, aliases }))
     .all(methodNotAllowed('POST'));
-  const revocations = new RevocationWatch(stores.keys, options.revocationCheckMs ?? 250);
   router
     .route('/responses')
-    .post(createResponse({ gengate, tasks: stores.tasks, blobs: options.blobStore, revocations, aliases, keepAliveMs: options.keepAliveMs ?? 10_000 }))
+    .post(createResponse({ gengate, tasks: stores.tasks, blobs: options.blobStore, revocations, aliases, keepAliveMs }))
     .all(methodNotAllowed('POST'));
   router.use(storedResponsesRoutes({ tasks: stores.tasks, blobs: options.blobStore }));
   router.use(modelsRoutes(gengate, aliases));

@@ -2,7 +2,8 @@
  * A fake of Anthropic's Messages API, following its documented shapes:
  * - Messages: https://docs.anthropic.com/en/api/messages (POST /v1/messages with `x-api-key` and
  *   `anthropic-version`; request `model`, `max_tokens`, `messages`, `system`, `temperature`, `top_p`,
- *   `thinking`, `output_config.effort`; response `type: "message"` with `content[]`, `stop_reason`
+ *   `thinking`, `output_config.effort`; response `type: "message"` with `content[]` (a `thinking` block
+ *   with its `signature` first when thinking is on), `stop_reason`
  *   (`end_turn`, `max_tokens`, `refusal`) and `usage.input_tokens` / `usage.output_tokens`).
  * - Streaming (`stream: true`): https://docs.anthropic.com/en/api/messages-streaming (server-sent events
  *   message_start, content_block_start, content_block_delta with text_delta, content_block_stop,
@@ -40,7 +41,41 @@ function textOf(content: unknown): string {
 const NO_SAMPLING = /^claude-(sonnet|haiku|opus|fable)-5/;
 const EXCLUSIVE_SAMPLING = /^claude-(sonnet|haiku|opus)-4-5/;
 
-function messages(call: RecordedCall): FakeReply {
+/**
+ * Prompt caching (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching): the prompt up to
+ * the last block marked `cache_control` (tools, then system, then messages) is the cached prefix. The
+ * first request with a prefix writes it (`cache_creation_input_tokens`), later ones read it
+ * (`cache_read_input_tokens`); `input_tokens` counts the input after the prefix. Here the prefix's tokens
+ * are those of its system and message text (tool definitions count no tokens in this fake).
+ */
+function cacheSegments(b: Record<string, unknown>): { text: string; cached: boolean }[] {
+  const marked = (x: Record<string, unknown>) => isRecord(x['cache_control']);
+  const segments: { text: string; cached: boolean }[] = [];
+  for (const t of Array.isArray(b['tools']) ? b['tools'].filter(isRecord) : []) segments.push({ text: '', cached: marked(t) });
+  if (typeof b['system'] === 'string') segments.push({ text: b['system'], cached: false });
+  for (const s of Array.isArray(b['system']) ? b['system'].filter(isRecord) : []) segments.push({ text: typeof s['text'] === 'string' ? s['text'] : '', cached: marked(s) });
+  for (const m of Array.isArray(b['messages']) ? b['messages'].filter(isRecord) : []) {
+    if (typeof m['content'] === 'string') segments.push({ text: m['content'], cached: false });
+    for (const c of Array.isArray(m['content']) ? m['content'].filter(isRecord) : []) segments.push({ text: textOf([c]), cached: marked(c) });
+  }
+  return segments;
+}
+
+type CacheUsage = { input_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
+
+function cacheUsage(b: Record<string, unknown>, inputTokens: number, cache: Set<string>): CacheUsage {
+  const segments = cacheSegments(b);
+  const last = segments.map((s) => s.cached).lastIndexOf(true);
+  if (last < 0) return { input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const prefix = segments.slice(0, last + 1);
+  const tokens = Math.min(inputTokens, prefix.reduce((n, seg) => n + (seg.text === '' ? 0 : countTokens(seg.text)), 0));
+  const key = `${String(b['model'])}\n${JSON.stringify(prefix)}`;
+  const hit = cache.has(key);
+  cache.add(key);
+  return { input_tokens: inputTokens - tokens, cache_creation_input_tokens: hit ? 0 : tokens, cache_read_input_tokens: hit ? tokens : 0 };
+}
+
+function messages(call: RecordedCall, cache: Set<string> = new Set()): FakeReply {
   if (!call.credential) return anthropicError(401, 'authentication_error', 'x-api-key header is required');
   if (!call.headers['anthropic-version']) return anthropicError(400, 'invalid_request_error', 'anthropic-version: header is required');
   const b = call.body;
@@ -64,12 +99,13 @@ function messages(call: RecordedCall): FakeReply {
   const user = b['messages'].filter(isRecord).map((m) => textOf(m['content'])).join('\n');
   const system = typeof b['system'] === 'string' ? b['system'] : Array.isArray(b['system']) ? textOf(b['system']) : '';
   const inputTokens = countTokens(user) + countTokens(system);
+  const usageIn = cacheUsage(b, inputTokens, cache);
   const id = requestId();
   const base = { id: fakeId('msg_'), type: 'message', role: 'assistant', model, stop_sequence: null };
   if (user.includes(FAKE_REFUSE_MARKER)) {
     return {
       headers: { 'request-id': id },
-      body: { ...base, content: [], stop_reason: 'refusal', usage: { input_tokens: inputTokens, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } },
+      body: { ...base, content: [], stop_reason: 'refusal', usage: { ...usageIn, output_tokens: 0 } },
     };
   }
   const toolResult = lastToolResult(b['messages']);
@@ -79,10 +115,13 @@ function messages(call: RecordedCall): FakeReply {
   const reply = json !== null ? { text: json, tokens: countTokens(json), truncated: false } : echoReply(toolResult ?? user, b['max_tokens']);
   const toolUse = tool ? { type: 'tool_use', id: `toolu_fake${b['messages'].length}`, name: tool.name, input: fillSchema(tool.schema, user) } : null;
   const stopReason = toolUse ? 'tool_use' : reply.truncated ? 'max_tokens' : 'end_turn';
+  // Extended thinking (https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking): a thinking block
+  // with its signature before the text (streamed as thinking_delta, then signature_delta).
+  const thought = thinking?.['type'] === 'enabled' || thinking?.['type'] === 'adaptive' ? { thinking: `Thinking about: ${user.slice(0, 60)}`, signature: 'sig_fake_0123456789' } : null;
   if (b['stream'] === true && toolUse) {
     const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
     const events = [
-      event('message_start', { message: { ...base, content: [], stop_reason: null, usage: { input_tokens: inputTokens, output_tokens: 1 } } }),
+      event('message_start', { message: { ...base, content: [], stop_reason: null, usage: { ...usageIn, output_tokens: 1 } } }),
       event('content_block_start', { index: 0, content_block: { ...toolUse, input: {} } }),
       event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(toolUse.input) } }),
       event('content_block_stop', { index: 0 }),
@@ -92,16 +131,25 @@ function messages(call: RecordedCall): FakeReply {
     return { headers: { 'request-id': id, 'content-type': 'text/event-stream' }, body: events.join('') };
   }
   if (toolUse) {
-    return { headers: { 'request-id': id }, body: { ...base, content: [toolUse], stop_reason: stopReason, usage: { input_tokens: inputTokens, output_tokens: 5 } } };
+    return { headers: { 'request-id': id }, body: { ...base, content: [toolUse], stop_reason: stopReason, usage: { ...usageIn, output_tokens: 5 } } };
   }
   if (b['stream'] === true) {
     const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
     const words = reply.text.split(' ');
+    const t = thought ? 1 : 0;
     const events = [
-      event('message_start', { message: { ...base, content: [], stop_reason: null, usage: { input_tokens: inputTokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } } }),
-      event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-      ...words.map((w, i) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: i === 0 ? w : ` ${w}` } })),
-      event('content_block_stop', { index: 0 }),
+      event('message_start', { message: { ...base, content: [], stop_reason: null, usage: { ...usageIn, output_tokens: 1 } } }),
+      ...(thought
+        ? [
+            event('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }),
+            event('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: thought.thinking } }),
+            event('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: thought.signature } }),
+            event('content_block_stop', { index: 0 }),
+          ]
+        : []),
+      event('content_block_start', { index: t, content_block: { type: 'text', text: '' } }),
+      ...words.map((w, i) => event('content_block_delta', { index: t, delta: { type: 'text_delta', text: i === 0 ? w : ` ${w}` } })),
+      event('content_block_stop', { index: t }),
       event('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: reply.tokens } }),
       event('message_stop', {}),
     ];
@@ -111,9 +159,9 @@ function messages(call: RecordedCall): FakeReply {
     headers: { 'request-id': id },
     body: {
       ...base,
-      content: [{ type: 'text', text: reply.text }],
+      content: [...(thought ? [{ type: 'thinking', ...thought }] : []), { type: 'text', text: reply.text }],
       stop_reason: stopReason,
-      usage: { input_tokens: inputTokens, output_tokens: reply.tokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      usage: { ...usageIn, output_tokens: reply.tokens },
     },
   };
 }
@@ -136,7 +184,8 @@ function chosenTool(b: Record<string, unknown>): { name: string; schema: unknown
 }
 
 export function anthropicRoutes(): FakeRoute[] {
-  return [{ method: 'POST', path: '/v1/messages', handler: (call) => messages(call) }];
+  const cache = new Set<string>();
+  return [{ method: 'POST', path: '/v1/messages', handler: (call) => messages(call, cache) }];
 }
 
 /** Starts a fake Anthropic API; point the adapter's baseURL at `${fake.url}/v1`. */
