@@ -53,6 +53,9 @@ describe('reasoning items on an OpenAI model', () => {
     // What gengate asked of OpenAI: no server-side state, the encrypted reasoning included.
     expect(lastSent()).toMatchObject({ store: false, include: ['reasoning.encrypted_content'] });
     expect(first.output.map((o) => o.type)).toEqual(['reasoning', 'message']);
+    // The fake reports 8 reasoning tokens among the output tokens.
+    expect(first.usage?.output_tokens_details.reasoning_tokens).toBe(8);
+    expect(first.usage?.output_tokens).toBeGreaterThan(8);
     const reasoning = first.output[0];
     expect(reasoning).toMatchObject({ type: 'reasoning', id: expect.stringMatching(/^rs_/), summary: [], encrypted_content: 'enc_0', status: 'completed' });
     if (reasoning?.type !== 'reasoning') return;

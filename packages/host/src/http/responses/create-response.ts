@@ -77,7 +77,7 @@ export function createResponse(deps: CreateResponseDeps) {
     const builder = new ResponseBuilder(run.taskId, { model: model.id, createdAt: Math.floor(run.task.createdAt.getTime() / 1000), echoed: echoedFields(body, previousId), includeEncryptedReasoning: wantsEncryptedReasoning(body) }, streamed ? (e) => sse.event(e) : () => undefined);
     const options = { ...baseOptions, maxOutputTokens: run.request.modality === 'chat' ? run.request.maxTokens : 1 };
     // A stored response keeps its conversation beside the answer (read back by GET and previous_response_id).
-    const files: ChatCallExtras['files'] = (acc, usage, end) => (body.store !== false && end === 'completed' ? [recordFile(items, builder.final(acc.finish === 'length', usageOf(usage)))] : []);
+    const files: ChatCallExtras['files'] = (acc, usage, end) => (body.store !== false && end === 'completed' ? [recordFile(items, builder.final(acc.finish === 'length', usageOf(usage, acc.reasoningTokens)))] : []);
     const signals = { clientGone: clientGone.signal, revoked: watch.signal };
     try {
       const outcome = await runChatCall(
@@ -93,7 +93,7 @@ export function createResponse(deps: CreateResponseDeps) {
         streamed ? 'stream' : 'generate',
         { files, warnings, model: languageModel, onPart: (part) => builder.reasoning(part) },
       ).finally(() => sse.stopKeepAlive());
-      const usage = outcome.usage ? usageOf(outcome.usage) : null;
+      const usage = outcome.usage ? usageOf(outcome.usage, outcome.acc.reasoningTokens) : null;
       if (!streamed) {
         if (outcome.end === 'client_gone') return;
         if (outcome.end !== 'completed') throw failure(outcome);

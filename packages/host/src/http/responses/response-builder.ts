@@ -27,13 +27,13 @@ export interface ResponsesUsage {
   total_tokens: number;
 }
 
-/** The usage the upstream reported (its cache reads and writes are part of the input tokens). */
-export function usageOf(u: { readonly inputTokens: number; readonly outputTokens: number; readonly cacheReadTokens?: number; readonly cacheWriteTokens?: number }): ResponsesUsage {
+/** The usage the upstream reported (its cache reads and writes are part of the input tokens, its reasoning tokens part of the output tokens). */
+export function usageOf(u: { readonly inputTokens: number; readonly outputTokens: number; readonly cacheReadTokens?: number; readonly cacheWriteTokens?: number }, reasoningTokens = 0): ResponsesUsage {
   return {
     input_tokens: u.inputTokens,
     input_tokens_details: { cached_tokens: u.cacheReadTokens ?? 0, cache_write_tokens: u.cacheWriteTokens ?? 0 },
     output_tokens: u.outputTokens,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: Math.min(reasoningTokens, u.outputTokens) },
     total_tokens: u.inputTokens + u.outputTokens,
   };
 }
