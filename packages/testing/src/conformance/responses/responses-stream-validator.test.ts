@@ -73,7 +73,7 @@ describe('validateResponsesStream', () => {
       ['a summary delta without its part', events.filter((_, i) => i !== 3), /no open summary part 0/],
       ['an open summary part at the item end', events.filter((_, i) => i !== 7), /summary part of rs_1 is still open/],
       ['a done item unlike the streamed summary', events.map((x, i) => (i === 8 ? { ...x, item: { ...reasoning, summary: [] } } : x)), /summary differs from the stream/],
-      ['summary events on a message', [...events.slice(0, 11), { type: 'response.reasoning_summary_part.added', item_id: 'msg_1', output_index: 1, summary_index: 0, sequence_number: 10.5 }, ...events.slice(11)], /not a reasoning item/],
+      ['summary events on a message', [...events.slice(0, 11), { type: 'response.reasoning_summary_part.added', item_id: 'msg_1', output_index: 1, summary_index: 0 }, ...events.slice(11)].map((x, i) => ({ ...x, sequence_number: i })), /not a reasoning item/],
     ];
     for (const [name, broken, problem] of cases) expect(validateResponsesStream(broken).join('\n'), name).toMatch(problem);
   });
