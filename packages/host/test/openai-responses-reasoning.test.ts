@@ -113,6 +113,19 @@ describe('reasoning items on an OpenAI model', () => {
   });
 });
 
+describe('reasoning items of a stored response', () => {
+  it('sends a stored response\'s reasoning item back to OpenAI when the call continues it by previous_response_id', async () => {
+    const first = await client.responses.create({ model: 'openai.gpt-4o-mini', input: 'remember the plan', include: ['reasoning.encrypted_content'] });
+    const reasoning = first.output[0];
+    expect(reasoning).toMatchObject({ type: 'reasoning', encrypted_content: 'enc_0' });
+    const next = await client.responses.create({ model: 'openai.gpt-4o-mini', input: 'go on', previous_response_id: first.id, include: ['reasoning.encrypted_content'] });
+    const sent = lastSent().input;
+    expect(sent.map((i) => i.type ?? i.role)).toEqual(['user', 'reasoning', 'assistant', 'user']);
+    expect(sent[1]).toEqual({ type: 'reasoning', id: reasoning?.id, encrypted_content: 'enc_0', summary: [] });
+    expect(next.output[0]).toMatchObject({ type: 'reasoning', encrypted_content: 'enc_1' });
+  });
+});
+
 describe('reasoning items on other models', () => {
   it('drops them with a warning on the task (the sandbox and Anthropic cannot read OpenAI\'s encrypted reasoning)', async () => {
     for (const model of ['sandbox.echo-chat', 'anthropic.claude-haiku-5-5']) {
