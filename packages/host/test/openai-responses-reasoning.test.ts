@@ -113,6 +113,15 @@ describe('reasoning items on an OpenAI model', () => {
   });
 });
 
+describe('reasoning items OpenAI could not read', () => {
+  it('says on the task that a reasoning item without its encrypted content was not sent (gengate calls OpenAI with store: false)', async () => {
+    const r = await client.responses.create({ model: 'openai.gpt-4o-mini', input: [{ role: 'user', content: 'first' }, { type: 'reasoning', id: 'rs_bare', summary: [] }, { role: 'user', content: 'second' }] });
+    expect(r.status).toBe('completed');
+    expect(lastSent().input.map((i) => i.type ?? i.role)).toEqual(['user', 'user']);
+    expect((await taskOf(r.id))?.warnings).toEqual([expect.objectContaining({ param: 'provider', message: expect.stringMatching(/without encrypted content/) })]);
+  });
+});
+
 describe('reasoning items of a stored response', () => {
   it('sends a stored response\'s reasoning item back to OpenAI when the call continues it by previous_response_id', async () => {
     const first = await client.responses.create({ model: 'openai.gpt-4o-mini', input: 'remember the plan', include: ['reasoning.encrypted_content'] });

@@ -80,7 +80,7 @@ export async function runChatCall(
 /** A non-streamed call (`doGenerate`), read through the same parts as a stream. */
 async function generatedAsStream(model: LanguageModelV4, options: LanguageModelV4CallOptions): Promise<{ stream: ReadableStream<LanguageModelV4StreamPart> }> {
   const r = await model.doGenerate(options);
-  const parts: LanguageModelV4StreamPart[] = [];
+  const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: r.warnings }];
   if (r.response) parts.push({ type: 'response-metadata', ...(r.response.id ? { id: r.response.id } : {}), ...(r.response.modelId ? { modelId: r.response.modelId } : {}) });
   r.content.forEach((c, k) => {
     if (c.type === 'text') parts.push({ type: 'text-delta', id: 'text', delta: c.text });

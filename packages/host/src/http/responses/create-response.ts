@@ -1,4 +1,5 @@
-import { GatewayError, type BlobStore, type GengateUseCases, type TaskStore } from '@gengate/core';
+import { taskWarningsFrom } from '@gengate/adapters/kit';
+import { GatewayError, type BlobStore, type GengateUseCases, type TaskStore, type TaskWarning } from '@gengate/core';
 import type { Request, Response } from 'express';
 import { authOf } from '../middleware/authenticate.js';
 import { resolveModel } from '../openai/model-names.js';
@@ -50,7 +51,7 @@ export function createResponse(deps: CreateResponseDeps) {
     const previous = previousId !== null ? conversationOf(await loadStored(deps, previousId, auth.userId, 'previous_response_id')) : [];
     const items = [...previous, ...inputItems(body)];
     const baseOptions = toCallOptions(body, items, passThrough);
-    const warnings = droppedReasoningWarnings(items, passThrough);
+    const warnings: TaskWarning[] = droppedReasoningWarnings(items, passThrough);
     const streamed = body.stream === true;
     const key = req.get('Idempotency-Key');
     if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) {
@@ -91,7 +92,16 @@ export function createResponse(deps: CreateResponseDeps) {
           builder.open();
         },
         streamed ? 'stream' : 'generate',
-        { files, warnings, model: languageModel, onPart: (part) => builder.reasoning(part) },
+        {
+          files,
+          warnings,
+          model: languageModel,
+          onPart: (part) => {
+            // What the AI SDK ignored or dropped (a setting the model lacks, a reasoning item without its encrypted content) is said on the task.
+            if (part.type === 'stream-start') warnings.push(...taskWarningsFrom(part.warnings, 'chat'));
+            builder.reasoning(part);
+          },
+        },
       ).finally(() => sse.stopKeepAlive());
       const usage = outcome.usage ? usageOf(outcome.usage, outcome.acc.reasoningTokens) : null;
       if (!streamed) {
