@@ -170,7 +170,8 @@ export function toCallOptions(r: ResponseRequest, items: readonly InputItem[], p
 function itemText(it: InputItem): string {
   switch (it.type) {
     case 'reasoning':
-      return '';
+      // Its summary is text the upstream reads (the encrypted content is opaque: not counted).
+      return (it.summary ?? []).map((p) => p.text).join('\n');
     case 'function_call':
       return `${it.name}(${it.arguments})`;
     case 'custom_tool_call':
