@@ -83,6 +83,7 @@ export type {
   GeneratedFile,
   GenerationResult,
   InputFile,
+  LanguageModelPreference,
   LongRunningStatus,
   ProviderAdapter,
   ProviderAdapterV3,

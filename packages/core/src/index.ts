@@ -92,7 +92,7 @@ export { isUpstreamError, UPSTREAM_ERROR_KINDS, UpstreamError } from './errors/u
 export type { UpstreamErrorKind, UpstreamErrorOptions } from './errors/upstream-error.js';
 
 // Ports an embedder may implement or replace, and their in-memory implementations.
-export type { AcceptedProviderAdapter, ProviderAdapter } from './ports/provider-adapter.js';
+export type { AcceptedProviderAdapter, LanguageModelPreference, ProviderAdapter } from './ports/provider-adapter.js';
 export type {
   AccountBalance,
   ActiveTaskCounts,

@@ -84,13 +84,18 @@ describe('Codex CLI', () => {
     });
     expect(res.status).toBe(200);
     const events = checkedStream(await res.text());
-    const done = events.at(-1) as { type: string; response: { output: { type: string; name?: string; arguments?: string }[] } };
+    const done = events.at(-1) as { type: string; response: { output: { type: string; name?: string; arguments?: string; encrypted_content?: string }[] } };
     expect(done.type).toBe('response.completed');
-    // The fake calls the first function it is offered; Codex runs it and answers with a function_call_output.
-    const call = done.response.output[0];
+    // OpenAI reasons first (Codex included the encrypted reasoning, which it sends back next turn; the fake
+    // numbers it by the one reasoning item it was given); then it calls the first function it is offered.
+    expect(done.response.output[0]).toMatchObject({ type: 'reasoning', encrypted_content: 'enc_1' });
+    const call = done.response.output[1];
     expect([call?.type, call?.name, JSON.parse(call?.arguments ?? 'null')]).toEqual(['function_call', 'shell', { command: [expect.any(String)] }]);
-    const sent = app.fake.calls.at(-1)?.body as { tools?: { function: { name: string } }[] };
-    expect(sent.tools?.map((t) => t.function.name)).toEqual(['shell']);
+    // An OpenAI model is called on OpenAI's Responses API: the function tools, and Codex's reasoning item whole.
+    const sent = app.fake.calls.at(-1)?.body as { tools?: { name: string }[]; input: { type?: string }[]; store: boolean; include: string[] };
+    expect(sent.tools?.map((t) => t.name)).toEqual(['shell']);
+    expect(sent.input.find((i) => i.type === 'reasoning')).toEqual({ type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'opaque' });
+    expect(sent).toMatchObject({ store: false, include: ['reasoning.encrypted_content'] });
   });
 });
 
@@ -99,7 +104,7 @@ describe('upstream failures', () => {
     const { key } = await app.user();
     const client = new OpenAI({ baseURL: `${app.base}/v1`, apiKey: key, maxRetries: 0 });
     for (const stream of [false, true]) {
-      app.fake.failNext(openAIFaults.contentPolicy(), { match: (c) => c.path === '/v1/chat/completions' });
+      app.fake.failNext(openAIFaults.contentPolicy(), { match: (c) => c.path === '/v1/responses' });
       const error = await client.responses.create({ model: 'openai.gpt-4o-mini', input: 'x', stream }).catch((e: unknown) => e);
       expect(error, String(stream)).toBeInstanceOf(OpenAI.APIError);
       expect((error as InstanceType<typeof OpenAI.APIError>).status).toBeLessThan(600);
@@ -112,7 +117,8 @@ describe('upstream failures', () => {
 
   it('ends a stream whose upstream breaks after output with response.failed, never a clean end', async () => {
     const { key } = await app.user();
-    app.fake.failNext({ kind: 'cut-stream', events: 3, then: 'drop' }, { match: (c) => c.path === '/v1/chat/completions' });
+    // OpenAI's Responses stream: created, in_progress, the message added, its part added, then text deltas.
+    app.fake.failNext({ kind: 'cut-stream', events: 6, then: 'drop' }, { match: (c) => c.path === '/v1/responses' });
     const res = await post(key, { model: 'openai.gpt-4o-mini', input: 'a reasonably long sentence to be cut short', stream: true });
     expect(res.status).toBe(200);
     const events = checkedStream(await res.text());
@@ -129,7 +135,7 @@ describe('revocation', () => {
     const keys = await get<{ data?: { id: string }[] } | { id: string }[]>('/api-keys', key);
     const keyId = (Array.isArray(keys) ? keys : (keys.data ?? []))[0]?.id ?? '';
     // The upstream sends its first events, then stays open sending nothing: only the revocation can end the stream.
-    app.fake.failNext({ kind: 'cut-stream', events: 3, then: 'stall' }, { match: (c) => c.path === '/v1/chat/completions' });
+    app.fake.failNext({ kind: 'cut-stream', events: 6, then: 'stall' }, { match: (c) => c.path === '/v1/responses' });
     const res = await post(key, { model: 'openai.gpt-4o-mini', input: 'keep talking', stream: true });
     expect(res.status).toBe(200);
     const reader = res.body?.pipeThrough(new TextDecoderStream()).getReader();

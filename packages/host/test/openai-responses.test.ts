@@ -75,22 +75,23 @@ describe('POST /v1/responses with the openai client', () => {
   });
 
   it("reports the upstream's cached input tokens in usage.input_tokens_details.cached_tokens", async () => {
-    // The fake answers once as OpenAI does for a prompt whose first 1,024 tokens were cached
-    // (https://platform.openai.com/docs/guides/prompt-caching: usage.prompt_tokens_details.cached_tokens).
+    // The fake answers once as OpenAI's Responses API does for a prompt whose first 1,024 tokens were cached
+    // (https://platform.openai.com/docs/guides/prompt-caching: usage.input_tokens_details.cached_tokens).
     app.fake.failNext(
       {
         kind: 'status',
         status: 200,
         body: {
-          id: 'chatcmpl-cached',
-          object: 'chat.completion',
-          created: 1,
+          id: 'resp_cached',
+          object: 'response',
+          created_at: 1,
+          status: 'completed',
           model: 'gpt-4o-mini',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'cached answer' }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 1500, completion_tokens: 2, total_tokens: 1502, prompt_tokens_details: { cached_tokens: 1024 }, completion_tokens_details: { reasoning_tokens: 0 } },
+          output: [{ id: 'msg_cached', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'cached answer', annotations: [] }] }],
+          usage: { input_tokens: 1500, input_tokens_details: { cached_tokens: 1024 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 1502 },
         },
       },
-      { match: (c) => c.path === '/v1/chat/completions' },
+      { match: (c) => c.path === '/v1/responses' },
     );
     const r = await client.responses.create({ model: 'openai.gpt-4o-mini', input: 'a long shared prefix' });
     expect(r.output_text).toBe('cached answer');
@@ -152,8 +153,9 @@ describe('POST /v1/responses with the openai client', () => {
       expect(r.status, model).toBe('completed');
       expect(r.output_text, model).toMatch(/what is this image/);
     }
-    const sent = app.fake.calls.at(-1)?.body as { messages: { role: string }[] };
-    expect(sent.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    // An OpenAI model is called on OpenAI's Responses API (the last call: OpenAI's, as MODELS orders them).
+    const sent = app.fake.calls.filter((c) => c.path === '/v1/responses').at(-1)?.body as { input: { role: string }[] };
+    expect(sent.input.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
   });
 });
 
@@ -196,9 +198,9 @@ describe('stored responses', () => {
     const got = await client.responses.retrieve(id);
     expect(got.output_text).toMatch(/marmalade/);
     await client.responses.create({ model: 'openai.gpt-4o-mini', input: 'what was the word?', previous_response_id: id });
-    const sent = app.fake.calls.at(-1)?.body as { messages: { role: string; content: unknown }[] };
-    expect(sent.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
-    expect(JSON.stringify(sent.messages[0]?.content)).toMatch(/marmalade/);
+    const sent = app.fake.calls.at(-1)?.body as { input: { role: string; content: unknown }[] };
+    expect(sent.input.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(JSON.stringify(sent.input[0]?.content)).toMatch(/marmalade/);
   });
 });
 

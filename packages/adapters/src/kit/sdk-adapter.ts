@@ -6,6 +6,7 @@ import {
   type AdapterAvailability,
   type AdapterCall,
   type GenerationResult,
+  type LanguageModelPreference,
   type ModelDescriptor,
   type NormalizedChatRequest,
   type NormalizedImageRequest,
@@ -77,16 +78,16 @@ export abstract class SdkAdapter implements ProviderAdapter {
   protected abstract chat(call: AdapterCall, req: NormalizedChatRequest): Promise<GenerationResult>;
 
   /** The SDK's language model of an upstream chat model name (streamed by the host's dialect edges). */
-  protected abstract chatLanguageModel(upstream: string): LanguageModelV4;
+  protected abstract chatLanguageModel(upstream: string, preference?: LanguageModelPreference): LanguageModelV4;
 
   /** How this provider's errors are classified and redacted. */
   protected abstract errorContext(): SdkErrorContext;
 
   /** v3: the AI SDK language model of a chat model of this adapter. */
-  languageModel(modelId: string): LanguageModelV4 {
+  languageModel(modelId: string, preference?: LanguageModelPreference): LanguageModelV4 {
     const model = this.models.find((m) => m.id === modelId);
     if (model?.modality !== 'chat') throw new Error(`${this.providerId} has no chat model ${modelId}`);
-    return this.chatLanguageModel(this.upstreamModel(modelId));
+    return this.chatLanguageModel(this.upstreamModel(modelId), preference);
   }
 
   /** v3: classifies what the language model threw or streamed as an error part. */

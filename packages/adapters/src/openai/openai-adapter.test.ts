@@ -68,6 +68,21 @@ describe('openai: the exact upstream requests', () => {
     expect(result.warnings).toEqual([]);
   });
 
+  it("language model: Chat Completions, except for a Responses call, which goes to OpenAI's Responses API (reasoning items survive)", async () => {
+    expect(adapter().languageModel('openai.gpt-4.1').provider).toBe('openai.chat');
+    const responses = adapter().languageModel('openai.gpt-4.1', { wire: 'responses' });
+    expect(responses.provider).toBe('openai.responses');
+    fake.reset();
+    const r = await responses.doGenerate({
+      prompt: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }],
+      providerOptions: { openai: { store: false, include: ['reasoning.encrypted_content'] } },
+    });
+    expect(fake.calls[0]?.path).toBe('/v1/responses');
+    expect(fake.calls[0]?.body).toMatchObject({ model: 'gpt-4.1', store: false, include: ['reasoning.encrypted_content'] });
+    // The fake reasons when the encrypted reasoning is included: the SDK's reasoning part names OpenAI's item.
+    expect(r.content[0]).toMatchObject({ type: 'reasoning', providerMetadata: { openai: { itemId: expect.stringMatching(/^rs_/), reasoningEncryptedContent: 'enc_0' } } });
+  });
+
   it('image: POST /v1/images/generations with the size, n and quality; real PNGs of that size come back', async () => {
     fake.reset();
     const result = await generate('openai.gpt-image-2', {

@@ -1,3 +1,4 @@
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
 import { ADAPTER_SPECIFICATION_VERSION, type AdapterCall, type ProviderAdapter } from '../ports/provider-adapter.js';
 import type { ModelDescriptor } from '../model/model.js';
@@ -42,5 +43,12 @@ describe('composeAdapters', () => {
     expect(p.pollDelayMs?.(1, chatModel)).toBe(2_000);
     expect(() => new ModelRegistry([p])).not.toThrow();
     expect(() => composeAdapters([oneShot, { ...longRunning, providerId: 'q' }])).toThrow(/cannot compose q with p/);
+  });
+
+  it("hands a language model request, with the dialect's preference, to the part that declares the model", () => {
+    const asked: unknown[] = [];
+    const streaming: ProviderAdapter = { ...oneShot, languageModel: (id, preference) => (asked.push([id, preference]), {} as LanguageModelV4) };
+    composeAdapters([streaming, longRunning]).languageModel?.('p.chat', { wire: 'responses' });
+    expect(asked).toEqual([['p.chat', { wire: 'responses' }]]);
   });
 });

@@ -1,4 +1,4 @@
-import { ADAPTER_SPECIFICATION_VERSION, type AdapterCall, type ProviderAdapter } from '../ports/provider-adapter.js';
+import { ADAPTER_SPECIFICATION_VERSION, type AdapterCall, type LanguageModelPreference, type ProviderAdapter } from '../ports/provider-adapter.js';
 import { defaultPollDelayMs } from '../execution/retry-policy.js';
 
 /**
@@ -47,7 +47,7 @@ export function composeAdapters(parts: readonly ProviderAdapter[]): ProviderAdap
     cancel: async (handle, call) => {
       await at(call).cancel?.(handle, call);
     },
-    ...(streaming ? { languageModel: (modelId: string) => of(modelId).languageModel?.(modelId) ?? missing(modelId) } : {}),
+    ...(streaming ? { languageModel: (modelId: string, preference?: LanguageModelPreference) => of(modelId).languageModel?.(modelId, preference) ?? missing(modelId) } : {}),
     ...(classifier?.upstreamError ? { upstreamError: classifier.upstreamError.bind(classifier) } : {}),
     pollDelayMs: (n, model) => of(model.id).pollDelayMs?.(n, model) ?? defaultPollDelayMs(n),
     ...(hooked

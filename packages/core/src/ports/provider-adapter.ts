@@ -33,6 +33,16 @@ export interface InputFile {
   readonly mediaType: string;
 }
 
+/**
+ * What the host's dialect edge would like of a language model (optional; an adapter may ignore it).
+ * `wire: 'responses'`: the call is a Responses API call (`/v1/responses`); an adapter whose upstream speaks
+ * that API natively (OpenAI) may hand the SDK's Responses model, so the provider's own items (reasoning with
+ * its encrypted content) survive the call. Every other adapter hands its usual model.
+ */
+export interface LanguageModelPreference {
+  readonly wire?: 'responses';
+}
+
 /** What the worker hands an adapter for one call. */
 export interface AdapterCall {
   readonly taskId: string;
@@ -179,7 +189,7 @@ export interface ProviderAdapter {
    * Its `doStream` ends with a `finish` part carrying the upstream's reported usage (ask the upstream for
    * it, e.g. OpenAI's `stream_options.include_usage`), honours `abortSignal`, and does no retries.
    */
-  languageModel?(modelId: string): LanguageModelV4;
+  languageModel?(modelId: string, preference?: LanguageModelPreference): LanguageModelV4;
   /** v3: classifies an error thrown by, or streamed as an `error` part of, `languageModel`'s calls (secrets redacted). */
   upstreamError?(error: unknown): UpstreamError;
   /**

@@ -52,6 +52,8 @@ export class ChatAccumulator {
   private readonly toolIndex = new Map<string, number>();
   /** Reported usage; `inputTokens` counts every input token, the cache reads and writes among them too. */
   usage: ChatUsage | null = null;
+  /** The reasoning tokens among the output tokens, where the upstream reports them (shown, not priced apart). */
+  reasoningTokens = 0;
   finish: FinishReason | null = null;
   rawFinish: string | null = null;
   upstreamModel: string | null = null;
@@ -109,6 +111,7 @@ export class ChatAccumulator {
         const input = part.usage.inputTokens.total;
         const output = part.usage.outputTokens.total;
         const { cacheRead, cacheWrite } = part.usage.inputTokens;
+        this.reasoningTokens = part.usage.outputTokens.reasoning ?? 0;
         if (input !== undefined && output !== undefined) {
           this.usage = { inputTokens: input, outputTokens: output, ...(cacheRead ? { cacheReadTokens: cacheRead } : {}), ...(cacheWrite ? { cacheWriteTokens: cacheWrite } : {}) };
         }

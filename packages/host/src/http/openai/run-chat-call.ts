@@ -8,6 +8,8 @@ export interface ChatCallExtras {
   readonly warnings?: readonly { readonly param: string; readonly message: string }[];
   /** Files stored after the answer's own, from the settled answer (a stored /v1/responses answer keeps its conversation so). */
   readonly files?: (acc: ChatAccumulator, usage: ChatUsage, end: CallEnd) => GenerationResult['files'];
+  /** The language model to call, when the dialect asked the adapter for a particular one (default: `languageModel(modelId)`). */
+  readonly model?: LanguageModelV4;
 }
 import { ChatAccumulator, type ChatUsage } from './chat-chunks.js';
 
@@ -47,7 +49,7 @@ export async function runChatCall(
   extras: ChatCallExtras = {},
 ): Promise<ChatCallOutcome> {
   const acc = new ChatAccumulator();
-  const model = run.adapter.languageModel?.(run.model.id);
+  const model = extras.model ?? run.adapter.languageModel?.(run.model.id);
   if (!model) throw new Error(`${run.model.id} has no language model`);
   const abortSignal = AbortSignal.any([run.signal, signals.clientGone, signals.revoked]);
   let end: CallEnd = 'completed';
@@ -78,12 +80,17 @@ export async function runChatCall(
 /** A non-streamed call (`doGenerate`), read through the same parts as a stream. */
 async function generatedAsStream(model: LanguageModelV4, options: LanguageModelV4CallOptions): Promise<{ stream: ReadableStream<LanguageModelV4StreamPart> }> {
   const r = await model.doGenerate(options);
-  const parts: LanguageModelV4StreamPart[] = [];
+  const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: r.warnings }];
   if (r.response) parts.push({ type: 'response-metadata', ...(r.response.id ? { id: r.response.id } : {}), ...(r.response.modelId ? { modelId: r.response.modelId } : {}) });
-  for (const c of r.content) {
+  r.content.forEach((c, k) => {
     if (c.type === 'text') parts.push({ type: 'text-delta', id: 'text', delta: c.text });
     else if (c.type === 'tool-call') parts.push(c);
-  }
+    else if (c.type === 'reasoning') {
+      const id = `reasoning-${k}`;
+      const meta = c.providerMetadata ? { providerMetadata: c.providerMetadata } : {};
+      parts.push({ type: 'reasoning-start', id, ...meta }, { type: 'reasoning-delta', id, delta: c.text }, { type: 'reasoning-end', id, ...meta });
+    }
+  });
   parts.push({ type: 'finish', usage: r.usage, finishReason: r.finishReason });
   return { stream: new ReadableStream({ start: (controller) => { for (const p of parts) controller.enqueue(p); controller.close(); } }) };
 }

@@ -1,4 +1,5 @@
-import { GatewayError, type BlobStore, type GengateUseCases, type TaskStore } from '@gengate/core';
+import { taskWarningsFrom } from '@gengate/adapters/kit';
+import { GatewayError, type BlobStore, type GengateUseCases, type TaskStore, type TaskWarning } from '@gengate/core';
 import type { Request, Response } from 'express';
 import { authOf } from '../middleware/authenticate.js';
 import { resolveModel } from '../openai/model-names.js';
@@ -6,7 +7,8 @@ import type { RevocationWatch } from '../openai/revocation-watch.js';
 import { runChatCall, type ChatCallExtras, type ChatCallOutcome } from '../openai/run-chat-call.js';
 import { echoedFields, ResponseBuilder, usageOf, type ResponseEvent } from './response-builder.js';
 import { toCallOptions, toRunRequest } from './responses-prompt.js';
-import { inputItems, parseResponseRequest } from './responses-request.js';
+import { droppedReasoningWarnings, passesReasoningItems } from './responses-reasoning.js';
+import { inputItems, parseResponseRequest, wantsEncryptedReasoning } from './responses-request.js';
 import { conversationOf, loadStored, recordFile } from './stored-responses.js';
 
 export interface CreateResponseDeps {
@@ -37,14 +39,19 @@ export function createResponse(deps: CreateResponseDeps) {
     const body = parseResponseRequest(req.body);
     const model = resolveModel(deps.gengate.registry, body.model, deps.aliases);
     if (model.modality !== 'chat') throw new GatewayError('invalid_request', `${model.id} is a ${model.modality} model; /v1/responses serves chat models.`, { param: 'model' });
-    if (!deps.gengate.registry.adapterFor(model.id).languageModel) {
+    const adapter = deps.gengate.registry.adapterFor(model.id);
+    if (!adapter.languageModel) {
       throw new GatewayError('invalid_request', `${model.id} is served by an adapter without streaming (adapter contract before v3); use POST /api/v1/run/${model.id}.`, { param: 'model' });
     }
+    // OpenAI's adapter hands its Responses model here, which takes reasoning items back (responses-reasoning.ts).
+    const languageModel = adapter.languageModel(model.id, { wire: 'responses' });
+    const passThrough = passesReasoningItems(languageModel);
     const auth = authOf(res);
     const previousId = body.previous_response_id ?? null;
     const previous = previousId !== null ? conversationOf(await loadStored(deps, previousId, auth.userId, 'previous_response_id')) : [];
     const items = [...previous, ...inputItems(body)];
-    const baseOptions = toCallOptions(body, items);
+    const baseOptions = toCallOptions(body, items, passThrough);
+    const warnings: TaskWarning[] = droppedReasoningWarnings(items, passThrough);
     const streamed = body.stream === true;
     const key = req.get('Idempotency-Key');
     if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) {
@@ -68,10 +75,10 @@ export function createResponse(deps: CreateResponseDeps) {
     });
     const watch = auth.apiKeyId !== null ? deps.revocations.watch(auth.apiKeyId, auth.userId) : { signal: NO_SIGNAL, stop: () => undefined };
     const sse = new SseWriter(res, deps.keepAliveMs);
-    const builder = new ResponseBuilder(run.taskId, { model: model.id, createdAt: Math.floor(run.task.createdAt.getTime() / 1000), echoed: echoedFields(body, previousId) }, streamed ? (e) => sse.event(e) : () => undefined);
+    const builder = new ResponseBuilder(run.taskId, { model: model.id, createdAt: Math.floor(run.task.createdAt.getTime() / 1000), echoed: echoedFields(body, previousId), includeEncryptedReasoning: wantsEncryptedReasoning(body) }, streamed ? (e) => sse.event(e) : () => undefined);
     const options = { ...baseOptions, maxOutputTokens: run.request.modality === 'chat' ? run.request.maxTokens : 1 };
     // A stored response keeps its conversation beside the answer (read back by GET and previous_response_id).
-    const files: ChatCallExtras['files'] = (acc, usage, end) => (body.store !== false && end === 'completed' ? [recordFile(items, builder.final(acc.finish === 'length', usageOf(usage)))] : []);
+    const files: ChatCallExtras['files'] = (acc, usage, end) => (body.store !== false && end === 'completed' ? [recordFile(items, builder.final(acc.finish === 'length', usageOf(usage, acc.reasoningTokens)))] : []);
     const signals = { clientGone: clientGone.signal, revoked: watch.signal };
     try {
       const outcome = await runChatCall(
@@ -85,9 +92,18 @@ export function createResponse(deps: CreateResponseDeps) {
           builder.open();
         },
         streamed ? 'stream' : 'generate',
-        { files },
+        {
+          files,
+          warnings,
+          model: languageModel,
+          onPart: (part) => {
+            // What the AI SDK ignored or dropped (a setting the model lacks, a reasoning item without its encrypted content) is said on the task.
+            if (part.type === 'stream-start') warnings.push(...taskWarningsFrom(part.warnings, 'chat'));
+            builder.reasoning(part);
+          },
+        },
       ).finally(() => sse.stopKeepAlive());
-      const usage = outcome.usage ? usageOf(outcome.usage) : null;
+      const usage = outcome.usage ? usageOf(outcome.usage, outcome.acc.reasoningTokens) : null;
       if (!streamed) {
         if (outcome.end === 'client_gone') return;
         if (outcome.end !== 'completed') throw failure(outcome);

@@ -1,9 +1,11 @@
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { ResponseRequest } from './responses-request.js';
 
 /*
  * The answer of POST /v1/responses in OpenAI's shapes, built once for both ways of answering:
  * - the Response object (https://platform.openai.com/docs/api-reference/responses/object): `output` items
- *   (`message` with `output_text` parts, `function_call`), `status`, `usage` with
+ *   (`reasoning` with its summary and, when included, encrypted content; `message` with `output_text` parts;
+ *   `function_call`), `status`, `usage` with
  *   `input_tokens_details.cached_tokens`;
  * - its stream (https://platform.openai.com/docs/api-reference/responses-streaming and
  *   https://developers.openai.com/docs/guides/streaming-responses): every event typed and numbered by a
@@ -25,21 +27,23 @@ export interface ResponsesUsage {
   total_tokens: number;
 }
 
-/** The usage the upstream reported (its cache reads and writes are part of the input tokens). */
-export function usageOf(u: { readonly inputTokens: number; readonly outputTokens: number; readonly cacheReadTokens?: number; readonly cacheWriteTokens?: number }): ResponsesUsage {
+/** The usage the upstream reported (its cache reads and writes are part of the input tokens, its reasoning tokens part of the output tokens). */
+export function usageOf(u: { readonly inputTokens: number; readonly outputTokens: number; readonly cacheReadTokens?: number; readonly cacheWriteTokens?: number }, reasoningTokens = 0): ResponsesUsage {
   return {
     input_tokens: u.inputTokens,
     input_tokens_details: { cached_tokens: u.cacheReadTokens ?? 0, cache_write_tokens: u.cacheWriteTokens ?? 0 },
     output_tokens: u.outputTokens,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: Math.min(reasoningTokens, u.outputTokens) },
     total_tokens: u.inputTokens + u.outputTokens,
   };
 }
 
 type TextPart = { type: 'output_text'; text: string; annotations: []; logprobs: [] };
+type SummaryPart = { type: 'summary_text'; text: string };
 export type OutputItem =
   | { id: string; type: 'message'; status: ItemStatus; role: 'assistant'; content: TextPart[] }
-  | { id: string; type: 'function_call'; status: ItemStatus; call_id: string; name: string; arguments: string };
+  | { id: string; type: 'function_call'; status: ItemStatus; call_id: string; name: string; arguments: string }
+  | { id: string; type: 'reasoning'; status: ItemStatus; summary: SummaryPart[]; encrypted_content?: string };
 type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
 
@@ -78,10 +82,12 @@ export class ResponseBuilder {
   private openMessage: number | null = null;
   /** Open function calls: the chat delta's tool index -> output index. */
   private readonly openCalls = new Map<number, number>();
+  /** The open reasoning item (OpenAI's, by its upstream id) and its open stream parts (part id -> summary index, null before any text). */
+  private openReasoning: { readonly index: number; readonly itemId: string; readonly parts: Map<string, number | null> } | null = null;
 
   constructor(
     private readonly taskId: string,
-    private readonly base: { readonly model: string; readonly createdAt: number; readonly echoed: Record<string, unknown> },
+    private readonly base: { readonly model: string; readonly createdAt: number; readonly echoed: Record<string, unknown>; readonly includeEncryptedReasoning?: boolean },
     private readonly emit: (event: ResponseEvent) => void,
   ) {}
 
@@ -126,8 +132,79 @@ export class ResponseBuilder {
     if (Array.isArray(calls)) for (const c of calls as ToolCallDelta[]) this.toolCall(c);
   }
 
+  /**
+   * One reasoning stream part of OpenAI's Responses model (`providerMetadata.openai.itemId` names its item):
+   * a `reasoning` output item with its summary parts (`response.reasoning_summary_part.added`/`.done`
+   * around `response.reasoning_summary_text.delta`s and `.done`), the encrypted content (taken from the
+   * part's end, where the SDK puts the item's final one) shown only when the client included it. Reasoning
+   * of other providers (no OpenAI item id) produces no item.
+   */
+  reasoning(part: LanguageModelV4StreamPart): void {
+    if (part.type !== 'reasoning-start' && part.type !== 'reasoning-delta' && part.type !== 'reasoning-end') return;
+    const openai = part.providerMetadata?.['openai'];
+    const itemId = openai?.['itemId'];
+    const encrypted = openai?.['reasoningEncryptedContent'];
+    if (part.type === 'reasoning-start') {
+      if (typeof itemId !== 'string') return;
+      if (this.openReasoning?.itemId !== itemId) this.startReasoning(itemId);
+      this.openReasoning?.parts.set(part.id, null);
+    }
+    const open = this.openReasoning;
+    const item = open ? this.output[open.index] : undefined;
+    if (!open || item?.type !== 'reasoning' || !open.parts.has(part.id)) return;
+    if (typeof encrypted === 'string' && this.base.includeEncryptedReasoning) item.encrypted_content = encrypted;
+    if (part.type === 'reasoning-delta' && part.delta !== '') {
+      let summaryIndex = open.parts.get(part.id) ?? null;
+      if (summaryIndex === null) {
+        summaryIndex = item.summary.length;
+        open.parts.set(part.id, summaryIndex);
+        item.summary.push({ type: 'summary_text', text: '' });
+        this.event('response.reasoning_summary_part.added', { item_id: item.id, output_index: open.index, summary_index: summaryIndex, part: { type: 'summary_text', text: '' } });
+      }
+      const summary = item.summary[summaryIndex];
+      if (summary) summary.text += part.delta;
+      this.event('response.reasoning_summary_text.delta', { item_id: item.id, output_index: open.index, summary_index: summaryIndex, delta: part.delta });
+    }
+    if (part.type === 'reasoning-end') this.endSummary(part.id);
+  }
+
+  private startReasoning(itemId: string): void {
+    this.closeMessage('completed');
+    this.closeReasoning('completed');
+    const index = this.output.length;
+    const item: OutputItem = { id: itemId, type: 'reasoning', status: 'in_progress', summary: [] };
+    this.output.push(item);
+    this.openReasoning = { index, itemId, parts: new Map() };
+    this.event('response.output_item.added', { output_index: index, item: structuredClone(item) });
+  }
+
+  /** Ends one reasoning part: its summary text's `.done` events, when it had text. */
+  private endSummary(partId: string): void {
+    const open = this.openReasoning;
+    const item = open ? this.output[open.index] : undefined;
+    if (!open || item?.type !== 'reasoning') return;
+    const summaryIndex = open.parts.get(partId);
+    open.parts.delete(partId);
+    const summary = summaryIndex != null ? item.summary[summaryIndex] : undefined;
+    if (summaryIndex == null || !summary) return;
+    this.event('response.reasoning_summary_text.done', { item_id: item.id, output_index: open.index, summary_index: summaryIndex, text: summary.text });
+    this.event('response.reasoning_summary_part.done', { item_id: item.id, output_index: open.index, summary_index: summaryIndex, part: structuredClone(summary) });
+  }
+
+  private closeReasoning(status: ItemStatus): void {
+    const open = this.openReasoning;
+    if (open === null) return;
+    for (const partId of [...open.parts.keys()]) this.endSummary(partId);
+    this.openReasoning = null;
+    const item = this.output[open.index];
+    if (item?.type !== 'reasoning') return;
+    item.status = status;
+    this.event('response.output_item.done', { output_index: open.index, item: structuredClone(item) });
+  }
+
   private text(delta: string): void {
     if (this.openMessage === null) {
+      this.closeReasoning('completed');
       const index = this.output.length;
       const item: OutputItem = { id: `msg_${this.taskId}_${index}`, type: 'message', status: 'in_progress', role: 'assistant', content: [] };
       this.output.push(item);
@@ -147,8 +224,9 @@ export class ResponseBuilder {
   private toolCall(c: ToolCallDelta): void {
     let index = this.openCalls.get(c.index);
     if (index === undefined) {
-      // A new call: the text before it is complete.
+      // A new call: the text (or reasoning) before it is complete.
       this.closeMessage('completed');
+      this.closeReasoning('completed');
       index = this.output.length;
       const item: OutputItem = { id: `fc_${this.taskId}_${index}`, type: 'function_call', status: 'in_progress', call_id: c.id ?? `call_${this.taskId}_${index}`, name: c.function.name ?? '', arguments: '' };
       this.output.push(item);
@@ -197,6 +275,7 @@ export class ResponseBuilder {
   /** Closes every open item and ends with `response.completed` (or `response.incomplete` at the output budget). */
   complete(truncated: boolean, usage: ResponsesUsage | null): Record<string, unknown> {
     const itemStatus: ItemStatus = truncated ? 'incomplete' : 'completed';
+    this.closeReasoning(itemStatus);
     this.closeMessage(itemStatus);
     this.closeCalls(itemStatus);
     const response = this.response(truncated ? 'incomplete' : 'completed', { usage });

@@ -2,6 +2,7 @@ import type { JSONSchema7, LanguageModelV4CallOptions, LanguageModelV4Message, L
 import { GatewayError } from '@gengate/core';
 import { isPrivateUrlLiteral } from '@gengate/core/internal';
 import { RUN_LIMITS } from '@gengate/core/adapter';
+import { passThroughOptions, reasoningParts } from './responses-reasoning.js';
 import { functionTools, type ContentPart, type InputItem, type ResponseRequest } from './responses-request.js';
 
 /*
@@ -65,8 +66,12 @@ function parseArguments(args: string, i: number): unknown {
   }
 }
 
-/** The items as the AI SDK's prompt: consecutive assistant parts (text and calls) and tool results are merged into one message each. */
-export function toPrompt(instructions: string | null | undefined, items: readonly InputItem[]): LanguageModelV4Message[] {
+/**
+ * The items as the AI SDK's prompt: consecutive assistant parts (reasoning, text and calls) and tool
+ * results are merged into one message each. Reasoning items are kept only for a model that passes them
+ * through (`reasoning`: OpenAI's Responses model; see responses-reasoning.ts).
+ */
+export function toPrompt(instructions: string | null | undefined, items: readonly InputItem[], reasoning = false): LanguageModelV4Message[] {
   const prompt: LanguageModelV4Message[] = instructions ? [{ role: 'system', content: instructions }] : [];
   const toolNames = new Map<string, string>();
   const assistant = (part: AssistantPart) => {
@@ -82,6 +87,7 @@ export function toPrompt(instructions: string | null | undefined, items: readonl
   items.forEach((it, i) => {
     switch (it.type) {
       case 'reasoning':
+        if (reasoning) for (const part of reasoningParts(it)) assistant(part);
         return;
       case 'function_call':
       case 'custom_tool_call':
@@ -120,14 +126,18 @@ function toolChoiceOf(c: ResponseRequest['tool_choice']): LanguageModelV4ToolCho
   return { type: 'tool', toolName: c.name };
 }
 
-/** The call options of the upstream call (the output budget is set from the task once it is held). */
-export function toCallOptions(r: ResponseRequest, items: readonly InputItem[]): LanguageModelV4CallOptions {
+/**
+ * The call options of the upstream call (the output budget is set from the task once it is held);
+ * `passThrough`: the model is OpenAI's Responses model, which takes reasoning items and OpenAI's options.
+ */
+export function toCallOptions(r: ResponseRequest, items: readonly InputItem[], passThrough = false): LanguageModelV4CallOptions {
   const format = r.text?.format;
   const tools = functionTools(r);
   const toolChoice = toolChoiceOf(r.tool_choice);
   const effort = r.reasoning?.effort;
   return {
-    prompt: toPrompt(r.instructions, items),
+    prompt: toPrompt(r.instructions, items, passThrough),
+    ...(passThrough ? { providerOptions: passThroughOptions(r) } : {}),
     ...(r.temperature != null ? { temperature: r.temperature } : {}),
     ...(r.top_p != null ? { topP: r.top_p } : {}),
     ...(tools.length > 0
@@ -160,7 +170,8 @@ export function toCallOptions(r: ResponseRequest, items: readonly InputItem[]): 
 function itemText(it: InputItem): string {
   switch (it.type) {
     case 'reasoning':
-      return '';
+      // Its summary is text the upstream reads (the encrypted content is opaque: not counted).
+      return (it.summary ?? []).map((p) => p.text).join('\n');
     case 'function_call':
       return `${it.name}(${it.arguments})`;
     case 'custom_tool_call':

@@ -31,8 +31,16 @@ const functionCallOutput = z.object({
 });
 const customToolCall = z.object({ type: z.literal('custom_tool_call'), call_id: z.string().min(1), name: z.string().min(1), input: z.string() });
 const customToolCallOutput = z.object({ type: z.literal('custom_tool_call_output'), call_id: z.string().min(1), output: z.union([z.string(), z.array(contentPart)]) });
-/** Reasoning items a client sends back (Codex does): accepted, not forwarded (their encrypted content is the upstream's own). */
-const reasoning = z.object({ type: z.literal('reasoning') });
+/**
+ * Reasoning items a client sends back (Codex does): forwarded to an OpenAI model (their id, summary and
+ * encrypted content are the upstream's own), dropped with a warning on the task for any other model.
+ */
+const reasoning = z.object({
+  type: z.literal('reasoning'),
+  id: z.string().min(1).max(500).optional(),
+  summary: z.array(z.object({ type: z.literal('summary_text'), text: z.string() })).optional(),
+  encrypted_content: z.string().nullable().optional(),
+});
 
 export const inputItemSchema = z.union([message, functionCall, functionCallOutput, customToolCall, customToolCallOutput, reasoning]);
 export type InputItem = z.infer<typeof inputItemSchema>;
@@ -96,8 +104,9 @@ export const responseRequestSchema = z.strictObject({
   previous_response_id: z.string().min(1).max(200).nullable().optional(),
   metadata: z.record(z.string().max(64), z.string().max(512)).nullable().optional(),
   user: z.string().max(256).optional(),
-  // Accepted, not forwarded (they describe OpenAI's own caching, tiers and includes; Codex sends them).
+  // `reasoning.encrypted_content` asks for reasoning items' encrypted content (OpenAI models); the rest is accepted, not forwarded.
   include: z.array(z.string()).nullable().optional(),
+  // Accepted, not forwarded (they describe OpenAI's own caching and tiers; Codex sends them).
   prompt_cache_key: z.string().max(1024).nullable().optional(),
   prompt_cache_retention: z.enum(['in_memory', '24h']).nullable().optional(),
   client_metadata: z.record(z.string(), z.unknown()).nullable().optional(),
@@ -124,4 +133,9 @@ export function inputItems(r: Pick<ResponseRequest, 'input'>): InputItem[] {
 
 export function functionTools(r: Pick<ResponseRequest, 'tools'>): FunctionTool[] {
   return (r.tools ?? []).filter((t): t is FunctionTool => t.type === 'function');
+}
+
+/** Whether the client asked for reasoning items' encrypted content (`include: ["reasoning.encrypted_content"]`). */
+export function wantsEncryptedReasoning(r: Pick<ResponseRequest, 'include'>): boolean {
+  return r.include?.includes('reasoning.encrypted_content') ?? false;
 }

@@ -52,6 +52,32 @@ describe('validateResponsesStream', () => {
     for (const [name, broken, problem] of cases) expect(validateResponsesStream(broken(valid())).join('\n'), name).toMatch(problem);
   });
 
+  it('accepts a reasoning item with its summary parts and encrypted content, and names a summary unlike its deltas', () => {
+    const reasoning = { id: 'rs_1', type: 'reasoning', status: 'completed', summary: [{ type: 'summary_text', text: 'Think hard' }], encrypted_content: 'enc_0' };
+    const withReasoning = (e: Record<string, unknown>[]) => [
+      ...e.slice(0, 2),
+      { type: 'response.output_item.added', output_index: 0, item: { id: 'rs_1', type: 'reasoning', summary: [] } },
+      { type: 'response.reasoning_summary_part.added', item_id: 'rs_1', output_index: 0, summary_index: 0, part: { type: 'summary_text', text: '' } },
+      { type: 'response.reasoning_summary_text.delta', item_id: 'rs_1', output_index: 0, summary_index: 0, delta: 'Think ' },
+      { type: 'response.reasoning_summary_text.delta', item_id: 'rs_1', output_index: 0, summary_index: 0, delta: 'hard' },
+      { type: 'response.reasoning_summary_text.done', item_id: 'rs_1', output_index: 0, summary_index: 0, text: 'Think hard' },
+      { type: 'response.reasoning_summary_part.done', item_id: 'rs_1', output_index: 0, summary_index: 0, part: { type: 'summary_text', text: 'Think hard' } },
+      { type: 'response.output_item.done', output_index: 0, item: reasoning },
+      ...e.slice(2, -1).map((x) => ('output_index' in x ? { ...x, output_index: Number(x['output_index']) + 1 } : x)),
+      { type: 'response.completed', response: response('completed', { output: [reasoning, message, call], usage }) },
+    ].map((x, i) => ({ ...x, sequence_number: i }));
+    expect(validateResponsesStream(withReasoning(valid()))).toEqual([]);
+    const events = withReasoning(valid());
+    const cases: [string, unknown[], RegExp][] = [
+      ['a summary text unlike its deltas', events.map((x, i) => (i === 6 ? { ...x, text: 'Think' } : x)), /done summary text differs/],
+      ['a summary delta without its part', events.filter((_, i) => i !== 3), /no open summary part 0/],
+      ['an open summary part at the item end', events.filter((_, i) => i !== 7), /summary part of rs_1 is still open/],
+      ['a done item unlike the streamed summary', events.map((x, i) => (i === 8 ? { ...x, item: { ...reasoning, summary: [] } } : x)), /summary differs from the stream/],
+      ['summary events on a message', [...events.slice(0, 11), { type: 'response.reasoning_summary_part.added', item_id: 'msg_1', output_index: 1, summary_index: 0 }, ...events.slice(11)].map((x, i) => ({ ...x, sequence_number: i })), /not a reasoning item/],
+    ];
+    for (const [name, broken, problem] of cases) expect(validateResponsesStream(broken).join('\n'), name).toMatch(problem);
+  });
+
   it('accepts a failed stream with open items and its error', () => {
     const failed = [...valid().slice(0, 5), { type: 'response.failed', sequence_number: 5, response: response('failed', { error: { code: 'server_error', message: 'broke' } }) }];
     expect(validateResponsesStream(failed)).toEqual([]);

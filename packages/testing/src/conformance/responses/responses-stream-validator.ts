@@ -3,7 +3,8 @@
  * - https://platform.openai.com/docs/api-reference/responses-streaming (the event catalogue: every event has
  *   a `type` and a `sequence_number`; the lifecycle events `response.created`, `response.in_progress`,
  *   `response.completed`, `response.incomplete`, `response.failed` wrap the whole `response`; item events
- *   name their `item_id`, `output_index` and, for content, `content_index`);
+ *   name their `item_id`, `output_index` and, for content, `content_index`, for a reasoning summary,
+ *   `summary_index`);
  * - https://developers.openai.com/docs/guides/streaming-responses (the order: created, in_progress, each
  *   output item added, its content parts added, deltas, `.done` events, the item done, then completed);
  * - https://platform.openai.com/docs/api-reference/responses/object (`usage`: `input_tokens`,
@@ -49,6 +50,8 @@ interface ItemState {
   readonly parts: Map<number, { text: string; textDone: boolean; open: boolean }>;
   args: string;
   argsDone: boolean;
+  /** A reasoning item's summary parts by summary index. */
+  readonly summaries: Map<number, { text: string; textDone: boolean; open: boolean }>;
 }
 
 /** Parses a server-sent event body into its events' JSON, checking that an `event:` line, when present, names the data's `type`. */
@@ -175,7 +178,7 @@ function checkItemEvent(e: Json, type: string, where: string, items: ItemState[]
     }
     if (index !== items.length) problems.push(`${where}: output_index ${index}, expected the next index ${items.length}`);
     if (byId.has(item['id'])) problems.push(`${where}: item ${item['id']} added twice`);
-    const state: ItemState = { id: item['id'], type: item['type'], done: false, parts: new Map(), args: '', argsDone: false };
+    const state: ItemState = { id: item['id'], type: item['type'], done: false, parts: new Map(), args: '', argsDone: false, summaries: new Map() };
     items.push(state);
     byId.set(state.id, state);
     return;
@@ -197,6 +200,8 @@ function checkItemEvent(e: Json, type: string, where: string, items: ItemState[]
       if ([...state.parts.values()].some((p) => p.open)) problems.push(`${where}: a content part of ${state.id} is still open`);
       if (state.type === 'function_call' && !state.argsDone) problems.push(`${where}: function_call ${state.id} done without function_call_arguments.done`);
       if (item && item['type'] === 'function_call' && item['arguments'] !== state.args) problems.push(`${where}: the done call's arguments differ from its deltas`);
+      if ([...state.summaries.values()].some((p) => p.open)) problems.push(`${where}: a summary part of ${state.id} is still open`);
+      if (item && item['type'] === 'reasoning') checkSummary(item, state, where, problems);
       return;
     case 'response.content_part.added':
       if (!isCount(contentIndex)) problems.push(`${where}: content_index is missing`);
@@ -237,9 +242,68 @@ function checkItemEvent(e: Json, type: string, where: string, items: ItemState[]
       if (e['arguments'] !== state.args) problems.push(`${where}: arguments differ from the concatenated deltas`);
       state.argsDone = true;
       return;
+    case 'response.reasoning_summary_part.added':
+    case 'response.reasoning_summary_part.done':
+    case 'response.reasoning_summary_text.delta':
+    case 'response.reasoning_summary_text.done':
+      checkSummaryEvent(e, type, where, state, problems);
+      return;
     default:
       return;
   }
+}
+
+/**
+ * A reasoning item's summary events (https://platform.openai.com/docs/api-reference/responses-streaming:
+ * `response.reasoning_summary_part.added`, `response.reasoning_summary_text.delta`s and `.done`,
+ * `response.reasoning_summary_part.done`, each naming its `summary_index`).
+ */
+function checkSummaryEvent(e: Json, type: string, where: string, state: ItemState, problems: string[]): void {
+  if (state.type !== 'reasoning') {
+    problems.push(`${where}: ${state.id} is not a reasoning item`);
+    return;
+  }
+  const index = e['summary_index'];
+  if (!isCount(index)) {
+    problems.push(`${where}: summary_index is missing`);
+    return;
+  }
+  const summary = state.summaries.get(index);
+  if (type === 'response.reasoning_summary_part.added') {
+    if (summary) problems.push(`${where}: summary part ${index} added twice`);
+    else state.summaries.set(index, { text: '', textDone: false, open: true });
+    return;
+  }
+  if (!summary?.open) {
+    problems.push(`${where}: no open summary part ${index}`);
+    return;
+  }
+  if (type === 'response.reasoning_summary_text.delta') {
+    if (typeof e['delta'] !== 'string') problems.push(`${where}: delta is not a string`);
+    else if (summary.textDone) problems.push(`${where}: delta after the summary text's .done`);
+    else summary.text += e['delta'];
+  } else if (type === 'response.reasoning_summary_text.done') {
+    if (e['text'] !== summary.text) problems.push(`${where}: the done summary text differs from the concatenated deltas`);
+    summary.textDone = true;
+  } else {
+    summary.open = false;
+    const p = e['part'];
+    if (!isRecord(p) || p['type'] !== 'summary_text' || p['text'] !== summary.text) problems.push(`${where}: the done summary part differs from its deltas`);
+  }
+}
+
+/** A done reasoning item's summary is the streamed one. */
+function checkSummary(item: Json, state: ItemState, where: string, problems: string[]): void {
+  const summary = item['summary'];
+  if (!Array.isArray(summary)) {
+    problems.push(`${where}: reasoning item ${state.id} has no summary list`);
+    return;
+  }
+  const streamed = [...state.summaries.entries()].sort(([a], [b]) => a - b).map(([, p]) => p.text);
+  const texts = summary.map((p) => (isRecord(p) ? p['text'] : undefined));
+  if (texts.join('\u0000') !== streamed.join('\u0000') || texts.length !== streamed.length) problems.push(`${where}: reasoning item ${state.id}'s summary differs from the stream`);
+  const encrypted = item['encrypted_content'];
+  if (encrypted !== undefined && encrypted !== null && typeof encrypted !== 'string') problems.push(`${where}: encrypted_content is not a string`);
 }
 
 function checkFinalItems(output: unknown, byId: ReadonlyMap<string, ItemState>, where: string, problems: string[]): void {

@@ -10,6 +10,7 @@
  *   `size`, `quality`, `background`, `output_format`; response `data[].b64_json` and `usage`: `input_tokens`,
  *   `input_tokens_details.text_tokens` / `image_tokens`, `output_tokens`, `total_tokens`, as documented at
  *   https://platform.openai.com/docs/api-reference/images/object). The counts: see imageUsage below.
+ * - Responses (`POST /v1/responses`, reasoning items included): see fake-openai-responses.ts.
  * - Errors: https://platform.openai.com/docs/guides/error-codes (body `{ error: { message, type, param, code } }`,
  *   the `x-request-id` header on every answer, `retry-after` on 429).
  * Servers that speak the same Chat Completions API (OpenRouter, Groq, vLLM, Ollama...) are faked by the
@@ -18,6 +19,7 @@
 import { FakeUpstream, type FakeFault, type FakeReply, type FakeRoute, type RecordedCall } from '../fake-upstream.js';
 import { countTokens, echoReply, FAKE_REFUSE_MARKER, fakeId, isRecord } from '../fake-text.js';
 import { colourOf, solidPng } from '../png.js';
+import { createResponse } from './fake-openai-responses.js';
 import { toolOrStructured } from './fake-openai-tools.js';
 
 export interface FakeOpenAIOptions {
@@ -184,6 +186,7 @@ export function openAIRoutes(options: FakeOpenAIOptions = {}): FakeRoute[] {
   return [
     { method: 'POST', path: `${prefix}/chat/completions`, handler: (call) => chatCompletion(call, options) },
     { method: 'POST', path: `${prefix}/images/generations`, handler: (call) => imageGeneration(call) },
+    { method: 'POST', path: `${prefix}/responses`, handler: (call) => createResponse(call, requestHeaders, (status, message, code, param) => openAIError(status, message, 'invalid_request_error', code, param)) },
   ];
 }
 
