@@ -99,7 +99,7 @@ export {
   WebhookRejected,
   WebhookUnverifiable,
 } from './ports/provider-adapter.js';
-export type { AcceptedAdapterSpecificationVersion, AcceptedProviderAdapter, ProviderAdapterV3, StartedJob } from './ports/provider-adapter.js';
+export type { AcceptedAdapterSpecificationVersion, AcceptedProviderAdapter, LanguageModelPreference, ProviderAdapterV3, StartedJob } from './ports/provider-adapter.js';
 export type {
   AdapterAvailability,
   AdapterCall,
