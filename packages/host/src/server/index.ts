@@ -10,6 +10,6 @@ export { loadConfig, ConfigError, type GengateConfig, type ServerRole } from './
 export { createLogger } from './logger.js';
 export { startEmbeddedPostgres } from './embedded-postgres.js';
 export { openDatabase, type OpenDatabase } from './database.js';
-export { loadProviders, logProviderStatus, providerEnvironment, PROVIDER_SETTINGS, type LoadedProviders, type ProviderStatus } from './providers.js';
+export { loadProviders, logProviderStatus, providerEnvironment, PROVIDER_SETTINGS, type LoadedProviders, type ProviderSettingName, type ProviderStatus } from './providers.js';
 export { createStandaloneDashboard } from '../dashboard/standalone-dashboard.js';
 export { createBlobStore } from '../storage/create-blob-store.js';

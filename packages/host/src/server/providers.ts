@@ -33,8 +33,14 @@ const BUILT_IN = [
   { id: 'google', key: GOOGLE_KEY_SETTING, baseUrl: 'GOOGLE_BASE_URL' },
 ] as const;
 
-/** Every setting this file reads (besides the key variables the compatible providers name). */
-export const PROVIDER_SETTINGS = [...BUILT_IN.flatMap((p) => [p.key, p.baseUrl]), COMPATIBLE_SETTING] as const;
+/** The name of a setting this file reads (besides the key variables the compatible providers name). */
+export type ProviderSettingName = (typeof BUILT_IN)[number]['key'] | (typeof BUILT_IN)[number]['baseUrl'] | typeof COMPATIBLE_SETTING;
+
+/**
+ * Every setting this file reads. Typed by name, not inferred: an inferred union is printed in the order the
+ * compiler met its members, which differs between an incremental and a full build (and so the API report).
+ */
+export const PROVIDER_SETTINGS: readonly ProviderSettingName[] = [...BUILT_IN.flatMap((p) => [p.key, p.baseUrl]), COMPATIBLE_SETTING];
 
 const apiKey = z
   .string()
