@@ -3,7 +3,8 @@
  * 1.15.2, in one run, against the same zero-latency fake OpenAI upstream (docs/benchmarks.md explains every
  * figure). gengate runs as `npm start` runs it (compiled, its own process, PostgreSQL: embedded unless
  * DATABASE_URL is set), the OpenAI provider configured against the fake, each call a durable task with its
- * ledger entries. `--quick` shortens every load. Writes bench/results/<date>-<commit>-openai.json.
+ * ledger entries; the Anthropic provider configured against a fake Anthropic upstream for the Messages rows.
+ * `--quick` shortens every load. Writes bench/results/<date>-<commit>-openai.json.
  */
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -11,8 +12,9 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { scratchDatabase } from '../scripts/support/scratch-database.js';
 import { createKeys, startHost } from './sections/gengate.js';
+import { firstEventTimes, messagesPair, responsesPair, warmUp } from './sections/first-event.js';
 import { chatThroughput, openStreams, percentile, streamedFirstToken, type Target, type Throughput } from './sections/openai.js';
-import { PORTKEY_VERSION, startBareProxy, startFakeUpstream, startPortkey } from './sections/openai-servers.js';
+import { PORTKEY_VERSION, startBareProxy, startFakeAnthropicUpstream, startFakeUpstream, startPortkey } from './sections/openai-servers.js';
 
 const quick = process.argv.includes('--quick');
 const SECONDS = quick ? 2 : 6;
@@ -39,6 +41,7 @@ async function main(): Promise<void> {
   record['load_average_start'] = loadavg();
   const db = await scratchDatabase();
   const upstream = await startFakeUpstream();
+  const anthropic = await startFakeAnthropicUpstream();
   const proxy = await startBareProxy(upstream.url);
   const portkey = await startPortkey();
   const host = await startHost({
@@ -46,6 +49,8 @@ async function main(): Promise<void> {
     RUN_WORKER: 'false',
     OPENAI_API_KEY: 'sk-bench-upstream-0123456789',
     OPENAI_BASE_URL: `${upstream.url}/v1`,
+    ANTHROPIC_API_KEY: 'sk-ant-bench-upstream-0123456789',
+    ANTHROPIC_BASE_URL: `${anthropic.url}/v1`,
     TASKS_RUNNING_PER_USER_CHAT: '10000',
     TASKS_QUEUED_PER_USER: '1000000',
   });
@@ -71,6 +76,9 @@ async function main(): Promise<void> {
       if (res.status !== 200 || json.object !== 'chat.completion') throw new Error(`${t.name} answered ${res.status}: ${JSON.stringify(json).slice(0, 300)}`);
     }
     const [, bare, pk, gg] = targets as [Target, Target, Target, Target];
+    // The coding-agent dialects, each beside the upstream call gengate makes for it (answers checked the same way).
+    const dialects = [messagesPair(anthropic.url, host.url, key ?? '', 'sk-ant-bench-upstream'), responsesPair(upstream.url, host.url, key ?? '', 'sk-bench-upstream')];
+    for (const pair of dialects) await warmUp(pair);
 
     process.stdout.write(`non-streamed chat (${SECONDS} s per load; CPU = each server's own process)\n`);
     for (const connections of [10, 50]) {
@@ -113,11 +121,23 @@ async function main(): Promise<void> {
       add(`ttft_overhead_${t.name.split(' ')[0]?.toLowerCase() ?? t.name}`, `=> ${t.name} first-token overhead over the upstream's own: p50 +${f2(d50)} ms, p99 +${f2(d99)} ms${goal}`, { p50: d50, p99: d99 });
     }
 
+    process.stdout.write(`streamed Messages and Responses, 50 concurrent streams, ${STREAM_SAMPLES} streams per server: time to the first event carrying text\n`);
+    for (const { dialect, upstream: own, gengate } of dialects) {
+      const u = await firstEventTimes(own, 50, STREAM_SAMPLES);
+      const g = await firstEventTimes(gengate, 50, STREAM_SAMPLES);
+      for (const [who, s] of [['upstream', u], ['gengate', g]] as const) {
+        add(`ttfe_${dialect}_${who}`, `${dialect} ${who}: first text event p50 ${f2(percentile(s, 50))} ms, p99 ${f2(percentile(s, 99))} ms (n=${s.length})`, { p50: percentile(s, 50), p99: percentile(s, 99), n: s.length });
+      }
+      const d50 = percentile(g, 50) - percentile(u, 50);
+      const d99 = percentile(g, 99) - percentile(u, 99);
+      add(`ttfe_overhead_${dialect}_gengate`, `=> gengate ${dialect} first-event overhead over the upstream's own: p50 +${f2(d50)} ms, p99 +${f2(d99)} ms (targets p50 <= 3 ms: ${met(d50 <= 3)}, p99 <= 15 ms: ${met(d99 <= 15)})`, { p50: d50, p99: d99 });
+    }
+
     process.stdout.write(`open streams in one gengate process\n`);
     const open = await openStreams(gg, host.pid, STREAMS);
     add('open_streams', `gengate, ${open.streams} streams open at once (each past its first token): RSS ${f1(open.rssOpenMb)} MB (before: ${f1(open.rssIdleMb)} MB; all open after ${f1(open.openSeconds)} s)${STREAMS === 1_000 ? ` (target <= 300 MB: ${met(open.rssOpenMb <= 300)})` : ''}`, open);
   } finally {
-    await Promise.all([host.stop(), portkey.stop(), proxy.stop(), upstream.stop()]);
+    await Promise.all([host.stop(), portkey.stop(), proxy.stop(), upstream.stop(), anthropic.stop()]);
     await db.close();
   }
   record['load_average_end'] = loadavg();

@@ -1,7 +1,8 @@
 /**
  * The servers of the /v1 bench, each in its own process so that its CPU time is its own: the zero-latency
  * fake OpenAI upstream, a bare node:http proxy to it, and Portkey's gateway 1.15.2 pointed at it
- * (installed for the bench only, never a dependency of gengate).
+ * (installed for the bench only, never a dependency of gengate); and the zero-latency fake Anthropic upstream
+ * of the Messages rows.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -48,6 +49,12 @@ async function started(child: ChildProcess, pattern: RegExp, what: string): Prom
 export function startFakeUpstream(): Promise<ServerProcess> {
   const child = spawn(NODE, ['--conditions=@gengate/source', '--import', 'tsx', join(ROOT, 'bench/support/fake-openai-server.ts')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   return started(child, /fake-openai (http:\/\/\S+)/, 'the fake OpenAI upstream');
+}
+
+/** packages/testing's fake Anthropic Messages API (bench/support/fake-anthropic-server.ts), zero latency. */
+export function startFakeAnthropicUpstream(): Promise<ServerProcess> {
+  const child = spawn(NODE, ['--conditions=@gengate/source', '--import', 'tsx', join(ROOT, 'bench/support/fake-anthropic-server.ts')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  return started(child, /fake-anthropic (http:\/\/\S+)/, 'the fake Anthropic upstream');
 }
 
 /**
