@@ -20,6 +20,7 @@ const quick = process.argv.includes('--quick');
 const SECONDS = quick ? 2 : 6;
 const STREAMS = quick ? 200 : 1_000;
 const STREAM_SAMPLES = quick ? 200 : 1_000;
+const SERIAL_SAMPLES = quick ? 100 : 300;
 
 const record: Record<string, unknown> = {};
 const rows: string[] = [];
@@ -122,15 +123,19 @@ async function main(): Promise<void> {
     }
 
     process.stdout.write(`streamed Messages and Responses, 50 concurrent streams, ${STREAM_SAMPLES} streams per server: time to the first event carrying text\n`);
-    for (const { dialect, upstream: own, gengate } of dialects) {
-      const u = await firstEventTimes(own, 50, STREAM_SAMPLES);
-      const g = await firstEventTimes(gengate, 50, STREAM_SAMPLES);
-      for (const [who, s] of [['upstream', u], ['gengate', g]] as const) {
-        add(`ttfe_${dialect}_${who}`, `${dialect} ${who}: first text event p50 ${f2(percentile(s, 50))} ms, p99 ${f2(percentile(s, 99))} ms (n=${s.length})`, { p50: percentile(s, 50), p99: percentile(s, 99), n: s.length });
+    // 50 at a time as the chat rows; then one at a time (`serial_`), where no call waits for another: the per-call overhead alone.
+    for (const [concurrency, samples, tag] of [[50, STREAM_SAMPLES, ''], [1, SERIAL_SAMPLES, 'serial_']] as const) {
+      if (concurrency === 1) process.stdout.write(`the same, one stream at a time, ${SERIAL_SAMPLES} streams per server\n`);
+      for (const { dialect, upstream: own, gengate } of dialects) {
+        const u = await firstEventTimes(own, concurrency, samples);
+        const g = await firstEventTimes(gengate, concurrency, samples);
+        for (const [who, s] of [['upstream', u], ['gengate', g]] as const) {
+          add(`ttfe_${tag}${dialect}_${who}`, `${dialect} ${who}: first text event p50 ${f2(percentile(s, 50))} ms, p99 ${f2(percentile(s, 99))} ms (n=${s.length})`, { p50: percentile(s, 50), p99: percentile(s, 99), n: s.length });
+        }
+        const d50 = percentile(g, 50) - percentile(u, 50);
+        const d99 = percentile(g, 99) - percentile(u, 99);
+        add(`ttfe_overhead_${tag}${dialect}_gengate`, `=> gengate ${dialect} first-event overhead over the upstream's own: p50 +${f2(d50)} ms, p99 +${f2(d99)} ms (targets p50 <= 3 ms: ${met(d50 <= 3)}, p99 <= 15 ms: ${met(d99 <= 15)})`, { p50: d50, p99: d99 });
       }
-      const d50 = percentile(g, 50) - percentile(u, 50);
-      const d99 = percentile(g, 99) - percentile(u, 99);
-      add(`ttfe_overhead_${dialect}_gengate`, `=> gengate ${dialect} first-event overhead over the upstream's own: p50 +${f2(d50)} ms, p99 +${f2(d99)} ms (targets p50 <= 3 ms: ${met(d50 <= 3)}, p99 <= 15 ms: ${met(d99 <= 15)})`, { p50: d50, p99: d99 });
     }
 
     process.stdout.write(`open streams in one gengate process\n`);
