@@ -82,36 +82,37 @@ export function messagesPair(anthropicUrl: string, hostUrl: string, gengateKey: 
   };
 }
 
+/** OpenAI's text delta (https://platform.openai.com/docs/api-reference/responses-streaming): a non-empty `response.output_text.delta`. */
+const responsesText = (e: SseEvent): boolean => {
+  const d = json(e);
+  return d?.['type'] === 'response.output_text.delta' && nonEmpty(d['delta']);
+};
+const responsesCompleted = (e: SseEvent): boolean => json(e)?.['type'] === 'response.completed';
+
 /**
- * Responses (POST /v1/responses, `stream: true`): gengate on `openai.gpt-4o-mini` (`store: false`, as Codex sends
- * it), timed to the first `response.output_text.delta`. gengate's OpenAI adapter calls the upstream's Chat
- * Completions (the AI SDK's `openai.chat`), so the upstream's own is that call on the fake, streamed with usage
- * as the adapter asks for it, timed to the first chunk whose delta carries content.
+ * Responses (POST /v1/responses, `stream: true`, `store: false` as Codex sends it): gengate on `openai.gpt-4o-mini`
+ * with a gengate key, and the fake OpenAI's own Responses API, which gengate's OpenAI adapter calls for a
+ * Responses call (the AI SDK's `openai.responses`), with the upstream model name and key.
  */
 export function responsesPair(openaiUrl: string, hostUrl: string, gengateKey: string, upstreamKey: string): FirstEventPair {
+  const body = (model: string) => JSON.stringify({ model, input: PROMPT, max_output_tokens: MAX_TOKENS, stream: true, store: false });
   return {
     dialect: 'responses',
     upstream: {
       name: 'upstream',
-      url: `${openaiUrl}/v1/chat/completions`,
+      url: `${openaiUrl}/v1/responses`,
       headers: { authorization: `Bearer ${upstreamKey}` },
-      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: PROMPT }], max_tokens: MAX_TOKENS, stream: true, stream_options: { include_usage: true } }),
-      first: (e) => {
-        const choices = json(e)?.['choices'];
-        return Array.isArray(choices) && nonEmpty(field(field(choices[0], 'delta'), 'content'));
-      },
-      last: (e) => e.data === '[DONE]',
+      body: body('gpt-4o-mini'),
+      first: responsesText,
+      last: responsesCompleted,
     },
     gengate: {
       name: 'gengate',
       url: `${hostUrl}/v1/responses`,
       headers: { authorization: `Bearer ${gengateKey}` },
-      body: JSON.stringify({ model: 'openai.gpt-4o-mini', input: PROMPT, max_output_tokens: MAX_TOKENS, stream: true, store: false }),
-      first: (e) => {
-        const d = json(e);
-        return d?.['type'] === 'response.output_text.delta' && nonEmpty(d['delta']);
-      },
-      last: (e) => json(e)?.['type'] === 'response.completed',
+      body: body('openai.gpt-4o-mini'),
+      first: responsesText,
+      last: responsesCompleted,
     },
   };
 }
