@@ -19,13 +19,16 @@ let fake: FakeUpstream;
 let server: Server;
 let base: string;
 let key: string;
+/** Every log line the routes and the core wrote (level debug and up): no key may reach one. */
+const logLines: string[] = [];
 
 beforeAll(async () => {
   fake = await startFakeAnthropic();
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) });
   memory = createMemoryGengate({
     adapters: [new SandboxAdapter({ latencyMs: { chat: 1, image: 1, video: 20 } }), new AnthropicAdapter({ apiKey: ANTHROPIC_KEY, baseURL: `${fake.url}/v1` })],
   });
-  const app = express().use('/v1', createOpenAIRouter({ gengate: memory.gengate, blobStore: memory.blobs, logger: pino({ level: 'silent' }) }));
+  const app = express().use('/v1', createOpenAIRouter({ gengate: memory.gengate, blobStore: memory.blobs, logger }));
   server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -49,7 +52,7 @@ function random(seed: number): () => number {
 }
 
 describe('fuzzing /v1/messages, /v1/messages/count_tokens and /v1/models', () => {
-  it(`answers ${ROUNDS} random requests without a 5xx or a secret`, async () => {
+  it(`answers ${ROUNDS} random requests without a 5xx or a secret in an answer or a log line`, async () => {
     const rnd = random(20);
     const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
     const scalars: readonly unknown[] = [null, true, 0, -1, 1.5, 2 ** 40, '', 'x', '\u0000', 'é'.repeat(50), [], {}];
@@ -106,5 +109,7 @@ describe('fuzzing /v1/messages, /v1/messages/count_tokens and /v1/models', () =>
     // The generator reaches both answers and refusals.
     expect(statuses.get(200) ?? 0).toBeGreaterThan(0);
     expect([...statuses.keys()].some((s) => s >= 400)).toBe(true);
+    expect(logLines.length).toBeGreaterThan(0);
+    for (const line of logLines) for (const s of secrets) expect(line.includes(s), line.slice(0, 300)).toBe(false);
   });
 });

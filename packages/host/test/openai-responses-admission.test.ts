@@ -159,7 +159,8 @@ describe('revocation', () => {
 });
 
 describe('fuzzing /v1/responses', () => {
-  it('answers random bodies with 4xx envelopes or valid answers, never a 5xx, and never shows a key', async () => {
+  it('answers random bodies with 4xx envelopes or valid answers, never a 5xx, and never shows a key (answers and log lines)', async () => {
+    const logsBefore = app.logLines.length;
     const { key, userId } = await app.user(5);
     let seed = 20;
     const rnd = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
@@ -191,5 +192,11 @@ describe('fuzzing /v1/responses', () => {
     }
     expect([...statuses.keys()].filter((s) => s >= 500)).toEqual([]);
     expect(statuses.get(200) ?? 0).toBeGreaterThan(0);
+    const logs = app.logLines.slice(logsBefore);
+    expect(logs.length).toBeGreaterThan(0);
+    for (const line of logs) {
+      expect(line).not.toContain(key);
+      expect(line).not.toContain(UPSTREAM_KEY);
+    }
   }, 120_000);
 });

@@ -13,6 +13,7 @@ import { runMigrations } from '../../src/postgres/migrate.js';
 import { createPgStores } from '../../src/postgres/pg-unit-of-work.js';
 import { DEFAULT_SCHEMA } from '../../src/postgres/schema.js';
 import { openPool } from './open-pool.js';
+import { createRequestScopedLogger } from '../../src/http/request-log-scope.js';
 
 /** The OpenAI key the in-process gengate sends to the fake (it must never appear in an answer). */
 export const UPSTREAM_KEY = 'sk-fake-responses-0123456789abcdef';
@@ -22,6 +23,8 @@ export interface ResponsesApp {
   readonly gengate: Gengate;
   readonly fake: FakeUpstream;
   readonly anthropicFake: FakeUpstream;
+  /** Every log line the app wrote (level debug and up), as pino's JSON. */
+  readonly logLines: readonly string[];
   /** A new user with this many credits: its API key and id. */
   user(credits?: number): Promise<{ key: string; userId: string }>;
   close(): Promise<void>;
@@ -39,7 +42,11 @@ export async function startResponsesApp(): Promise<ResponsesApp> {
   await runMigrations(pool, DEFAULT_SCHEMA);
   const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(pool, null, { schema: DEFAULT_SCHEMA });
   const blobStore = new MemoryBlobStore();
+  // Logs are kept, not printed: the fuzz test checks no key ever reaches a log line.
+  const logLines: string[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) });
   const gengate = createGengate({
+    logger: createRequestScopedLogger(logger),
     adapters: [
       new SandboxAdapter({ latencyMs: { chat: 20, image: 5, video: 30 } }),
       createOpenAIAdapter({ apiKey: UPSTREAM_KEY, baseURL: `${fake.url}/v1` }),
@@ -53,7 +60,6 @@ export async function startResponsesApp(): Promise<ResponsesApp> {
     resultUrls: { urlFor: (k) => `http://gengate.test/api/v1/files/${k}` },
     paymentProcessor: new ManualPaymentProcessor(),
   });
-  const logger = pino({ level: 'silent' });
   const app = express()
     .use('/api/v1', createGengateRouter({ gengate, blobStore, logger }))
     .use('/v1', createOpenAIRouter({ gengate, blobStore, logger, keepAliveMs: 60_000, revocationCheckMs: 100 }));
@@ -66,6 +72,7 @@ export async function startResponsesApp(): Promise<ResponsesApp> {
     gengate,
     fake,
     anthropicFake,
+    logLines,
     async user(credits = 100) {
       const u = await gengate.admin.createUser({ email: `responses-${++n}@example.com`, credits });
       return { key: u.api_key, userId: u.user_id };
