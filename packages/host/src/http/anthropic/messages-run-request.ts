@@ -1,4 +1,4 @@
-import { RUN_LIMITS } from '@gengate/core/adapter';
+import { fitRunLimits } from '../openai/fit-run-limits.js';
 import type { MessagesRequest } from './messages-request.js';
 
 const blocksText = (c: string | readonly { type: string; text?: string }[] | undefined): string =>
@@ -37,19 +37,11 @@ export function toRunRequest(r: MessagesRequest): { readonly body: { prompt: str
   const prompt = [...rest, ...extras].join('\n');
   // A conversation past the run limits (Claude Code's system prompt and tools alone are larger) is recorded
   // cut, and held whole (RunInline's heldInput).
-  const cut = prompt.length > RUN_LIMITS.maxPromptLength || system.length > RUN_LIMITS.maxSystemLength;
-  if (system !== '') params['system'] = cut ? shorten(system, RUN_LIMITS.maxSystemLength) : system;
+  const fit = fitRunLimits(system, prompt);
+  if (fit.system !== '') params['system'] = fit.system;
   // Sampling goes in too, so the model's own limits refuse it before any hold (Claude 5.x takes none).
   if (r.temperature !== undefined) params['temperature'] = r.temperature;
   if (r.top_p !== undefined) params['top_p'] = r.top_p;
-  const body = { prompt: cut ? shorten(prompt, RUN_LIMITS.maxPromptLength) : prompt, llm_params: params };
-  return cut ? { body, heldInput: `${system}\n${prompt}` } : { body };
-}
-
-/** The first part of a text, with a note of what was cut, within `max` characters (UTF-16 units). */
-function shorten(text: string, max: number): string {
-  const note = `\n[... ${text.length} characters in all; the rest is not recorded here]`;
-  let head = text.slice(0, max - note.length);
-  if (/[\ud800-\udbff]$/.test(head)) head = head.slice(0, -1);
-  return `${head}${note}`;
+  const body = { prompt: fit.prompt, llm_params: params };
+  return fit.heldInput === undefined ? { body } : { body, heldInput: fit.heldInput };
 }

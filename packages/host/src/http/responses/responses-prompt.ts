@@ -1,7 +1,7 @@
 import type { JSONSchema7, LanguageModelV4CallOptions, LanguageModelV4Message, LanguageModelV4ToolChoice } from '@ai-sdk/provider';
 import { GatewayError } from '@gengate/core';
 import { isPrivateUrlLiteral } from '@gengate/core/internal';
-import { RUN_LIMITS } from '@gengate/core/adapter';
+import { fitRunLimits } from '../openai/fit-run-limits.js';
 import { passThroughOptions, reasoningParts } from './responses-reasoning.js';
 import { functionTools, type ContentPart, type InputItem, type ResponseRequest } from './responses-request.js';
 
@@ -184,14 +184,6 @@ function itemText(it: InputItem): string {
   }
 }
 
-/** The first part of a text, with a note of what was cut, within `max` characters (UTF-16 units). */
-function shorten(text: string, max: number): string {
-  const note = `\n[... ${text.length} characters in all; the rest is not recorded here]`;
-  let head = text.slice(0, max - note.length);
-  if (/[\ud800-\udbff]$/.test(head)) head = head.slice(0, -1);
-  return `${head}${note}`;
-}
-
 /**
  * The gengate run request the call is quoted and recorded as (what POST /api/v1/run would take): the
  * instructions and system/developer messages as `llm_params.system`, every other item's text as the
@@ -207,12 +199,12 @@ export function toRunRequest(r: ResponseRequest, items: readonly InputItem[]): {
   const format = r.text?.format;
   const extras = [...(tools.length > 0 ? [`[tools] ${JSON.stringify(tools)}`] : []), ...(format?.type === 'json_schema' ? [`[text.format] ${JSON.stringify(format)}`] : [])];
   const prompt = [...rest, ...extras].join('\n');
-  const cut = prompt.length > RUN_LIMITS.maxPromptLength || system.length > RUN_LIMITS.maxSystemLength;
+  const fit = fitRunLimits(system, prompt);
   const params: Record<string, number | string> = {};
-  if (system !== '') params['system'] = cut ? shorten(system, RUN_LIMITS.maxSystemLength) : system;
+  if (fit.system !== '') params['system'] = fit.system;
   if (r.max_output_tokens != null) params['max_tokens'] = r.max_output_tokens;
   if (r.temperature != null) params['temperature'] = r.temperature;
   if (r.top_p != null) params['top_p'] = r.top_p;
-  const body = { prompt: cut ? shorten(prompt, RUN_LIMITS.maxPromptLength) : prompt, llm_params: params };
-  return cut ? { body, heldInput: `${system}\n${prompt}` } : { body };
+  const body = { prompt: fit.prompt, llm_params: params };
+  return fit.heldInput === undefined ? { body } : { body, heldInput: fit.heldInput };
 }
