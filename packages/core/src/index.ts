@@ -122,6 +122,7 @@ export { NO_TELEMETRY } from './ports/telemetry.js';
 export type { SubmissionRefusal, TaskOutcome, Telemetry, UpstreamOperation } from './ports/telemetry.js';
 export { OPEN_GATE } from './ports/submission-gate.js';
 export type { GateState, SubmissionGate } from './ports/submission-gate.js';
+export { ALWAYS_HEALTHY, type CircuitState, type RouteHealth, type RouteHealthState, type RouteOutcome } from './ports/route-health.js';
 export { blobBytes } from './ports/blob-store.js';
 export type { BlobBody, BlobInfo, BlobStore, ByteRange, OpenedBlob, PresignedResponseHeaders, ResultUrlResolver, StoredBlob } from './ports/blob-store.js';
 export { silentLogger } from './ports/system.js';

@@ -20,6 +20,7 @@ import type { TaskIntake } from '../ports/task-intake.js';
 import type { TaskPoll } from '../ports/task-poll.js';
 import { OPEN_GATE, type SubmissionGate } from '../ports/submission-gate.js';
 import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.js';
+import { ALWAYS_HEALTHY, type RouteHealth } from '../ports/route-health.js';
 import type { AdminService } from '../services/admin.js';
 import type { Authenticate } from '../services/authenticate.js';
 import type { BillingService } from '../services/billing.js';
@@ -69,6 +70,8 @@ export interface GengateCoreConfig {
   readonly telemetry?: Telemetry;
   /** Back-pressure before a submission writes anything; default always open. */
   readonly submissionGate?: SubmissionGate;
+  /** The routes' circuit breakers, shared by every process (the host binds one kept in PostgreSQL); default every route admitted. */
+  readonly routeHealth?: RouteHealth;
 }
 
 /** The use cases an HTTP layer or worker calls. */
@@ -158,6 +161,7 @@ export function coreSettingsModule(settings: GengateCoreSettings): ContainerModu
     constant(TOKENS.CallLimiter, settings.callLimiter ?? UNLIMITED_CALLS);
     constant(TOKENS.Telemetry, settings.telemetry ?? NO_TELEMETRY);
     constant(TOKENS.SubmissionGate, settings.submissionGate ?? OPEN_GATE);
+    constant(TOKENS.RouteHealth, settings.routeHealth ?? ALWAYS_HEALTHY);
     constant(TOKENS.ExecutionOptions, execution);
     constant(TOKENS.Scheduling, scheduling);
     constant(TOKENS.Markup, settings.markup ?? NO_MARKUP);

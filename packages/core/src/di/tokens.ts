@@ -60,7 +60,7 @@ export type TokenName = keyof typeof TOKENS;
 /** The tokens an embedder may rebind to replace an implementation (a test rebinds each of them). */
 export const PORT_TOKENS = [
   'Adapters', 'Stores', 'TaskStore', 'KeyStore', 'Ledger', 'AlertStore', 'UnitOfWork', 'TaskIntake', 'TaskCompletion', 'TaskPoll',
-  'BlobStore', 'ResultUrls', 'PaymentProcessor', 'Logger', 'Clock', 'Ids', 'CallLimiter', 'Telemetry', 'SubmissionGate',
+  'BlobStore', 'ResultUrls', 'PaymentProcessor', 'Logger', 'Clock', 'Ids', 'CallLimiter', 'Telemetry', 'SubmissionGate', 'RouteHealth',
 ] as const satisfies readonly TokenName[];
 
 /** Values from the configuration. */

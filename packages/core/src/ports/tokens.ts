@@ -2,6 +2,7 @@ import type { ServiceIdentifier } from 'inversify';
 import type { Modality } from '../model/modality.js';
 import type { BlobStore, ResultUrlResolver } from './blob-store.js';
 import type { ProviderCallLimiter } from './call-limiter.js';
+import type { RouteHealth } from './route-health.js';
 import type { PaymentProcessor } from './payment-processor.js';
 import type { AcceptedProviderAdapter } from './provider-adapter.js';
 import type { ExecuteTaskOptions, MarkupPolicy, SchedulingOptions } from './settings.js';
@@ -48,6 +49,8 @@ export const TOKENS = {
   CallLimiter: token<ProviderCallLimiter>('CallLimiter'),
   Telemetry: token<Telemetry>('Telemetry'),
   SubmissionGate: token<SubmissionGate>('SubmissionGate'),
+  /** The circuit breakers of the routes, shared by every process (default: every route admitted). */
+  RouteHealth: token<RouteHealth>('RouteHealth'),
   // Settings.
   ExecutionOptions: token<ExecuteTaskOptions>('ExecutionOptions'),
   /** The generation deadline per modality (default: read from `ExecutionOptions`). */

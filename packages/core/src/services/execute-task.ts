@@ -18,6 +18,7 @@ import type { Clock, Logger } from '../ports/system.js';
 import type { TaskStore, UnitOfWork } from '../ports/stores.js';
 import type { TaskCompletion } from '../ports/task-completion.js';
 import { NO_TELEMETRY, type Telemetry, type UpstreamOperation } from '../ports/telemetry.js';
+import { ALWAYS_HEALTHY, type RouteHealth } from '../ports/route-health.js';
 import type { NormalizedRequest } from '../model/normalized-request.js';
 import { normalizeRunRequest } from '../run/normalize-request.js';
 import type { JsonValue } from '../util/json.js';
@@ -67,6 +68,8 @@ export class ExecuteTask {
     @inject(TOKENS.TaskCompletion) completion: TaskCompletion,
     @inject(FailTask) private readonly failTask: FailTask,
     @inject(TOKENS.Telemetry) private readonly telemetry: Telemetry = NO_TELEMETRY,
+    /** The routes' shared circuit breakers (the router asks them before each attempt). */
+    @inject(TOKENS.RouteHealth) protected readonly routeHealth: RouteHealth = ALWAYS_HEALTHY,
   ) {
     this.results = new TaskResultWriter(completion, blobs, prices, options);
   }
