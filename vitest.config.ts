@@ -1,20 +1,26 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
-import { databaseTestFiles } from './test/database-test-files.js';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { databaseTestFiles, externalShare } from './test/database-test-files.js';
 
 const ALL = ['test/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'];
 
+const ROOT = fileURLToPath(new URL('.', import.meta.url));
+
 /**
- * GENGATE_TESTS=database runs only the files that use the test PostgreSQL server (createTestDatabase,
- * found from their imports: test/database-test-files.ts); CI runs those a second time on the machine's
- * PostgreSQL, the rest once. Unset: every file.
+ * Which files run (test/database-test-files.ts finds the files that use the test PostgreSQL server from
+ * their imports). Unset: every file. `database`: only those. CI's two lanes split the suite so that every
+ * file runs once: `external-share` (every other database file, on the machine's PostgreSQL) and
+ * `embedded-share` (every other file, on the embedded server).
  */
-function include(): string[] {
+function selection(): { readonly include: string[]; readonly exclude: string[] } {
   const only = process.env['GENGATE_TESTS'];
-  if (only === undefined || only === '') return ALL;
-  if (only === 'database') return databaseTestFiles(fileURLToPath(new URL('.', import.meta.url)));
-  throw new Error(`GENGATE_TESTS=${only}: expected "database" or nothing`);
+  if (only === undefined || only === '') return { include: ALL, exclude: [] };
+  if (only === 'database') return { include: databaseTestFiles(ROOT), exclude: [] };
+  if (only === 'external-share') return { include: externalShare(ROOT), exclude: [] };
+  if (only === 'embedded-share') return { include: ALL, exclude: externalShare(ROOT) };
+  throw new Error(`GENGATE_TESTS=${only}: expected "database", "external-share", "embedded-share" or nothing`);
 }
+const { include, exclude } = selection();
 
 // Processes the tests spawn with `--import tsx` (the CLI from sources, helpers) inherit this: tsx then applies
 // legacy decorators to every file (see tsconfig.runner.json).
@@ -28,7 +34,8 @@ export default defineConfig({
   resolve: { conditions: ['@gengate/source'] },
   ssr: { resolve: { conditions: ['@gengate/source'] } },
   test: {
-    include: include(),
+    include,
+    exclude: [...configDefaults.exclude, ...exclude],
     globalSetup: ['test/vitest-global-setup.ts'],
     setupFiles: ['test/vitest-contract-setup.ts'],
     // GENGATE_TEST_WORKERS=2 runs two files at once (each file has its own database); unset, vitest's default

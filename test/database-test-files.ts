@@ -105,3 +105,13 @@ export function databaseTestFiles(root: string): string[] {
     .map((f) => relative(root, f))
     .sort();
 }
+
+/**
+ * CI's two database lanes share the database files instead of each running all of them: every other file
+ * (in path order) runs on the machine's PostgreSQL (`external`), the rest on the embedded server together
+ * with every file that needs no database (`embedded`). Every test file runs once per CI run, and each
+ * server is exercised by half the database files.
+ */
+export function externalShare(root: string): string[] {
+  return databaseTestFiles(root).filter((_, i) => i % 2 === 0);
+}
