@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ServiceIdentifier } from 'inversify';
 import {
   createGengate,
   createGengateContainer,
@@ -58,7 +59,7 @@ describe('an embedder replaces any port by rebinding it before the first resolve
     const rebound = new Map<Port, object>();
     const ports = PORT_TOKENS.filter((name): name is Port => name !== 'Adapters' && name !== 'Stores');
     for (const name of ports) {
-      const token = TOKENS[name];
+      const token = TOKENS[name] as ServiceIdentifier<object>;
       const original: object = container.get(token);
       const replacement = recording(original, calls, name);
       originals.set(name, original);
@@ -71,7 +72,7 @@ describe('an embedder replaces any port by rebinding it before the first resolve
     container.rebind(TOKENS.Adapters).toConstantValue([{ ...adapter(false), providerId: 'other', models: [other] }]);
 
     const gengate = resolveGengate(container);
-    const useCases = USE_CASE_TOKENS.map((name) => ({ name, instance: container.get(TOKENS[name]) as object }));
+    const useCases = USE_CASE_TOKENS.map((name) => ({ name, instance: container.get(TOKENS[name] as ServiceIdentifier<object>) }));
     const held = new Map(useCases.map(({ name, instance }) => [name, heldBy(instance)]));
     for (const name of ports) {
       const holders = useCases.filter((u) => held.get(u.name)?.has(rebound.get(name))).map((u) => u.name);

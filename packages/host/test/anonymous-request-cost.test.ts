@@ -71,8 +71,8 @@ describe('the database cost of anonymous requests', () => {
       return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof pg.Client.prototype.query;
     Server.prototype.emit = function (this: Server, event: string | symbol, ...args: unknown[]) {
-      if (event === 'request') return inRequest.run(current, () => originalEmit.call(this, event, ...args));
-      return originalEmit.call(this, event, ...args);
+      if (event === 'request') return inRequest.run(current, () => Reflect.apply(originalEmit, this, [event, ...args]) as boolean);
+      return Reflect.apply(originalEmit, this, [event, ...args]) as boolean;
     } as typeof Server.prototype.emit;
     db = await createTestDatabase();
     const env = {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import request from './support/contract-request.js';
+import request, { type Test } from './support/contract-request.js';
 import { cookiesOf, linkToken, openDashboardApp, ORIGIN, type DashboardApp } from './support/dashboard-app.js';
 
 const count = async (h: DashboardApp, sql: string, args: unknown[] = []) => (await h.pool.query<{ n: number }>(sql, args)).rows[0]?.n ?? -1;
@@ -123,7 +123,7 @@ describe('dashboard sign-in by e-mail link (sign-up closed)', () => {
   it('the session with its CSRF token reaches /api/v1 through the seam: keys, quote, run, task list (no API key, no rate limit)', async () => {
     await h.gengate.admin.createUser({ email: 'fay@example.com', credits: 100 });
     const s = await h.signIn('fay@example.com');
-    const as = (r: request.Test) => r.set('Origin', ORIGIN).set('Cookie', s.cookie).set('X-CSRF-Token', s.csrf);
+    const as = (r: Test) => r.set('Origin', ORIGIN).set('Cookie', s.cookie).set('X-CSRF-Token', s.csrf);
     const created = await as(request(h.app).post('/api/v1/api-keys')).send({ name: 'from the dashboard', rate_limit_per_minute: 5 }).expect(201);
     expect(created.body.key).toMatch(/^gg_live_/);
     const quote = await as(request(h.app).post('/api/v1/models/sandbox.pixel-image/quote')).send({ prompt: 'a fox', image_params: { n: 2 } }).expect(200);
@@ -155,7 +155,7 @@ describe('dashboard sign-in by e-mail link (sign-up closed)', () => {
 
     await h.services.directory.setRole('boss@example.com', 'operator');
     const op = await h.signIn('boss@example.com');
-    const as = (r: request.Test) => r.set('Origin', ORIGIN).set('Cookie', op.cookie).set('X-CSRF-Token', op.csrf);
+    const as = (r: Test) => r.set('Origin', ORIGIN).set('Cookie', op.cookie).set('X-CSRF-Token', op.csrf);
     await request(h.app).get('/dashboard/api/operator/users').set('Cookie', op.cookie).expect(403); // no CSRF token
     const users = await as(request(h.app).get('/dashboard/api/operator/users?search=OP-TARGET@')).expect(200);
     expect(users.body).toMatchObject({ total: 1, data: [{ id: target.user_id, email: 'op-target@example.com', credits: 1, active_keys: 1, revoked_keys: 0 }] });

@@ -32,8 +32,8 @@ describe('statements of the hot path', () => {
       return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof pg.Client.prototype.query;
     Server.prototype.emit = function (this: Server, event: string | symbol, ...args: unknown[]) {
-      if (event === 'request') return inRequest.run(current, () => originalEmit.call(this, event, ...args));
-      return originalEmit.call(this, event, ...args);
+      if (event === 'request') return inRequest.run(current, () => Reflect.apply(originalEmit, this, [event, ...args]) as boolean);
+      return Reflect.apply(originalEmit, this, [event, ...args]) as boolean;
     } as typeof Server.prototype.emit;
     db = await createTestDatabase();
     const env = { DATABASE_URL: db.url, GENGATE_DATA_DIR: tempDataDir(), PORT: '0', ROLE: 'api', QUEUE_SAMPLE_INTERVAL_MS: '60000', DASHBOARD_ENABLED: 'false' };

@@ -219,9 +219,9 @@ describe('fal completion webhooks', () => {
 
   it('verifies a delivered webhook (ED25519, keys from the JWKS) and reads the finished job from it', async () => {
     const { a, c, handle, d } = await deliveredWebhook();
-    await expect(a.verifyWebhook({ headers: d.headers, rawBody: Buffer.from(d.body), url: d.url }, AbortSignal.timeout(5_000))).resolves.toBeUndefined();
+    await expect(a.verifyWebhook({ headers: d.headers, rawBody: Buffer.from(d.body), url: d.url })).resolves.toBeUndefined();
     expect(fake.upstream.callsTo('GET', '/.well-known/jwks.json')).toHaveLength(1);
-    const event = a.readWebhook(JSON.parse(d.body) as JsonValue, c);
+    const event = a.readWebhook(JSON.parse(d.body) as JsonValue);
     expect(event?.jobId).toBe(a.jobIdOf(handle));
     expect(event?.status).toMatchObject({ state: 'succeeded', result: { files: [{ kind: 'url', mediaType: 'video/mp4' }] } });
   });
@@ -229,23 +229,21 @@ describe('fal completion webhooks', () => {
   it('refuses a tampered body, a forged signature, missing headers and a stale (replayed) delivery', async () => {
     const { d } = await deliveredWebhook();
     const a = adapter();
-    const signal = AbortSignal.timeout(5_000);
     const tampered = d.body.replace('"OK"', '"ERROR"');
-    await expect(a.verifyWebhook({ headers: d.headers, rawBody: Buffer.from(tampered), url: d.url }, signal)).rejects.toBeInstanceOf(WebhookRejected);
+    await expect(a.verifyWebhook({ headers: d.headers, rawBody: Buffer.from(tampered), url: d.url })).rejects.toBeInstanceOf(WebhookRejected);
     const forged = { ...d.headers, 'x-fal-webhook-signature': 'ab'.repeat(64) };
-    await expect(a.verifyWebhook({ headers: forged, rawBody: Buffer.from(d.body), url: d.url }, signal)).rejects.toBeInstanceOf(WebhookRejected);
+    await expect(a.verifyWebhook({ headers: forged, rawBody: Buffer.from(d.body), url: d.url })).rejects.toBeInstanceOf(WebhookRejected);
     const { 'x-fal-webhook-signature': _omit, ...unsigned } = d.headers;
-    await expect(a.verifyWebhook({ headers: unsigned, rawBody: Buffer.from(d.body), url: d.url }, signal)).rejects.toBeInstanceOf(WebhookRejected);
+    await expect(a.verifyWebhook({ headers: unsigned, rawBody: Buffer.from(d.body), url: d.url })).rejects.toBeInstanceOf(WebhookRejected);
     const stale = fake.signWebhook('00000000-0000-4000-8000-000000000000', d.body, Math.floor(Date.now() / 1000) - 600);
-    await expect(a.verifyWebhook({ headers: stale, rawBody: Buffer.from(d.body), url: d.url }, signal)).rejects.toBeInstanceOf(WebhookRejected);
+    await expect(a.verifyWebhook({ headers: stale, rawBody: Buffer.from(d.body), url: d.url })).rejects.toBeInstanceOf(WebhookRejected);
     const later = adapter({ now: () => Date.now() + 6 * 60_000 });
-    await expect(later.verifyWebhook({ headers: d.headers, rawBody: Buffer.from(d.body), url: d.url }, signal)).rejects.toThrow(/tolerance/);
+    await expect(later.verifyWebhook({ headers: d.headers, rawBody: Buffer.from(d.body), url: d.url })).rejects.toThrow(/tolerance/);
   });
 
   it('reads an ERROR webhook as a failed job with its class', () => {
     const event = adapter().readWebhook(
       { request_id: 'r1', gateway_request_id: 'r1', status: 'ERROR', error: 'Invalid status code: 422', payload: { detail: [{ loc: ['body', 'prompt'], msg: 'flagged by a content checker', type: 'content_policy_violation' }] } },
-      call('fal.veo3-fast', { prompt: 'p' }),
     );
     expect(event?.jobId).toBe('r1');
     expect(event?.status).toMatchObject({ state: 'failed', error: { kind: 'content_policy', statusCode: 422 } });

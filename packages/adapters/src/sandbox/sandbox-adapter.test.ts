@@ -11,7 +11,7 @@ describeAdapterConformance('sandbox', {
   skip: ['price-source'], adapter: fast, failingModels: [SANDBOX_MODELS.fail.id], timeoutMs: 10_000 });
 
 function call(model: ModelDescriptor, body: unknown, taskId = crypto.randomUUID()): AdapterCall {
-  return { taskId, model, request: normalizeRunRequest(model, runRequestSchema.parse(body)), abortSignal: AbortSignal.timeout(10_000) };
+  return { taskId, model, request: normalizeRunRequest(model, runRequestSchema.parse(body)), abortSignal: AbortSignal.timeout(10_000), readInput: () => Promise.reject(new Error('no input')), webhookUrl: null };
 }
 
 async function bytesOf(adapter: SandboxAdapter, c: AdapterCall): Promise<Uint8Array> {

@@ -8,7 +8,7 @@ const adapter = new SandboxAdapter({ latencyMs: { chat: 40 } });
 const model = adapter.languageModel(SANDBOX_MODELS.chat.id);
 const user = (text: string) => ({ role: 'user' as const, content: [{ type: 'text' as const, text }] });
 
-async function parts(p: Promise<{ stream: ReadableStream<LanguageModelV4StreamPart> }>): Promise<LanguageModelV4StreamPart[]> {
+async function parts(p: PromiseLike<{ stream: ReadableStream<LanguageModelV4StreamPart> }>): Promise<LanguageModelV4StreamPart[]> {
   const out: LanguageModelV4StreamPart[] = [];
   for await (const part of (await p).stream) out.push(part);
   return out;

@@ -101,6 +101,8 @@ export function streamProblems(events: readonly StreamEvent[]): string[] {
         problems.push(`${at}: unknown event`);
     }
   });
-  if (phase !== 'stopped' && phase !== 'error') problems.push('the stream ended without message_stop or error');
+  // `phase` is set inside the callback above, which TypeScript's narrowing does not follow.
+  const ended = phase as typeof phase | 'stopped' | 'error';
+  if (ended !== 'stopped' && ended !== 'error') problems.push('the stream ended without message_stop or error');
   return problems;
 }

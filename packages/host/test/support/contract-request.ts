@@ -19,7 +19,8 @@ export default function request(app: App): ReturnType<typeof supertest> {
   return agent;
 }
 
-type Test = ReturnType<ReturnType<typeof supertest>['get']>;
+/** One request under way (supertest's `Test`). */
+export type Test = ReturnType<ReturnType<typeof supertest>['get']>;
 
 function checked(test: Test): Test {
   return test.expect((res) => {

@@ -102,7 +102,7 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
   const app = express();
   app.use('/api/v1', createGengateRouter({ gengate, blobStore, logger, callbacks: new CallbackRepository(pool, DEFAULT_SCHEMA), authenticate: dashboard.authenticate }));
   app.use('/dashboard', dashboard.router);
-  return {
+  const opened: DashboardApp = {
     app,
     gengate,
     services,
@@ -137,7 +137,7 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
     async signIn(email) {
       const before = mails.length;
       const asked = await request(app).post('/dashboard/api/auth/link').set('Origin', ORIGIN).send({ email }).expect(200);
-      const token = linkToken(await this.nextMail(before, email));
+      const token = linkToken(await opened.nextMail(before, email));
       const res = await request(app).post('/dashboard/api/auth/verify').set('Origin', ORIGIN).set('Cookie', cookiesOf(asked)).send({ token }).expect(200);
       const cookie = cookiesOf(res).split('; ').find((c) => c.startsWith('gengate_session=')) ?? '';
       return { cookie, csrf: res.body.csrf_token as string, userId: res.body.user.id as string };
@@ -149,4 +149,5 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
       await db.drop();
     },
   };
+  return opened;
 }

@@ -112,7 +112,7 @@ export class OpenApiContract {
 
   /** Follows `$ref`s between OpenAPI objects; returns the object and the JSON pointer it lives at. */
   /** Whether the request carries every scheme of one security requirement (`{}` needs nothing). */
-  private satisfies(requirement: Obj, headers: Headers): boolean {
+  private satisfies(requirement: Obj, headers: ReadonlyMap<string, string>): boolean {
     const schemes = ((this.doc['components'] as Obj | undefined)?.['securitySchemes'] ?? {}) as Record<string, Obj>;
     return Object.keys(requirement).every((name) => {
       const scheme = schemes[name] ?? {};
