@@ -17,6 +17,7 @@ export {
   CONTRACT_MODEL,
   contractAdapter,
   describeMoneyContract,
+  describeUsageContract,
   ledgerViolations,
   MONEY_CONTRACT_SCHEDULING,
   MoneyDriver,

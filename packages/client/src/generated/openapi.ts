@@ -433,6 +433,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage over time
+         * @description *gengate extension.* The caller's usage between `from` and `to`, grouped by one or two of `day`,
+         *     `hour`, `model`, `provider`, `key`: credits charged, tasks ended, failures, tokens, images, seconds of
+         *     video and latency percentiles. Served from hourly rollups written in the same transaction as each
+         *     task's settlement, so it is exact for ended tasks and stays fast on long histories. A task counts in
+         *     the hour it ended (UTC); tasks still waiting or generating are not counted. Only groups with at least
+         *     one ended task appear (no zero rows); rows are ordered by their group fields. Latency is the time from
+         *     submission to the end of a successful task; p50/p95 are read from a log-spaced histogram (bucket
+         *     ratio √2), so each is within about 19% of the exact value (docs/usage.md).
+         *
+         *     **CSV.** `format=csv` or `Accept: text/csv` answers `text/csv` (header line, one line per row, no
+         *     totals line; credits with six decimals; times in UTC).
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook-secret": {
         parameters: {
             query?: never;
@@ -928,6 +958,48 @@ export interface components {
             id: string;
             /** @constant */
             deleted: true;
+        };
+        /** @description The figures of a usage row (or of the totals). */
+        UsageFigures: {
+            /** @description Credits charged (the ledger's usage deductions of the tasks counted). */
+            credits: components["schemas"]["Credits"];
+            /** @description Tasks ended (successes and failures). */
+            tasks: number;
+            /** @description Tasks ended as `fail` (cancelled ones included). */
+            failures: number;
+            input_tokens: number;
+            output_tokens: number;
+            /** @description Images produced. */
+            images: number;
+            /** @description Seconds of video produced (three decimals). */
+            video_seconds: number;
+            /** @description Median submission-to-result time of the successful tasks, milliseconds (null without any). */
+            latency_p50_ms: number | null;
+            /** @description 95th percentile of the same, milliseconds (null without any). */
+            latency_p95_ms: number | null;
+        };
+        /** @description One group. Only the fields named in `group_by` are present beside the figures. */
+        UsageRow: components["schemas"]["UsageFigures"] & {
+            /**
+             * Format: date
+             * @description UTC day, `YYYY-MM-DD`.
+             */
+            day?: string;
+            hour?: components["schemas"]["Timestamp"];
+            model?: string;
+            /** @description The provider part of the model id (`<provider>.<model>`). */
+            provider?: string;
+            /** @description The API key (null for tasks submitted from the dashboard). */
+            key_id?: string | null;
+            /** @description The key's name (null without a key). */
+            key_name?: string | null;
+        };
+        UsageReport: {
+            from: components["schemas"]["Timestamp"];
+            to: components["schemas"]["Timestamp"];
+            group_by: ("day" | "hour" | "model" | "provider" | "key")[];
+            data: components["schemas"]["UsageRow"][];
+            totals: components["schemas"]["UsageFigures"];
         };
         /**
          * @description The stable error type (docs/errors.md); branch on it, not on the message.
@@ -2845,6 +2917,109 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["WebhookUnverifiable"];
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Start (inclusive), ISO 8601 date or date-time; rounded down to the hour (UTC). Default: `to`
+                 *     minus 30 days.
+                 * @example 2026-11-01
+                 */
+                from?: string;
+                /**
+                 * @description End (exclusive), ISO 8601 date or date-time; rounded up to the hour (UTC). Default: now. At most
+                 *     366 days after `from` (31 days when grouped by `hour`).
+                 * @example 2026-12-01T00:00:00Z
+                 */
+                to?: string;
+                /**
+                 * @description One or two of `day`, `hour`, `model`, `provider`, `key`, comma-separated (default `day`); not both
+                 *     `day` and `hour`. `member` is refused (400) until organizations exist.
+                 * @example day,model
+                 */
+                group_by?: string;
+                /** @description Only this model id. */
+                model?: string;
+                /** @description Only this provider (the part of the model id before its first dot). */
+                provider?: string;
+                /** @description Only tasks submitted with this API key of the caller's. */
+                key_id?: string;
+                /** @description `json` (default) or `csv`; `Accept: text/csv` also selects CSV. */
+                format?: "json" | "csv";
+            };
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage rows and their totals. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "from": "2026-11-01T00:00:00.000Z",
+                     *       "to": "2026-11-03T00:00:00.000Z",
+                     *       "group_by": [
+                     *         "day",
+                     *         "model"
+                     *       ],
+                     *       "data": [
+                     *         {
+                     *           "day": "2026-11-01",
+                     *           "model": "sandbox.echo-chat",
+                     *           "credits": 1.25,
+                     *           "tasks": 40,
+                     *           "failures": 2,
+                     *           "input_tokens": 5120,
+                     *           "output_tokens": 20480,
+                     *           "images": 0,
+                     *           "video_seconds": 0,
+                     *           "latency_p50_ms": 1448,
+                     *           "latency_p95_ms": 4096
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "credits": 1.25,
+                     *         "tasks": 40,
+                     *         "failures": 2,
+                     *         "input_tokens": 5120,
+                     *         "output_tokens": 20480,
+                     *         "images": 0,
+                     *         "video_seconds": 0,
+                     *         "latency_p50_ms": 1448,
+                     *         "latency_p95_ms": 4096
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UsageReport"];
+                    /**
+                     * @example day,model,credits,tasks,failures,input_tokens,output_tokens,images,video_seconds,latency_p50_ms,latency_p95_ms
+                     *     2026-11-01,sandbox.echo-chat,1.250000,40,2,5120,20480,0,0,1448,4096
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     getWebhookSecret: {

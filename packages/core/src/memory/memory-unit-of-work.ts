@@ -1,6 +1,8 @@
 import { blobBytes, type BlobBody, type BlobInfo, type BlobStore, type ByteRange, type OpenedBlob, type StoredBlob } from '../ports/blob-store.js';
 import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
+import type { UsageReader } from '../ports/usage-reader.js';
 import { MemoryDatabase } from './memory-database.js';
+import { MemoryUsageReader } from './memory-usage-reader.js';
 import {
   MemoryAlertStore,
   MemoryBillingLedger,
@@ -28,10 +30,10 @@ function storesOver(db: MemoryDatabase): TransactionScope {
  * Every store over one MemoryDatabase. Units of work are serialized and copy-on-write, like PostgreSQL's
  * transactions: a unit's writes are invisible until it commits, and a failed one leaves no partial write.
  */
-export function createMemoryStores(db = new MemoryDatabase()): { db: MemoryDatabase; scope: TransactionScope; uow: UnitOfWork } {
+export function createMemoryStores(db = new MemoryDatabase()): { db: MemoryDatabase; scope: TransactionScope; uow: UnitOfWork; usage: UsageReader } {
   const scope = storesOver(db);
   const uow: UnitOfWork = { run: (fn) => db.transaction((copy) => fn(storesOver(copy))) };
-  return { db, scope, uow };
+  return { db, scope, uow, usage: new MemoryUsageReader(db) };
 }
 
 export class MemoryBlobStore implements BlobStore {

@@ -59,7 +59,7 @@ export async function openPgMoneyHarness(options: { pipeline?: boolean } = {}): 
   return {
     db,
     async open(config): Promise<MoneyImplementation> {
-      const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
+      const { stores, unitOfWork, taskIntake, taskCompletion, usageReader } = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
       const gengate = createGengate({
         adapters: config.adapters,
         stores,
@@ -70,6 +70,7 @@ export async function openPgMoneyHarness(options: { pipeline?: boolean } = {}): 
         resultUrls: { urlFor: (k) => `http://gengate.test/api/v1/files/${k}` },
         paymentProcessor: new ManualPaymentProcessor(),
         scheduling: config.scheduling,
+        ...(usageReader ? { usageReader } : {}),
       });
       return {
         gengate,

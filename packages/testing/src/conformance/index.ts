@@ -14,3 +14,4 @@ export { CONTRACT_MODEL, contractAdapter, quoteOf } from './money/money-model.js
 export { ledgerViolations, normaliseMoneyState } from './money/money-state.js';
 export type { MoneyState, UserMoneyState } from './money/money-state.js';
 export { openMemoryMoneyImplementation } from './money/memory-money-implementation.js';
+export { describeUsageContract } from './usage/usage-contract-suite.js';

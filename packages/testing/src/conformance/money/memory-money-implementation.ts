@@ -5,7 +5,7 @@ const manualProcessor: PaymentProcessor = { id: 'manual', createCheckout: async 
 
 /** The money contract's subject over the in-memory stores (core's TypeScript rules over the unit of work), fresh each time. */
 export async function openMemoryMoneyImplementation(config: MoneyImplementationConfig): Promise<MoneyImplementation> {
-  const { db, scope, uow } = createMemoryStores();
+  const { db, scope, uow, usage } = createMemoryStores();
   const gengate = createGengate({
     adapters: config.adapters,
     stores: scope,
@@ -14,6 +14,7 @@ export async function openMemoryMoneyImplementation(config: MoneyImplementationC
     resultUrls: { urlFor: (key) => `http://gengate.test/api/v1/files/${key}` },
     paymentProcessor: manualProcessor,
     scheduling: config.scheduling,
+    usageReader: usage,
   });
   return {
     gengate,
