@@ -19,6 +19,7 @@ export {
   describeMoneyContract,
   ledgerViolations,
   MONEY_CONTRACT_SCHEDULING,
+  MoneyClock,
   MoneyDriver,
   normaliseMoneyState,
   openMemoryMoneyImplementation,

@@ -1,6 +1,7 @@
 import { blobBytes, type BlobBody, type BlobInfo, type BlobStore, type ByteRange, type OpenedBlob, type StoredBlob } from '../ports/blob-store.js';
 import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
 import { MemoryDatabase } from './memory-database.js';
+import { MemoryKeyBudgetStore } from './memory-key-budget-store.js';
 import {
   MemoryAlertStore,
   MemoryBillingLedger,
@@ -21,6 +22,7 @@ function storesOver(db: MemoryDatabase): TransactionScope {
     alerts: new MemoryAlertStore(db),
     jobs: new MemoryJobQueue(db),
     idempotency: new MemoryIdempotencyStore(db),
+    keyBudgets: new MemoryKeyBudgetStore(db),
   };
 }
 
