@@ -65,7 +65,9 @@ export { isEndState, TASK_STATUSES } from './model/task.js';
 export type { TaskOutputFile, TaskRecord, TaskStatus, TaskView, TaskWarning } from './model/task.js';
 export type { ModelDescriptor, ModelView } from './model/model.js';
 export type { Modality } from './model/modality.js';
-export type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, CreatedApiKeyView } from './model/api-key.js';
+export type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, BudgetPeriod, CreatedApiKeyView, KeyControls, KeyRefusal, KeyUsage } from './model/api-key.js';
+export { BUDGET_PERIODS, NO_KEY_CONTROLS } from './model/api-key.js';
+export type { KeyBudgetStore } from './ports/key-budget-store.js';
 export type { UserRecord } from './model/user.js';
 export { TRANSACTION_STATUSES } from './model/billing.js';
 export type {
@@ -102,6 +104,7 @@ export type {
   CreditEntry,
   IdempotencyStore,
   JobQueue,
+  KeyBudgetMail,
   KeyLookupOptions,
   KeyStore,
   NewApiKey,

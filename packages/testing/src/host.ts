@@ -20,6 +20,7 @@ export {
   describeUsageContract,
   ledgerViolations,
   MONEY_CONTRACT_SCHEDULING,
+  MoneyClock,
   MoneyDriver,
   normaliseMoneyState,
   openMemoryMoneyImplementation,

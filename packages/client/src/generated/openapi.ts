@@ -269,7 +269,8 @@ export interface paths {
         get?: never;
         /**
          * Update an API key
-         * @description Any subset of the name, the three limits (`null` removes a limit) and the whitelist (`[]` clears it).
+         * @description Any subset of the name, the three rate limits (`null` removes a limit), the whitelist (`[]` clears it) and
+         *     the spend controls (`null` removes one). A changed `budget_period` starts counting in its own current period.
          */
         put: operations["updateApiKey"];
         post?: never;
@@ -841,6 +842,13 @@ export interface components {
             rate_limit_per_hour?: components["schemas"]["RateLimit"];
             rate_limit_per_day?: components["schemas"]["RateLimit"];
             ip_whitelist?: components["schemas"]["IpWhitelist"];
+            spend_limit?: components["schemas"]["SpendLimit"];
+            budget_period?: components["schemas"]["BudgetPeriod"];
+            soft_threshold_percent?: components["schemas"]["SoftThresholdPercent"];
+            allowed_models?: components["schemas"]["AllowList"];
+            allowed_providers?: components["schemas"]["AllowList"];
+            allowed_modalities?: components["schemas"]["AllowedModalities"];
+            max_concurrent_tasks?: components["schemas"]["MaxConcurrentTasks"];
         };
         UpdateApiKeyRequest: {
             name?: string;
@@ -848,7 +856,36 @@ export interface components {
             rate_limit_per_hour?: components["schemas"]["RateLimit"];
             rate_limit_per_day?: components["schemas"]["RateLimit"];
             ip_whitelist?: components["schemas"]["IpWhitelist"];
+            spend_limit?: components["schemas"]["SpendLimit"];
+            budget_period?: components["schemas"]["BudgetPeriod"];
+            soft_threshold_percent?: components["schemas"]["SoftThresholdPercent"];
+            allowed_models?: components["schemas"]["AllowList"];
+            allowed_providers?: components["schemas"]["AllowList"];
+            allowed_modalities?: components["schemas"]["AllowedModalities"];
+            max_concurrent_tasks?: components["schemas"]["MaxConcurrentTasks"];
         };
+        /**
+         * @description Credits (at most six decimals) the key may spend per `budget_period`: held credits of its unfinished
+         *     tasks plus charged credits of its settled ones, counted in the period the task was submitted in.
+         *     Checked in the transaction that holds the credits, so concurrent submissions cannot pass it.
+         *     null (or omitted) = no key budget (the user's balance still applies).
+         */
+        SpendLimit: number | null;
+        /**
+         * @description When the spend limit starts again, in UTC: `day` at 00:00, `week` on Monday 00:00, `month` on the
+         *     1st at 00:00; `none`: one budget for the key's life.
+         * @default none
+         * @enum {string}
+         */
+        BudgetPeriod: "day" | "week" | "month" | "none";
+        /** @description Percent of `spend_limit` at which one e-mail is sent to the key's owner, once per period. */
+        SoftThresholdPercent: number | null;
+        /** @description The only model ids (allowed_models) or provider ids (allowed_providers) the key may run; null = all. */
+        AllowList: string[] | null;
+        /** @description The only modalities the key may run; null = all. */
+        AllowedModalities: ("video" | "image" | "chat")[] | null;
+        /** @description Most tasks of this key `waiting` or `generating` at once; null = no cap. */
+        MaxConcurrentTasks: number | null;
         /** @description A listed key; `key` is the mask (prefix and last four characters). */
         ApiKey: {
             /** Format: uuid */
@@ -860,6 +897,24 @@ export interface components {
             rate_limit_per_hour: components["schemas"]["RateLimit"];
             rate_limit_per_day: components["schemas"]["RateLimit"];
             ip_whitelist: string[];
+            spend_limit: components["schemas"]["SpendLimit"];
+            budget_period: components["schemas"]["BudgetPeriod"];
+            soft_threshold_percent: components["schemas"]["SoftThresholdPercent"];
+            allowed_models: components["schemas"]["AllowList"];
+            allowed_providers: components["schemas"]["AllowList"];
+            allowed_modalities: components["schemas"]["AllowedModalities"];
+            max_concurrent_tasks: components["schemas"]["MaxConcurrentTasks"];
+            /** @description Credits held and charged by this key in the current budget period. */
+            spent: number;
+            /** @description spend_limit minus spent (never below 0); null without a spend limit. */
+            remaining: number | null;
+            /**
+             * Format: date-time
+             * @description When the current budget period ends (UTC); null for `none`.
+             */
+            resets_at: string | null;
+            /** @description Tasks of this key `waiting` or `generating` now. */
+            concurrent_tasks: number;
             created_at: components["schemas"]["Timestamp"];
             /**
              * Format: date-time
@@ -1005,7 +1060,7 @@ export interface components {
          * @description The stable error type (docs/errors.md); branch on it, not on the message.
          * @enum {string}
          */
-        ErrorType: "invalid_request" | "invalid_json" | "sign_in_link_invalid" | "invalid_body" | "unsupported_parameter" | "authentication_failed" | "session_required" | "insufficient_credits" | "ip_not_allowed" | "csrf_failed" | "operator_only" | "sign_up_closed" | "result_url_invalid" | "model_not_found" | "model_inactive" | "task_not_found" | "api_key_not_found" | "alert_not_found" | "not_found" | "method_not_allowed" | "conflict" | "result_url_expired" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "limit_exceeded" | "provider_not_configured" | "rate_limited" | "too_many_tasks" | "internal_error" | "upstream_error" | "overloaded" | "service_unavailable";
+        ErrorType: "invalid_request" | "invalid_json" | "sign_in_link_invalid" | "invalid_body" | "unsupported_parameter" | "authentication_failed" | "session_required" | "insufficient_credits" | "key_budget_exceeded" | "ip_not_allowed" | "csrf_failed" | "operator_only" | "sign_up_closed" | "model_not_allowed_for_key" | "provider_not_allowed_for_key" | "modality_not_allowed_for_key" | "result_url_invalid" | "model_not_found" | "model_inactive" | "task_not_found" | "api_key_not_found" | "alert_not_found" | "not_found" | "method_not_allowed" | "conflict" | "result_url_expired" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "limit_exceeded" | "provider_not_configured" | "rate_limited" | "key_concurrency_exceeded" | "too_many_tasks" | "internal_error" | "upstream_error" | "overloaded" | "service_unavailable";
         /** @description The body of every refused request; `code` repeats the HTTP status. */
         Error: {
             code: number;
@@ -1015,6 +1070,11 @@ export interface components {
                 type: components["schemas"]["ErrorType"];
                 /** @description The offending field (dotted path into the body, or a path/query parameter or header), or null. */
                 param: string | null;
+                /**
+                 * Format: date-time
+                 * @description `key_budget_exceeded` only: when the key's budget period starts again (UTC); null when it never resets.
+                 */
+                resets_at?: string | null;
             };
         };
     };
@@ -1081,7 +1141,11 @@ export interface components {
                 };
             };
         };
-        /** @description `insufficient_credits`: the available balance (balance minus credits held by unfinished tasks) cannot cover the quote. */
+        /**
+         * @description `insufficient_credits`: the available balance (balance minus credits held by unfinished tasks) cannot cover the quote;
+         *     or `key_budget_exceeded`: the API key's `spend_limit` for its period (held + charged this period, plus this quote)
+         *     would be passed; `error.resets_at` says when the period starts again (null: `budget_period` none). Nothing is held.
+         */
         InsufficientCredits: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1091,22 +1155,45 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: 402;
+                    error?: {
+                        /** @enum {unknown} */
+                        type?: "insufficient_credits" | "key_budget_exceeded";
+                        param?: unknown;
+                        resets_at?: unknown;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `ip_not_allowed`: the client address is outside the key's IP whitelist; `model_not_allowed_for_key`,
+         *     `provider_not_allowed_for_key`, `modality_not_allowed_for_key`: the model is outside the key's
+         *     `allowed_models`, `allowed_providers` or `allowed_modalities`. Nothing is held.
+         */
+        RunForbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
                 /**
                  * @example {
-                 *       "code": 402,
-                 *       "message": "This run costs 2 credits; 1 of your 3 credits are available.",
+                 *       "code": 403,
+                 *       "message": "This API key may only run the models sandbox.pixel-image (its allowed_models); 'sandbox.motion-video' is not one. Nothing was held.",
                  *       "error": {
-                 *         "type": "insufficient_credits",
-                 *         "param": null
+                 *         "type": "model_not_allowed_for_key",
+                 *         "param": "model_id"
                  *       }
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
                     /** @constant */
-                    code?: 402;
+                    code?: 403;
                     error?: {
-                        /** @constant */
-                        type?: "insufficient_credits";
+                        /** @enum {unknown} */
+                        type?: "ip_not_allowed" | "model_not_allowed_for_key" | "provider_not_allowed_for_key" | "modality_not_allowed_for_key";
                         param?: unknown;
                     };
                 };
@@ -1448,8 +1535,9 @@ export interface components {
             };
         };
         /**
-         * @description `rate_limited`: the key's per-minute, per-hour or per-day limit is exhausted; or `too_many_tasks`:
-         *     you already have the most unfinished tasks this gateway queues per user. Retry after `Retry-After`
+         * @description `rate_limited`: the key's per-minute, per-hour or per-day limit is exhausted; `too_many_tasks`:
+         *     you already have the most unfinished tasks this gateway queues per user; or `key_concurrency_exceeded`:
+         *     the key already has `max_concurrent_tasks` tasks waiting or generating. Retry after `Retry-After`
          *     seconds. Nothing is held.
          */
         RunTooManyRequests: {
@@ -1477,7 +1565,7 @@ export interface components {
                     code?: 429;
                     error?: {
                         /** @enum {unknown} */
-                        type?: "rate_limited" | "too_many_tasks";
+                        type?: "rate_limited" | "too_many_tasks" | "key_concurrency_exceeded";
                         param?: unknown;
                     };
                 };
@@ -1753,7 +1841,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["RunForbidden"];
             404: components["responses"]["ModelNotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2391,7 +2479,14 @@ export interface operations {
                  *       "rate_limit_per_minute": 60,
                  *       "ip_whitelist": [
                  *         "10.0.0.0/8"
-                 *       ]
+                 *       ],
+                 *       "spend_limit": 100,
+                 *       "budget_period": "month",
+                 *       "soft_threshold_percent": 80,
+                 *       "allowed_modalities": [
+                 *         "image"
+                 *       ],
+                 *       "max_concurrent_tasks": 4
                  *     }
                  */
                 "application/json": components["schemas"]["CreateApiKeyRequest"];

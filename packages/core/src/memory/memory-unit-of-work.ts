@@ -3,6 +3,7 @@ import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
 import type { UsageReader } from '../ports/usage-reader.js';
 import { MemoryDatabase } from './memory-database.js';
 import { MemoryUsageReader } from './memory-usage-reader.js';
+import { MemoryKeyBudgetStore } from './memory-key-budget-store.js';
 import {
   MemoryAlertStore,
   MemoryBillingLedger,
@@ -23,6 +24,7 @@ function storesOver(db: MemoryDatabase): TransactionScope {
     alerts: new MemoryAlertStore(db),
     jobs: new MemoryJobQueue(db),
     idempotency: new MemoryIdempotencyStore(db),
+    keyBudgets: new MemoryKeyBudgetStore(db),
   };
 }
 

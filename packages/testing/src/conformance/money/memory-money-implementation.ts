@@ -1,5 +1,5 @@
 import { createGengate, createMemoryStores, MemoryBlobStore, type PaymentProcessor } from '@gengate/core';
-import type { MoneyImplementation, MoneyImplementationConfig } from './money-harness.js';
+import type { MoneyImplementation, MoneyImplementationConfig, RawMoneyState } from './money-harness.js';
 
 const manualProcessor: PaymentProcessor = { id: 'manual', createCheckout: async () => ({ checkoutUrl: null, externalRef: null }) };
 
@@ -15,6 +15,7 @@ export async function openMemoryMoneyImplementation(config: MoneyImplementationC
     paymentProcessor: manualProcessor,
     scheduling: config.scheduling,
     usageReader: usage,
+    ...(config.clock ? { clock: config.clock } : {}),
   });
   return {
     gengate,
@@ -54,8 +55,9 @@ export async function openMemoryMoneyImplementation(config: MoneyImplementationC
           errorMessage: t.errorMessage,
         })),
         alerts: alerts.map((a) => ({ userId: a.userId, thresholdMicro: a.thresholdMicro, armed: a.armed })),
-        jobs: db.jobs.flatMap((j) => {
+        jobs: db.jobs.flatMap((j): RawMoneyState['jobs'][number][] => {
           if (j.queue === 'status-check') return [];
+          if (j.payload.keyMail) return ofUsers.has(j.payload.keyMail.userId) ? [{ queue: 'key-budget-mail', taskId: null, userId: j.payload.keyMail.userId }] : [];
           const taskId = j.payload.taskId ?? null;
           const userId = taskId !== null ? (userOfTask.get(taskId) ?? null) : j.payload.alertId !== undefined ? (userOfAlert.get(j.payload.alertId) ?? null) : null;
           return userId === null ? [] : [{ queue: j.queue, taskId, userId }];
