@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, download } from '../api/client';
-import type { ApiKeyWithBudget } from '../api/key-budget-types';
+import type { ApiKey } from '../api/types';
 import type { UsageReport } from '../api/usage-types';
 import { ErrorBanner, Notice, useLoad } from '../components/common';
 import { KeyBudgetChart } from '../components/charts/KeyBudgetChart';
@@ -20,7 +20,7 @@ export function UsagePage() {
   const range = rangeOf(days);
   const byDay = useLoad(() => api<UsageReport>('GET', usagePath(range, ['day', 'model'])), [range.from, range.to]);
   const byModel = useLoad(() => api<UsageReport>('GET', usagePath(range, ['model'])), [range.from, range.to]);
-  const keys = useLoad(() => api<{ data: ApiKeyWithBudget[] }>('GET', '/api/v1/api-keys'), []);
+  const keys = useLoad(() => api<{ data: ApiKey[] }>('GET', '/api/v1/api-keys'), []);
   const [csv, setCsv] = useState<{ busy: boolean; error: unknown; done: string | null }>({ busy: false, error: null, done: null });
   const spend = byDay.data && spendByDayAndModel(byDay.data.data, range.days);
   const tasks = byDay.data && tasksByDay(byDay.data.data, range.days);

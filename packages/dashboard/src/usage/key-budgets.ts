@@ -1,5 +1,5 @@
 /** The per-key budget bars: spent against the limit of the current period, from `GET /api/v1/api-keys`. */
-import type { ApiKeyWithBudget, BudgetPeriod } from '../api/key-budget-types';
+import type { ApiKey, BudgetPeriod } from '../api/types';
 
 const MICRO = 1_000_000;
 
@@ -18,16 +18,16 @@ export interface KeyBudgetBar {
 }
 
 /** Keys with a spend limit, the fullest first; keys without one are named apart. */
-export function keyBudgetBars(keys: readonly ApiKeyWithBudget[]): { bars: KeyBudgetBar[]; unlimited: string[] } {
+export function keyBudgetBars(keys: readonly ApiKey[]): { bars: KeyBudgetBar[]; unlimited: string[] } {
   const bars: KeyBudgetBar[] = [];
   const unlimited: string[] = [];
   for (const k of keys) {
-    if (k.spend_limit === null || k.spend_limit === undefined) {
+    if (k.spend_limit === null) {
       unlimited.push(k.name);
       continue;
     }
     const limitMicro = Math.round(k.spend_limit * MICRO);
-    const spentMicro = Math.min(Math.round((k.spent ?? 0) * MICRO), limitMicro);
+    const spentMicro = Math.min(Math.round(k.spent * MICRO), limitMicro);
     bars.push({
       id: k.id,
       name: k.name,
@@ -35,8 +35,8 @@ export function keyBudgetBars(keys: readonly ApiKeyWithBudget[]): { bars: KeyBud
       spent: spentMicro / MICRO,
       remaining: (limitMicro - spentMicro) / MICRO,
       percent: limitMicro === 0 ? 100 : Math.floor((spentMicro * 100) / limitMicro),
-      period: k.budget_period ?? 'none',
-      resets_at: k.resets_at ?? null,
+      period: k.budget_period,
+      resets_at: k.resets_at,
     });
   }
   bars.sort((a, b) => b.percent - a.percent || a.name.localeCompare(b.name));

@@ -1,11 +1,11 @@
 import { Bar, BarChart, CartesianGrid, LabelList, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { ApiKeyWithBudget } from '../../api/key-budget-types';
+import type { ApiKey } from '../../api/types';
 import { keyBudgetBars, periodWords, resetWords } from '../../usage/key-budgets';
 import { ChartPanel } from './ChartPanel';
 import { colourAt, formatCreditsShort, OTHER_COLOUR } from './palette';
 
 /** One bar per key with a spend limit: spent against what is left, with the reset time; "almost used up" from 90 %. */
-export function KeyBudgetChart({ keys, loading, error }: { keys: ApiKeyWithBudget[] | undefined; loading: boolean; error: unknown }) {
+export function KeyBudgetChart({ keys, loading, error }: { keys: ApiKey[] | undefined; loading: boolean; error: unknown }) {
   const { bars, unlimited } = keyBudgetBars(keys ?? []);
   const points = bars.map((b) => ({ ...b, label: `${formatCreditsShort(b.spent)} / ${formatCreditsShort(b.limit)} (${b.percent} %)` }));
   return (
