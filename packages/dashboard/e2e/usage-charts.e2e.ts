@@ -100,8 +100,16 @@ describe('the usage charts and key budgets in Chromium, with usage made by real 
     secret = (await page.getByTestId('new-key-secret').textContent()) ?? '';
     expect(secret).toMatch(/^gg_live_/);
     await page.getByRole('button', { name: 'I have stored it' }).click();
+    // A spend limit set in the keys page's budget form (before the runs: a key's spend counts in the
+    // budget period its submission fell in).
+    const keyCard = page.getByRole('article', { name: 'API key charts key' });
+    await keyCard.getByRole('button', { name: 'Edit' }).click();
+    await keyCard.getByLabel(/Spend limit/).fill('10');
+    await keyCard.getByLabel(/Budget period|Resets/).selectOption('day');
+    await keyCard.getByRole('button', { name: 'Save' }).click();
+    await keyCard.getByRole('button', { name: 'Edit' }).waitFor();
     const ended: string[] = [];
-    for (const size of [64, 96, 128]) ended.push(await run('sandbox.pixel-image', { prompt: `a square of ${size}`, width: size, height: size }));
+    for (const size of [64, 96, 128]) ended.push(await run('sandbox.pixel-image', { prompt: `a square of ${size}`, image_params: { width: size, height: size } }));
     ended.push(await run('sandbox.echo-chat', { prompt: 'hello charts' }));
     ended.push(await run('sandbox.always-fail', { prompt: 'this one fails' }));
     expect(ended).toEqual(['success', 'success', 'success', 'success', 'fail']);
@@ -110,7 +118,7 @@ describe('the usage charts and key budgets in Chromium, with usage made by real 
     await nav('Usage').click();
     const spend = page.locator('[data-testid="chart-spend"][data-state="ready"]');
     await spend.waitFor();
-    await expect.poll(() => spend.locator('.recharts-bar-rectangle').count()).toBeGreaterThanOrEqual(2); // image and chat in today's stack
+    await expect.poll(() => spend.locator('.recharts-bar-rectangle').count(), { timeout: 15_000 }).toBeGreaterThanOrEqual(2); // image and chat in today's stack
     await spend.locator('.recharts-legend-wrapper').getByText('sandbox.pixel-image').waitFor();
     await spend.locator('.recharts-legend-wrapper').getByText('sandbox.echo-chat').waitFor();
     const spendUnit = (await spend.locator('header small').textContent()) ?? '';
@@ -121,22 +129,25 @@ describe('the usage charts and key budgets in Chromium, with usage made by real 
     await tasks.getByText('5 in this range, 1 failed').waitFor();
     await tasks.getByText('Show the figures as a table').click();
     await tasks.locator('tbody tr').filter({ hasText: '20 %' }).waitFor(); // 1 of 5 failed today
+    await shot('charts-02-usage-30-days');
     const latency = page.locator('[data-testid="chart-latency"][data-state="ready"]');
-    await latency.locator('.recharts-yAxis').getByText('sandbox.pixel-image').waitFor();
+    await expect.poll(() => latency.locator('.recharts-bar-rectangle').count(), { timeout: 15_000 }).toBe(4); // p50 and p95 of two models
     await latency.getByText('Show the figures as a table').click();
     await expect(latency.locator('tbody tr').filter({ hasText: 'sandbox.pixel-image' }).locator('td').nth(1).textContent()).resolves.toBe('3');
     const thirty = usageRequests.filter((u) => u.searchParams.get('group_by') === 'day,model').at(-1);
     expect(thirty?.searchParams.get('from')).toBe(midnightUtc(29));
-    await shot('charts-02-usage-30-days');
 
     // The range picker changes the request: 7 days starts six days before today's midnight.
     const before = usageRequests.length;
-    await page.getByLabel('Last 7 days').check();
-    await expect.poll(() => usageRequests.slice(before).some((u) => u.searchParams.get('from') === midnightUtc(6))).toBe(true);
+    // (click, not check: the choice goes through the URL, so the radio is checked once the router has moved)
+    await page.getByLabel('Last 7 days').click();
+    await expect.poll(() => page.getByLabel('Last 7 days').isChecked(), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => usageRequests.slice(before).some((u) => u.searchParams.get('from') === midnightUtc(6)), { timeout: 15_000 }).toBe(true);
     expect(new URL(page.url()).searchParams.get('days')).toBe('7');
     await spend.waitFor();
-    await page.getByLabel('Last 90 days').check();
-    await expect.poll(() => usageRequests.some((u) => u.searchParams.get('from') === midnightUtc(89))).toBe(true);
+    await page.getByLabel('Last 90 days').click();
+    await expect.poll(() => page.getByLabel('Last 90 days').isChecked(), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => usageRequests.some((u) => u.searchParams.get('from') === midnightUtc(89)), { timeout: 15_000 }).toBe(true);
     await spend.waitFor();
     await shot('charts-03-usage-90-days');
 
@@ -148,21 +159,14 @@ describe('the usage charts and key budgets in Chromium, with usage made by real 
     expect(file.suggestedFilename()).toMatch(/\.csv$/);
     await page.getByText(/Downloaded .+\.csv/).waitFor();
 
-    // A spend limit set in the keys page's form; the budget bar shows it with the reset time.
-    await nav('API keys').click();
-    const keyCard = page.getByRole('article', { name: 'API key charts key' });
-    await keyCard.getByRole('button', { name: 'Edit' }).click();
-    await keyCard.getByLabel(/Spend limit/).fill('10');
-    await keyCard.getByLabel(/Budget period|Resets/).selectOption('day');
-    await keyCard.getByRole('button', { name: 'Save' }).click();
-    await nav('Usage').click();
+    // The key's budget bar: what the runs spent against the limit set in the form, with the reset time.
     const bar = page.locator('[data-testid="key-budget"][data-key="charts key"]');
     await bar.waitFor();
     const words = (await bar.textContent()) ?? '';
     expect(words).toMatch(/charts key: 6\.\d+ of 10 credits per UTC day \(6\d %\)/);
     const tomorrow = new Date(Date.parse(midnightUtc(-1))).toLocaleString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
     expect(words).toContain(`resets ${tomorrow}, 00:00 UTC`);
-    await expect.poll(() => page.locator('[data-testid="chart-key-budgets"] .recharts-bar-rectangle').count()).toBe(2); // spent and left
+    await expect.poll(() => page.locator('[data-testid="chart-key-budgets"] .recharts-bar-rectangle').count(), { timeout: 15_000 }).toBe(2); // spent and left
     await shot('charts-04-key-budget');
 
     // Phone-sized: the charts shrink with the page, no sideways scrolling.

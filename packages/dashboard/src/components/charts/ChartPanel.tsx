@@ -22,7 +22,7 @@ export function ChartPanel({
   loading: boolean;
   error: unknown;
   empty: boolean;
-  emptyText?: string;
+  emptyText?: ReactNode;
   table: ReactNode;
   children: ReactNode;
 }) {
@@ -35,7 +35,10 @@ export function ChartPanel({
       </header>
       {state === 'error' && <ErrorBanner error={error} />}
       {state === 'loading' && <p className="chart-placeholder" aria-busy="true">Loading…</p>}
-      {state === 'empty' && <p className="chart-placeholder" data-testid={`${id}-empty`}>{emptyText}</p>}
+      {state === 'empty' && <p className="chart-placeholder" data-testid={`${id}-empty`}>
+          {/* one flex item, so the spaces around a link inside the text stay */}
+          <span>{emptyText}</span>
+        </p>}
       {state === 'ready' && (
         <>
           <div className="chart-box" role="img" aria-label={`${title} (${unit}); the figures are in the table below`}>

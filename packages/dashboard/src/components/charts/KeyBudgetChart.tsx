@@ -1,6 +1,8 @@
+import { Link } from 'react-router';
 import { Bar, BarChart, CartesianGrid, LabelList, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { ApiKey } from '../../api/types';
 import { keyBudgetBars, periodWords, resetWords } from '../../usage/key-budgets';
+import { formatCredits } from '../common';
 import { ChartPanel } from './ChartPanel';
 import { colourAt, formatCreditsShort, OTHER_COLOUR } from './palette';
 
@@ -16,7 +18,7 @@ export function KeyBudgetChart({ keys, loading, error }: { keys: ApiKey[] | unde
       loading={loading && !keys}
       error={error}
       empty={bars.length === 0}
-      emptyText="No key has a spend limit. Set one on the API keys page."
+      emptyText={<>No key has a spend limit. Set one on the <Link to="/keys">API keys</Link> page.</>}
       table={
         <table>
           <thead>
@@ -31,8 +33,8 @@ export function KeyBudgetChart({ keys, loading, error }: { keys: ApiKey[] | unde
             {bars.map((b) => (
               <tr key={b.id}>
                 <td>{b.name}</td>
-                <td className="num">{formatCreditsShort(b.spent)}</td>
-                <td className="num">{formatCreditsShort(b.limit)}</td>
+                <td className="num">{formatCredits(b.spent)}</td>
+                <td className="num">{formatCredits(b.limit)}</td>
                 <td>{periodWords(b.period)}, {resetWords(b.resets_at)}</td>
               </tr>
             ))}
@@ -45,7 +47,7 @@ export function KeyBudgetChart({ keys, loading, error }: { keys: ApiKey[] | unde
           <CartesianGrid strokeDasharray="3 3" horizontal={false} />
           <XAxis type="number" tickFormatter={formatCreditsShort} />
           <YAxis type="category" dataKey="name" width={140} />
-          <Tooltip formatter={(v, name) => [`${formatCreditsShort(Number(v))} credits`, name]} />
+          <Tooltip formatter={(v, name) => [`${formatCredits(Number(v))} credits`, name]} />
           <Legend />
           <Bar dataKey="spent" name="Spent" stackId="budget" fill={colourAt(0)} isAnimationActive={false} />
           <Bar dataKey="remaining" name="Left" stackId="budget" fill={OTHER_COLOUR} fillOpacity={0.35} isAnimationActive={false}>
@@ -56,7 +58,7 @@ export function KeyBudgetChart({ keys, loading, error }: { keys: ApiKey[] | unde
       <ul className="plain key-budgets" data-testid="key-budgets">
         {bars.map((b) => (
           <li key={b.id} data-testid="key-budget" data-key={b.name} data-percent={b.percent}>
-            <strong>{b.name}</strong>: {formatCreditsShort(b.spent)} of {formatCreditsShort(b.limit)} credits {periodWords(b.period)} ({b.percent} %)
+            <strong>{b.name}</strong>: {formatCredits(b.spent)} of {formatCredits(b.limit)} credits {periodWords(b.period)} ({b.percent} %)
             {b.percent >= 90 && <span className="neg"> · almost used up</span>} · {resetWords(b.resets_at)}
           </li>
         ))}

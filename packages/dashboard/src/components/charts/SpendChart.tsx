@@ -1,5 +1,6 @@
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { shortDay, type StackedSeries } from '../../usage/series';
+import { formatCredits } from '../common';
 import { ChartPanel } from './ChartPanel';
 import { colourAt, formatCreditsShort, OTHER_COLOUR } from './palette';
 
@@ -22,7 +23,7 @@ export function SpendChart({
     <ChartPanel
       id={id}
       title={`Spend per day, by ${dimension}`}
-      unit={data ? `credits · ${formatCreditsShort(data.totalCredits)} credits in this range` : 'credits'}
+      unit={data ? `in credits · ${formatCredits(data.totalCredits)} credits in this range` : 'in credits'}
       loading={loading && !data}
       error={error}
       empty={empty}
@@ -43,9 +44,9 @@ export function SpendChart({
                 <tr key={p.day}>
                   <td>{p.day}</td>
                   {data.series.map((s) => (
-                    <td className="num" key={s.key}>{formatCreditsShort(Number(p[s.key] ?? 0))}</td>
+                    <td className="num" key={s.key}>{formatCredits(Number(p[s.key] ?? 0))}</td>
                   ))}
-                  <td className="num">{formatCreditsShort(p.total)}</td>
+                  <td className="num">{formatCredits(p.total)}</td>
                 </tr>
               ))}
             </tbody>
@@ -59,7 +60,7 @@ export function SpendChart({
             <CartesianGrid strokeDasharray="3 3" vertical={false} />
             <XAxis dataKey="day" tickFormatter={shortDay} minTickGap={16} />
             <YAxis tickFormatter={formatCreditsShort} width={64} label={{ value: 'credits', angle: -90, position: 'insideLeft', offset: 0 }} />
-            <Tooltip labelFormatter={(d) => `${shortDay(String(d))} (UTC)`} formatter={(v, name) => [`${formatCreditsShort(Number(v))} credits`, name]} />
+            <Tooltip labelFormatter={(d) => `${shortDay(String(d))} (UTC)`} formatter={(v, name) => [`${formatCredits(Number(v))} credits`, name]} />
             <Legend />
             {data.series.map((s, i) => (
               <Bar key={s.key} dataKey={s.key} name={s.name} stackId={id} fill={s.key === 'other' ? OTHER_COLOUR : colourAt(i)} isAnimationActive={false} />
