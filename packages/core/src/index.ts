@@ -65,7 +65,9 @@ export { isEndState, TASK_STATUSES } from './model/task.js';
 export type { TaskOutputFile, TaskRecord, TaskStatus, TaskView, TaskWarning } from './model/task.js';
 export type { ModelDescriptor, ModelView } from './model/model.js';
 export type { Modality } from './model/modality.js';
-export type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, CreatedApiKeyView } from './model/api-key.js';
+export type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, BudgetPeriod, CreatedApiKeyView, KeyControls, KeyRefusal, KeyUsage } from './model/api-key.js';
+export { BUDGET_PERIODS, NO_KEY_CONTROLS } from './model/api-key.js';
+export type { KeyBudgetStore } from './ports/key-budget-store.js';
 export type { UserRecord } from './model/user.js';
 export { TRANSACTION_STATUSES } from './model/billing.js';
 export type {
@@ -102,6 +104,7 @@ export type {
   CreditEntry,
   IdempotencyStore,
   JobQueue,
+  KeyBudgetMail,
   KeyLookupOptions,
   KeyStore,
   NewApiKey,
@@ -122,6 +125,12 @@ export { NO_TELEMETRY } from './ports/telemetry.js';
 export type { SubmissionRefusal, TaskOutcome, Telemetry, UpstreamOperation } from './ports/telemetry.js';
 export { OPEN_GATE } from './ports/submission-gate.js';
 export type { GateState, SubmissionGate } from './ports/submission-gate.js';
+export { NO_USAGE_READER, type UsageReader } from './ports/usage-reader.js';
+export { USAGE_GROUPS, providerOfModelId, type UsageCounts, type UsageDimension, type UsageGroup, type UsageGroupRow, type UsageQuery } from './model/usage.js';
+export { LATENCY_BUCKET_BOUNDS_MS, LATENCY_BUCKETS, latencyBucketOf, latencyPercentile } from './model/latency-histogram.js';
+export { UsageReport, USAGE_FIGURE_COLUMNS, USAGE_GROUP_COLUMNS } from './services/usage-report.js';
+export type { UsageAnswer, UsageFiguresView, UsageReportView, UsageRowView } from './services/usage-report.js';
+export { MemoryUsageReader } from './memory/memory-usage-reader.js';
 export { ALWAYS_HEALTHY, type CircuitState, type RouteHealth, type RouteHealthState, type RouteOutcome } from './ports/route-health.js';
 export { blobBytes } from './ports/blob-store.js';
 export type { BlobBody, BlobInfo, BlobStore, ByteRange, OpenedBlob, PresignedResponseHeaders, ResultUrlResolver, StoredBlob } from './ports/blob-store.js';

@@ -31,7 +31,9 @@ export { toModelView } from './model/model.js';
 export type { ModelDescriptor, ModelView, ProviderParamsObject, ProviderParamsSchema } from './model/model.js';
 export { isEndState, TASK_STATUSES } from './model/task.js';
 export type { TaskOutputFile, TaskRecord, TaskStatus, TaskView, TaskWarning } from './model/task.js';
-export type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, CreatedApiKeyView } from './model/api-key.js';
+export type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, BudgetPeriod, CreatedApiKeyView, KeyControls, KeyRefusal, KeyUsage } from './model/api-key.js';
+export { BUDGET_PERIODS, NO_KEY_CONTROLS } from './model/api-key.js';
+export type { KeyBudgetStore } from './ports/key-budget-store.js';
 export type { UserRecord } from './model/user.js';
 export { TRANSACTION_STATUSES } from './model/billing.js';
 export type {
@@ -122,6 +124,7 @@ export type {
   CreditEntry,
   IdempotencyStore,
   JobQueue,
+  KeyBudgetMail,
   KeyLookupOptions,
   KeyStore,
   NewApiKey,
@@ -143,6 +146,12 @@ export { NO_TELEMETRY } from './ports/telemetry.js';
 export type { SubmissionRefusal, TaskOutcome, Telemetry, UpstreamOperation } from './ports/telemetry.js';
 export { OPEN_GATE } from './ports/submission-gate.js';
 export type { GateState, SubmissionGate } from './ports/submission-gate.js';
+export { NO_USAGE_READER, type UsageReader } from './ports/usage-reader.js';
+export { USAGE_GROUPS, providerOfModelId, type UsageCounts, type UsageDimension, type UsageGroup, type UsageGroupRow, type UsageQuery } from './model/usage.js';
+export { LATENCY_BUCKET_BOUNDS_MS, LATENCY_BUCKETS, latencyBucketOf, latencyPercentile } from './model/latency-histogram.js';
+export { UsageReport, USAGE_FIGURE_COLUMNS, USAGE_GROUP_COLUMNS } from './services/usage-report.js';
+export type { UsageAnswer, UsageFiguresView, UsageReportView, UsageRowView } from './services/usage-report.js';
+export { MemoryUsageReader } from './memory/memory-usage-reader.js';
 export { ALWAYS_HEALTHY, type CircuitState, type RouteHealth, type RouteHealthState, type RouteOutcome } from './ports/route-health.js';
 export { UnitOfWorkTaskCompletion } from './execution/unit-of-work-task-completion.js';
 export { blobBytes } from './ports/blob-store.js';
@@ -239,6 +248,9 @@ export { checkBalanceAlerts } from './billing/alert-check.js';
 export { completePendingPurchase, PURCHASE_CURRENCY } from './billing/complete-purchase.js';
 export type { PaidPurchase, PurchaseOutcome } from './billing/complete-purchase.js';
 export { SendAlertMail } from './services/send-alert-mail.js';
+export { SendKeyBudgetMail } from './services/send-key-budget-mail.js';
+export { budgetPeriodStart, budgetResetsAt } from './keys/key-budget-period.js';
+export { MemoryKeyBudgetStore } from './memory/memory-key-budget-store.js';
 export { CANCELLED_MESSAGE, CancelTask } from './services/cancel-task.js';
 export { ReceiveWebhook } from './services/receive-webhook.js';
 export type { WebhookReceipt } from './services/receive-webhook.js';

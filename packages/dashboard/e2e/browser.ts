@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { SmtpCapture } from '@gengate/testing/host';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const SCREENSHOTS = resolve(import.meta.dirname, '../../../test-results/screenshots');
@@ -28,4 +29,12 @@ export function watchErrors(page: Page): string[] {
     if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(`console: ${m.text()}`);
   });
   return errors;
+}
+
+/** The sign-in link of the n-th captured mail (quoted-printable turns '=' into '=3D'). */
+export function linkIn(smtp: SmtpCapture, index: number): string {
+  const mail = smtp.mails[index];
+  const m = /(http:\/\/\S+?\/dashboard\/sign-in)#token(?:=3D|=)([A-Za-z0-9_-]{43})/.exec(mail?.unfolded ?? '');
+  if (!m) throw new Error(`no sign-in link in mail ${index}: ${mail?.unfolded ?? 'none'}`);
+  return `${m[1]}#token=${m[2]}`;
 }

@@ -4,15 +4,7 @@ import { createTestDatabase, startSmtpCapture, type SmtpCapture, type TestDataba
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnServer, tempDataDir, type SpawnedServer } from '../../host/test/support/spawn-server.js';
-import { launchChromium, screenshot, SCREENSHOTS, watchErrors } from './browser.js';
-
-/** The sign-in link of the n-th captured mail (quoted-printable turns '=' into '=3D'). */
-function linkIn(smtp: SmtpCapture, index: number): string {
-  const mail = smtp.mails[index];
-  const m = /(http:\/\/\S+?\/dashboard\/sign-in)#token(?:=3D|=)([A-Za-z0-9_-]{43})/.exec(mail?.unfolded ?? '');
-  if (!m) throw new Error(`no sign-in link in mail ${index}: ${mail?.unfolded ?? 'none'}`);
-  return `${m[1]}#token=${m[2]}`;
-}
+import { launchChromium, linkIn, screenshot, SCREENSHOTS, watchErrors } from './browser.js';
 
 describe('the dashboard in Chromium, against the standalone host', () => {
   let smtp: SmtpCapture;

@@ -1,4 +1,4 @@
-import { Component, type ErrorInfo, type ReactNode } from 'react';
+import { Component, lazy, Suspense, type ErrorInfo, type ReactNode } from 'react';
 import { BrowserRouter, Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
 import { ErrorBanner } from './components/common';
 import { BillingPage } from './pages/BillingPage';
@@ -9,6 +9,9 @@ import { PlaygroundPage } from './pages/PlaygroundPage';
 import { SignInPage } from './pages/SignInPage';
 import { TasksPage } from './pages/TasksPage';
 import { SessionProvider, useSession } from './session';
+
+/** The usage page carries the charting library (Recharts): loaded when it is first opened, so the other pages stay light. */
+const UsagePage = lazy(() => import('./pages/UsagePage').then((m) => ({ default: m.UsagePage })));
 
 /** Never a blank page: a rendering error is shown with its message. */
 class ErrorBoundary extends Component<{ children: ReactNode }, { error: Error | null }> {
@@ -55,6 +58,7 @@ function Shell({ children }: { children: ReactNode }) {
               <li><NavLink to="/" end>Overview</NavLink></li>
               <li><NavLink to="/playground">Playground</NavLink></li>
               <li><NavLink to="/tasks">Tasks</NavLink></li>
+              <li><NavLink to="/usage">Usage</NavLink></li>
               <li><NavLink to="/keys">API keys</NavLink></li>
               <li><NavLink to="/billing">Billing</NavLink></li>
               {operator && <li><NavLink to="/operator">Operator</NavLink></li>}
@@ -95,6 +99,7 @@ function Pages() {
         <Route path="/" element={guarded(<OverviewPage />)} />
         <Route path="/playground" element={guarded(<PlaygroundPage />)} />
         <Route path="/tasks" element={guarded(<TasksPage />)} />
+        <Route path="/usage" element={guarded(<Suspense fallback={<p aria-busy="true">Loading the charts…</p>}><UsagePage /></Suspense>)} />
         <Route path="/keys" element={guarded(<KeysPage />)} />
         <Route path="/billing" element={guarded(<BillingPage />)} />
         <Route path="/operator" element={guarded(<OperatorPage />)} />

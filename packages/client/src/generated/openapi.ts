@@ -269,7 +269,8 @@ export interface paths {
         get?: never;
         /**
          * Update an API key
-         * @description Any subset of the name, the three limits (`null` removes a limit) and the whitelist (`[]` clears it).
+         * @description Any subset of the name, the three rate limits (`null` removes a limit), the whitelist (`[]` clears it) and
+         *     the spend controls (`null` removes one). A changed `budget_period` starts counting in its own current period.
          */
         put: operations["updateApiKey"];
         post?: never;
@@ -427,6 +428,36 @@ export interface paths {
          *     job, is acknowledged (`applied: false`) and changes nothing, so a repeated delivery charges once.
          */
         post: operations["providerWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage over time
+         * @description *gengate extension.* The caller's usage between `from` and `to`, grouped by one or two of `day`,
+         *     `hour`, `model`, `provider`, `key`: credits charged, tasks ended, failures, tokens, images, seconds of
+         *     video and latency percentiles. Served from hourly rollups written in the same transaction as each
+         *     task's settlement, so it is exact for ended tasks and stays fast on long histories. A task counts in
+         *     the hour it ended (UTC); tasks still waiting or generating are not counted. Only groups with at least
+         *     one ended task appear (no zero rows); rows are ordered by their group fields. Latency is the time from
+         *     submission to the end of a successful task; p50/p95 are read from a log-spaced histogram (bucket
+         *     ratio √2), so each is within about 19% of the exact value (docs/usage.md).
+         *
+         *     **CSV.** `format=csv` or `Accept: text/csv` answers `text/csv` (header line, one line per row, no
+         *     totals line; credits with six decimals; times in UTC).
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -811,6 +842,13 @@ export interface components {
             rate_limit_per_hour?: components["schemas"]["RateLimit"];
             rate_limit_per_day?: components["schemas"]["RateLimit"];
             ip_whitelist?: components["schemas"]["IpWhitelist"];
+            spend_limit?: components["schemas"]["SpendLimit"];
+            budget_period?: components["schemas"]["BudgetPeriod"];
+            soft_threshold_percent?: components["schemas"]["SoftThresholdPercent"];
+            allowed_models?: components["schemas"]["AllowList"];
+            allowed_providers?: components["schemas"]["AllowList"];
+            allowed_modalities?: components["schemas"]["AllowedModalities"];
+            max_concurrent_tasks?: components["schemas"]["MaxConcurrentTasks"];
         };
         UpdateApiKeyRequest: {
             name?: string;
@@ -818,7 +856,36 @@ export interface components {
             rate_limit_per_hour?: components["schemas"]["RateLimit"];
             rate_limit_per_day?: components["schemas"]["RateLimit"];
             ip_whitelist?: components["schemas"]["IpWhitelist"];
+            spend_limit?: components["schemas"]["SpendLimit"];
+            budget_period?: components["schemas"]["BudgetPeriod"];
+            soft_threshold_percent?: components["schemas"]["SoftThresholdPercent"];
+            allowed_models?: components["schemas"]["AllowList"];
+            allowed_providers?: components["schemas"]["AllowList"];
+            allowed_modalities?: components["schemas"]["AllowedModalities"];
+            max_concurrent_tasks?: components["schemas"]["MaxConcurrentTasks"];
         };
+        /**
+         * @description Credits (at most six decimals) the key may spend per `budget_period`: held credits of its unfinished
+         *     tasks plus charged credits of its settled ones, counted in the period the task was submitted in.
+         *     Checked in the transaction that holds the credits, so concurrent submissions cannot pass it.
+         *     null (or omitted) = no key budget (the user's balance still applies).
+         */
+        SpendLimit: number | null;
+        /**
+         * @description When the spend limit starts again, in UTC: `day` at 00:00, `week` on Monday 00:00, `month` on the
+         *     1st at 00:00; `none`: one budget for the key's life.
+         * @default none
+         * @enum {string}
+         */
+        BudgetPeriod: "day" | "week" | "month" | "none";
+        /** @description Percent of `spend_limit` at which one e-mail is sent to the key's owner, once per period. */
+        SoftThresholdPercent: number | null;
+        /** @description The only model ids (allowed_models) or provider ids (allowed_providers) the key may run; null = all. */
+        AllowList: string[] | null;
+        /** @description The only modalities the key may run; null = all. */
+        AllowedModalities: ("video" | "image" | "chat")[] | null;
+        /** @description Most tasks of this key `waiting` or `generating` at once; null = no cap. */
+        MaxConcurrentTasks: number | null;
         /** @description A listed key; `key` is the mask (prefix and last four characters). */
         ApiKey: {
             /** Format: uuid */
@@ -830,6 +897,24 @@ export interface components {
             rate_limit_per_hour: components["schemas"]["RateLimit"];
             rate_limit_per_day: components["schemas"]["RateLimit"];
             ip_whitelist: string[];
+            spend_limit: components["schemas"]["SpendLimit"];
+            budget_period: components["schemas"]["BudgetPeriod"];
+            soft_threshold_percent: components["schemas"]["SoftThresholdPercent"];
+            allowed_models: components["schemas"]["AllowList"];
+            allowed_providers: components["schemas"]["AllowList"];
+            allowed_modalities: components["schemas"]["AllowedModalities"];
+            max_concurrent_tasks: components["schemas"]["MaxConcurrentTasks"];
+            /** @description Credits held and charged by this key in the current budget period. */
+            spent: number;
+            /** @description spend_limit minus spent (never below 0); null without a spend limit. */
+            remaining: number | null;
+            /**
+             * Format: date-time
+             * @description When the current budget period ends (UTC); null for `none`.
+             */
+            resets_at: string | null;
+            /** @description Tasks of this key `waiting` or `generating` now. */
+            concurrent_tasks: number;
             created_at: components["schemas"]["Timestamp"];
             /**
              * Format: date-time
@@ -929,11 +1014,53 @@ export interface components {
             /** @constant */
             deleted: true;
         };
+        /** @description The figures of a usage row (or of the totals). */
+        UsageFigures: {
+            /** @description Credits charged (the ledger's usage deductions of the tasks counted). */
+            credits: components["schemas"]["Credits"];
+            /** @description Tasks ended (successes and failures). */
+            tasks: number;
+            /** @description Tasks ended as `fail` (cancelled ones included). */
+            failures: number;
+            input_tokens: number;
+            output_tokens: number;
+            /** @description Images produced. */
+            images: number;
+            /** @description Seconds of video produced (three decimals). */
+            video_seconds: number;
+            /** @description Median submission-to-result time of the successful tasks, milliseconds (null without any). */
+            latency_p50_ms: number | null;
+            /** @description 95th percentile of the same, milliseconds (null without any). */
+            latency_p95_ms: number | null;
+        };
+        /** @description One group. Only the fields named in `group_by` are present beside the figures. */
+        UsageRow: components["schemas"]["UsageFigures"] & {
+            /**
+             * Format: date
+             * @description UTC day, `YYYY-MM-DD`.
+             */
+            day?: string;
+            hour?: components["schemas"]["Timestamp"];
+            model?: string;
+            /** @description The provider part of the model id (`<provider>.<model>`). */
+            provider?: string;
+            /** @description The API key (null for tasks submitted from the dashboard). */
+            key_id?: string | null;
+            /** @description The key's name (null without a key). */
+            key_name?: string | null;
+        };
+        UsageReport: {
+            from: components["schemas"]["Timestamp"];
+            to: components["schemas"]["Timestamp"];
+            group_by: ("day" | "hour" | "model" | "provider" | "key")[];
+            data: components["schemas"]["UsageRow"][];
+            totals: components["schemas"]["UsageFigures"];
+        };
         /**
          * @description The stable error type (docs/errors.md); branch on it, not on the message.
          * @enum {string}
          */
-        ErrorType: "invalid_request" | "invalid_json" | "sign_in_link_invalid" | "invalid_body" | "unsupported_parameter" | "authentication_failed" | "session_required" | "insufficient_credits" | "ip_not_allowed" | "csrf_failed" | "operator_only" | "sign_up_closed" | "result_url_invalid" | "model_not_found" | "model_inactive" | "task_not_found" | "api_key_not_found" | "alert_not_found" | "not_found" | "method_not_allowed" | "conflict" | "result_url_expired" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "limit_exceeded" | "provider_not_configured" | "rate_limited" | "too_many_tasks" | "internal_error" | "upstream_error" | "overloaded" | "service_unavailable";
+        ErrorType: "invalid_request" | "invalid_json" | "sign_in_link_invalid" | "invalid_body" | "unsupported_parameter" | "authentication_failed" | "session_required" | "insufficient_credits" | "key_budget_exceeded" | "ip_not_allowed" | "csrf_failed" | "operator_only" | "sign_up_closed" | "model_not_allowed_for_key" | "provider_not_allowed_for_key" | "modality_not_allowed_for_key" | "result_url_invalid" | "model_not_found" | "model_inactive" | "task_not_found" | "api_key_not_found" | "alert_not_found" | "not_found" | "method_not_allowed" | "conflict" | "result_url_expired" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "limit_exceeded" | "provider_not_configured" | "rate_limited" | "key_concurrency_exceeded" | "too_many_tasks" | "internal_error" | "upstream_error" | "overloaded" | "service_unavailable";
         /** @description The body of every refused request; `code` repeats the HTTP status. */
         Error: {
             code: number;
@@ -943,6 +1070,11 @@ export interface components {
                 type: components["schemas"]["ErrorType"];
                 /** @description The offending field (dotted path into the body, or a path/query parameter or header), or null. */
                 param: string | null;
+                /**
+                 * Format: date-time
+                 * @description `key_budget_exceeded` only: when the key's budget period starts again (UTC); null when it never resets.
+                 */
+                resets_at?: string | null;
             };
         };
     };
@@ -1009,7 +1141,11 @@ export interface components {
                 };
             };
         };
-        /** @description `insufficient_credits`: the available balance (balance minus credits held by unfinished tasks) cannot cover the quote. */
+        /**
+         * @description `insufficient_credits`: the available balance (balance minus credits held by unfinished tasks) cannot cover the quote;
+         *     or `key_budget_exceeded`: the API key's `spend_limit` for its period (held + charged this period, plus this quote)
+         *     would be passed; `error.resets_at` says when the period starts again (null: `budget_period` none). Nothing is held.
+         */
         InsufficientCredits: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1019,22 +1155,45 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: 402;
+                    error?: {
+                        /** @enum {unknown} */
+                        type?: "insufficient_credits" | "key_budget_exceeded";
+                        param?: unknown;
+                        resets_at?: unknown;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `ip_not_allowed`: the client address is outside the key's IP whitelist; `model_not_allowed_for_key`,
+         *     `provider_not_allowed_for_key`, `modality_not_allowed_for_key`: the model is outside the key's
+         *     `allowed_models`, `allowed_providers` or `allowed_modalities`. Nothing is held.
+         */
+        RunForbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
                 /**
                  * @example {
-                 *       "code": 402,
-                 *       "message": "This run costs 2 credits; 1 of your 3 credits are available.",
+                 *       "code": 403,
+                 *       "message": "This API key may only run the models sandbox.pixel-image (its allowed_models); 'sandbox.motion-video' is not one. Nothing was held.",
                  *       "error": {
-                 *         "type": "insufficient_credits",
-                 *         "param": null
+                 *         "type": "model_not_allowed_for_key",
+                 *         "param": "model_id"
                  *       }
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
                     /** @constant */
-                    code?: 402;
+                    code?: 403;
                     error?: {
-                        /** @constant */
-                        type?: "insufficient_credits";
+                        /** @enum {unknown} */
+                        type?: "ip_not_allowed" | "model_not_allowed_for_key" | "provider_not_allowed_for_key" | "modality_not_allowed_for_key";
                         param?: unknown;
                     };
                 };
@@ -1376,8 +1535,9 @@ export interface components {
             };
         };
         /**
-         * @description `rate_limited`: the key's per-minute, per-hour or per-day limit is exhausted; or `too_many_tasks`:
-         *     you already have the most unfinished tasks this gateway queues per user. Retry after `Retry-After`
+         * @description `rate_limited`: the key's per-minute, per-hour or per-day limit is exhausted; `too_many_tasks`:
+         *     you already have the most unfinished tasks this gateway queues per user; or `key_concurrency_exceeded`:
+         *     the key already has `max_concurrent_tasks` tasks waiting or generating. Retry after `Retry-After`
          *     seconds. Nothing is held.
          */
         RunTooManyRequests: {
@@ -1405,7 +1565,7 @@ export interface components {
                     code?: 429;
                     error?: {
                         /** @enum {unknown} */
-                        type?: "rate_limited" | "too_many_tasks";
+                        type?: "rate_limited" | "too_many_tasks" | "key_concurrency_exceeded";
                         param?: unknown;
                     };
                 };
@@ -1681,7 +1841,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredits"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["RunForbidden"];
             404: components["responses"]["ModelNotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2319,7 +2479,14 @@ export interface operations {
                  *       "rate_limit_per_minute": 60,
                  *       "ip_whitelist": [
                  *         "10.0.0.0/8"
-                 *       ]
+                 *       ],
+                 *       "spend_limit": 100,
+                 *       "budget_period": "month",
+                 *       "soft_threshold_percent": 80,
+                 *       "allowed_modalities": [
+                 *         "image"
+                 *       ],
+                 *       "max_concurrent_tasks": 4
                  *     }
                  */
                 "application/json": components["schemas"]["CreateApiKeyRequest"];
@@ -2845,6 +3012,109 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["WebhookUnverifiable"];
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Start (inclusive), ISO 8601 date or date-time; rounded down to the hour (UTC). Default: `to`
+                 *     minus 30 days.
+                 * @example 2026-11-01
+                 */
+                from?: string;
+                /**
+                 * @description End (exclusive), ISO 8601 date or date-time; rounded up to the hour (UTC). Default: now. At most
+                 *     366 days after `from` (31 days when grouped by `hour`).
+                 * @example 2026-12-01T00:00:00Z
+                 */
+                to?: string;
+                /**
+                 * @description One or two of `day`, `hour`, `model`, `provider`, `key`, comma-separated (default `day`); not both
+                 *     `day` and `hour`. `member` is refused (400) until organizations exist.
+                 * @example day,model
+                 */
+                group_by?: string;
+                /** @description Only this model id. */
+                model?: string;
+                /** @description Only this provider (the part of the model id before its first dot). */
+                provider?: string;
+                /** @description Only tasks submitted with this API key of the caller's. */
+                key_id?: string;
+                /** @description `json` (default) or `csv`; `Accept: text/csv` also selects CSV. */
+                format?: "json" | "csv";
+            };
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage rows and their totals. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "from": "2026-11-01T00:00:00.000Z",
+                     *       "to": "2026-11-03T00:00:00.000Z",
+                     *       "group_by": [
+                     *         "day",
+                     *         "model"
+                     *       ],
+                     *       "data": [
+                     *         {
+                     *           "day": "2026-11-01",
+                     *           "model": "sandbox.echo-chat",
+                     *           "credits": 1.25,
+                     *           "tasks": 40,
+                     *           "failures": 2,
+                     *           "input_tokens": 5120,
+                     *           "output_tokens": 20480,
+                     *           "images": 0,
+                     *           "video_seconds": 0,
+                     *           "latency_p50_ms": 1448,
+                     *           "latency_p95_ms": 4096
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "credits": 1.25,
+                     *         "tasks": 40,
+                     *         "failures": 2,
+                     *         "input_tokens": 5120,
+                     *         "output_tokens": 20480,
+                     *         "images": 0,
+                     *         "video_seconds": 0,
+                     *         "latency_p50_ms": 1448,
+                     *         "latency_p95_ms": 4096
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UsageReport"];
+                    /**
+                     * @example day,model,credits,tasks,failures,input_tokens,output_tokens,images,video_seconds,latency_p50_ms,latency_p95_ms
+                     *     2026-11-01,sandbox.echo-chat,1.250000,40,2,5120,20480,0,0,1448,4096
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     getWebhookSecret: {

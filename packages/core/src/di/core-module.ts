@@ -9,6 +9,7 @@ import { UnitOfWorkTaskIntake } from '../run/unit-of-work-task-intake.js';
 import { AdminService } from '../services/admin.js';
 import { Authenticate } from '../services/authenticate.js';
 import { BillingService } from '../services/billing.js';
+import { UsageReport } from '../services/usage-report.js';
 import { CancelTask } from '../services/cancel-task.js';
 import { CatalogService } from '../services/catalog.js';
 import { ExecuteTask } from '../services/execute-task.js';
@@ -55,6 +56,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.Admin).to(AdminService).inSingletonScope();
   bind(TOKENS.ReceiveWebhook).to(ReceiveWebhook).inSingletonScope();
   bind(TOKENS.SweepTasks).to(SweepTasks).inSingletonScope();
+  bind(TOKENS.UsageReport).to(UsageReport).inSingletonScope();
 
   // The core classes other injectables take by their class (`@inject(FailTask)`: their files cannot import
   // this layer's tokens) are the service of the public token, so a rebinding of `TOKENS.FailTask` is what

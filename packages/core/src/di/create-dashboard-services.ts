@@ -6,9 +6,10 @@ import { OperatorService, type QueueInspector } from '../services/operators/oper
 import { DashboardAuth, DEFAULT_DASHBOARD_AUTH, type DashboardAuthOptions } from '../services/sessions/dashboard-auth.js';
 import type { SessionStore } from '../services/sessions/session-store.js';
 import type { SignInLinkQueue } from '../services/sessions/sign-in-link-queue.js';
+import type { UsageReport } from '../services/usage-report.js';
 
 export interface DashboardServicesConfig {
-  readonly gengate: Pick<GengateUseCases, 'stores' | 'unitOfWork' | 'logger' | 'registry' | 'keys' | 'admin'>;
+  readonly gengate: Pick<GengateUseCases, 'stores' | 'unitOfWork' | 'logger' | 'registry' | 'keys' | 'admin' | 'usage'>;
   readonly sessions: SessionStore;
   readonly directory: AccountDirectory;
   readonly mailer: Mailer;
@@ -28,6 +29,8 @@ export interface DashboardServices {
   readonly auth: DashboardAuth;
   readonly operators: OperatorService;
   readonly directory: AccountDirectory;
+  /** Usage over the rollups: the operator's view across users (per user, per provider, over time). */
+  readonly usage: UsageReport;
 }
 
 /** The dashboard's own use cases (sign-in, sessions, operator views), built over a Gengate's stores and use cases. */
@@ -48,5 +51,5 @@ export function createDashboardServices(config: DashboardServicesConfig): Dashbo
     ...config.options,
   });
   const operators = new OperatorService(config.directory, gengate.registry, gengate.keys, gengate.admin, config.queues ?? null, clock);
-  return { auth, operators, directory: config.directory };
+  return { auth, operators, directory: config.directory, usage: gengate.usage };
 }

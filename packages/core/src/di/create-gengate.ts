@@ -36,6 +36,8 @@ import type { ReceiveWebhook } from '../services/receive-webhook.js';
 import type { RunInline } from '../services/run-inline.js';
 import type { SubmitRun } from '../services/submit-run.js';
 import type { SweepTasks } from '../services/sweep-tasks.js';
+import type { UsageReport } from '../services/usage-report.js';
+import { NO_USAGE_READER, type UsageReader } from '../ports/usage-reader.js';
 import { coreModule, unitOfWorkTaskWritesModule } from './core-module.js';
 import { TOKENS } from './tokens.js';
 
@@ -72,6 +74,8 @@ export interface GengateCoreConfig {
   readonly submissionGate?: SubmissionGate;
   /** The routes' circuit breakers, shared by every process (the host binds one kept in PostgreSQL); default every route admitted. */
   readonly routeHealth?: RouteHealth;
+  /** The usage rollups GET /usage reads (the PostgreSQL host and createMemoryStores give one); default none: usage answers 503. */
+  readonly usageReader?: UsageReader;
 }
 
 /** The use cases an HTTP layer or worker calls. */
@@ -94,6 +98,8 @@ export interface Gengate {
   readonly admin: AdminService;
   readonly receiveWebhook: ReceiveWebhook;
   readonly sweepTasks: SweepTasks;
+  /** GET /usage and the operator's usage over the rollups. */
+  readonly usage: UsageReport;
   readonly inflight: InflightCalls;
   readonly prices: PriceBook;
   readonly logger: Logger;
@@ -162,6 +168,7 @@ export function coreSettingsModule(settings: GengateCoreSettings): ContainerModu
     constant(TOKENS.Telemetry, settings.telemetry ?? NO_TELEMETRY);
     constant(TOKENS.SubmissionGate, settings.submissionGate ?? OPEN_GATE);
     constant(TOKENS.RouteHealth, settings.routeHealth ?? ALWAYS_HEALTHY);
+    constant(TOKENS.UsageReader, settings.usageReader ?? NO_USAGE_READER);
     constant(TOKENS.ExecutionOptions, execution);
     constant(TOKENS.Scheduling, scheduling);
     constant(TOKENS.Markup, settings.markup ?? NO_MARKUP);
@@ -228,6 +235,7 @@ export function resolveGengate(container: Container): Gengate {
     admin: lazy(TOKENS.Admin),
     receiveWebhook: lazy(TOKENS.ReceiveWebhook),
     sweepTasks: lazy(TOKENS.SweepTasks),
+    usage: lazy(TOKENS.UsageReport),
     inflight: lazy(TOKENS.InflightCalls),
     prices: lazy(TOKENS.PriceBook),
     logger: lazy(TOKENS.Logger),
@@ -250,7 +258,7 @@ export function resolveUseCases(gengate: GengateUseCases): GengateUseCases {
   return {
     registry: g.registry, submitRun: g.submitRun, runInline: g.runInline, getTask: g.getTask, listTasks: g.listTasks, quoteRun: g.quoteRun,
     executeTask: g.executeTask, failTask: g.failTask, cancelTask: g.cancelTask, catalog: g.catalog, keys: g.keys, authenticate: g.authenticate,
-    billing: g.billing, admin: g.admin, receiveWebhook: g.receiveWebhook, sweepTasks: g.sweepTasks, inflight: g.inflight, prices: g.prices,
+    billing: g.billing, admin: g.admin, receiveWebhook: g.receiveWebhook, sweepTasks: g.sweepTasks, usage: g.usage, inflight: g.inflight, prices: g.prices,
     logger: g.logger, stores: g.stores, tasks: g.tasks, unitOfWork: g.unitOfWork, clock: g.clock, ids: g.ids,
   };
 }

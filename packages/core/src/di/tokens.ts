@@ -17,6 +17,7 @@ import type { ReceiveWebhook } from '../services/receive-webhook.js';
 import type { RunInline } from '../services/run-inline.js';
 import type { SubmitRun } from '../services/submit-run.js';
 import type { SweepTasks } from '../services/sweep-tasks.js';
+import type { UsageReport } from '../services/usage-report.js';
 
 /**
  * Injection tokens, in three kinds (the lists below name each token's kind; a test checks every token is
@@ -53,6 +54,7 @@ export const TOKENS = {
   SweepTasks: token<SweepTasks>('SweepTasks'),
   ListTasks: token<ListTasks>('ListTasks'),
   QuoteRun: token<QuoteRun>('QuoteRun'),
+  UsageReport: token<UsageReport>('UsageReport'),
 } as const;
 
 export type TokenName = keyof typeof TOKENS;
@@ -61,6 +63,7 @@ export type TokenName = keyof typeof TOKENS;
 export const PORT_TOKENS = [
   'Adapters', 'Stores', 'TaskStore', 'KeyStore', 'Ledger', 'AlertStore', 'UnitOfWork', 'TaskIntake', 'TaskCompletion', 'TaskPoll',
   'BlobStore', 'ResultUrls', 'PaymentProcessor', 'Logger', 'Clock', 'Ids', 'CallLimiter', 'Telemetry', 'SubmissionGate', 'RouteHealth',
+  'UsageReader',
 ] as const satisfies readonly TokenName[];
 
 /** Values from the configuration. */
@@ -70,4 +73,5 @@ export const SETTING_TOKENS = ['ExecutionOptions', 'DeadlinesMs', 'Scheduling', 
 export const USE_CASE_TOKENS = [
   'Registry', 'PriceBook', 'InflightCalls', 'SubmitRun', 'RunInline', 'GetTask', 'ExecuteTask', 'FailTask', 'CancelTask', 'Catalog',
   'ManageKeys', 'Authenticate', 'Billing', 'Admin', 'ReceiveWebhook', 'SweepTasks', 'ListTasks', 'QuoteRun',
+  'UsageReport',
 ] as const satisfies readonly TokenName[];

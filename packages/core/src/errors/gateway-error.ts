@@ -6,6 +6,8 @@ export interface GatewayErrorOptions {
   readonly cause?: unknown;
   /** Extra HTTP headers the error handler sets (e.g. Retry-After). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** A spend refusal's end of period (`error.resets_at`); null: the limit never resets. */
+  readonly resetsAt?: Date | null;
 }
 
 /** The one error class of the gateway. Its type decides the HTTP status. */
@@ -13,6 +15,7 @@ export class GatewayError extends Error {
   readonly type: ErrorType;
   readonly param: string | null;
   readonly headers: Readonly<Record<string, string>>;
+  readonly resetsAt: Date | null | undefined;
 
   constructor(type: ErrorType, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -20,6 +23,7 @@ export class GatewayError extends Error {
     this.type = type;
     this.param = options.param ?? null;
     this.headers = options.headers ?? {};
+    this.resetsAt = options.resetsAt;
   }
 
   /** A 400 naming the first invalid field of a zod validation failure. */
@@ -40,14 +44,16 @@ export class GatewayError extends Error {
   }
 
   toBody(): ErrorBody {
-    return { code: this.status, message: this.message, error: { type: this.type, param: this.param } };
+    const error: ErrorBody['error'] = { type: this.type, param: this.param };
+    if (this.resetsAt !== undefined) error.resets_at = this.resetsAt?.toISOString() ?? null;
+    return { code: this.status, message: this.message, error };
   }
 }
 
 export interface ErrorBody {
   code: number;
   message: string;
-  error: { type: ErrorType; param: string | null };
+  error: { type: ErrorType; param: string | null; resets_at?: string | null };
 }
 
 export function isGatewayError(e: unknown): e is GatewayError {

@@ -2,6 +2,7 @@ import type { ApiKeyRecord } from '../model/api-key.js';
 import type { BalanceAlertRecord, TransactionRecord } from '../model/billing.js';
 import type { TaskRecord } from '../model/task.js';
 import type { UserRecord } from '../model/user.js';
+import type { KeyBudgetMail } from '../ports/stores.js';
 import type { JsonObject } from '../util/json.js';
 
 /** Rows are never changed in place: a write sets a new object (copy-on-write units of work compare rows by identity). */
@@ -10,11 +11,14 @@ export interface MemoryHold {
   readonly taskId: string;
   readonly amountMicro: number;
   readonly state: 'held' | 'settled' | 'released';
+  /** The API key and budget period (ISO start) the hold counts against (KeyBudgetStore.recordHold). */
+  readonly keyId?: string;
+  readonly keyPeriodStart?: string;
 }
 
 export interface MemoryJob {
   queue: 'generate' | 'status-check' | 'callback' | 'alert-mail';
-  payload: { taskId?: string; alertId?: string; balanceMicro?: number; checkNumber?: number; providerId?: string };
+  payload: { taskId?: string; alertId?: string; balanceMicro?: number; checkNumber?: number; providerId?: string; keyMail?: KeyBudgetMail };
   startAfterMs: number;
   /** Date.now() when the job may start. */
   availableAt: number;
@@ -31,6 +35,8 @@ export class MemoryDatabase {
   readonly accounts = new Set<string>();
   readonly jobs: MemoryJob[] = [];
   readonly idempotency = new Map<string, { requestHash: string; response: JsonObject; at: number }>();
+  /** `keyId:periodStart` of each key period whose soft-threshold mail was enqueued. */
+  readonly keySoftAlerts = new Map<string, true>();
   private tail: Promise<unknown> = Promise.resolve();
 
   /**
@@ -61,6 +67,7 @@ export class MemoryDatabase {
     for (const [k, v] of this.holds) c.holds.set(k, v);
     for (const [k, v] of this.alerts) c.alerts.set(k, v);
     for (const [k, v] of this.idempotency) c.idempotency.set(k, v);
+    for (const [k, v] of this.keySoftAlerts) c.keySoftAlerts.set(k, v);
     for (const a of this.accounts) c.accounts.add(a);
     c.transactions.push(...this.transactions);
     c.jobs.push(...this.jobs);
@@ -79,6 +86,7 @@ export class MemoryDatabase {
     maps(this.holds, base.holds, work.holds);
     maps(this.alerts, base.alerts, work.alerts);
     maps(this.idempotency, base.idempotency, work.idempotency);
+    maps(this.keySoftAlerts, base.keySoftAlerts, work.keySoftAlerts);
     for (const a of work.accounts) if (!base.accounts.has(a)) this.accounts.add(a);
     for (const a of base.accounts) if (!work.accounts.has(a)) this.accounts.delete(a);
     // Transactions are appended or replaced by a new object at the same index; never removed.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { capExceeded, USER_CAPS } from '../errors/caps.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { ApiKeyRecord } from '../model/api-key.js';
+import { NO_KEY_CONTROLS, type ApiKeyRecord } from '../model/api-key.js';
 import type { BalanceAlertRecord, TransactionRecord } from '../model/billing.js';
 import type { Modality } from '../model/modality.js';
 import type { TaskRecord } from '../model/task.js';
@@ -15,6 +15,7 @@ import type {
   CreditEntry,
   IdempotencyStore,
   JobQueue,
+  KeyBudgetMail,
   KeyStore,
   NewApiKey,
   NewTask,
@@ -50,7 +51,7 @@ export class MemoryKeyStore implements KeyStore {
     // Count and insert run without an await in between: atomic, like the PostgreSQL trigger.
     const active = [...this.db.keys.values()].filter((x) => x.userId === k.userId && !x.revokedAt).length;
     if (active >= USER_CAPS.api_keys) throw capExceeded('api_keys');
-    const rec: ApiKeyRecord = { ...k, createdAt: new Date(), lastUsedAt: null, revokedAt: null };
+    const rec: ApiKeyRecord = { ...k, controls: { ...NO_KEY_CONTROLS, ...k.controls }, createdAt: new Date(), lastUsedAt: null, revokedAt: null };
     this.db.keys.set(k.id, rec);
     return rec;
   }
@@ -78,6 +79,7 @@ export class MemoryKeyStore implements KeyStore {
       name: patch.name ?? k.name,
       limits: { ...k.limits, ...patch.limits },
       ipWhitelist: patch.ipWhitelist ?? k.ipWhitelist,
+      controls: { ...k.controls, ...patch.controls },
     };
     this.db.keys.set(id, next);
     return next;
@@ -385,5 +387,8 @@ export class MemoryJobQueue implements JobQueue {
   }
   async enqueueAlertMail(alertId: string, balanceMicro: number) {
     this.db.jobs.push({ queue: 'alert-mail', payload: { alertId, balanceMicro }, startAfterMs: 0, availableAt: Date.now() });
+  }
+  async enqueueKeyBudgetMail(keyMail: KeyBudgetMail) {
+    this.db.jobs.push({ queue: 'alert-mail', payload: { keyMail }, startAfterMs: 0, availableAt: Date.now() });
   }
 }

@@ -1,4 +1,5 @@
-import type { ApiKeyLimits, ApiKeyRecord } from '../model/api-key.js';
+import type { ApiKeyLimits, ApiKeyRecord, KeyControls } from '../model/api-key.js';
+import type { KeyBudgetStore } from './key-budget-store.js';
 import type { BalanceAlertRecord, PaymentMethod, TransactionRecord } from '../model/billing.js';
 import type { Modality } from '../model/modality.js';
 import type { TaskOutputFile, TaskRecord, TaskStatus, TaskWarning } from '../model/task.js';
@@ -27,12 +28,15 @@ export interface NewApiKey {
   readonly mask: string;
   readonly limits: ApiKeyLimits;
   readonly ipWhitelist: readonly string[];
+  /** Absent: NO_KEY_CONTROLS. */
+  readonly controls?: KeyControls;
 }
 
 export interface ApiKeyPatch {
   readonly name?: string;
   readonly limits?: Partial<ApiKeyLimits>;
   readonly ipWhitelist?: readonly string[];
+  readonly controls?: Partial<KeyControls>;
 }
 
 /** How fresh a key lookup must be. */
@@ -241,6 +245,18 @@ export interface JobQueue {
   /** The task's callback; grouped by its user so one user's slow receivers cannot take every delivery slot. */
   enqueueCallback(taskId: string, userId: string): Promise<void>;
   enqueueAlertMail(alertId: string, balanceMicro: number): Promise<void>;
+  /** The one mail of a key's period whose spend reached the key's soft threshold (on the alert-mail queue). */
+  enqueueKeyBudgetMail(mail: KeyBudgetMail): Promise<void>;
+}
+
+/** The payload of a key's soft-threshold mail. */
+export interface KeyBudgetMail {
+  readonly keyId: string;
+  readonly userId: string;
+  /** ISO 8601 start of the period. */
+  readonly periodStart: string;
+  readonly spentMicro: number;
+  readonly limitMicro: number;
 }
 
 /** The stores bound to one database transaction. */
@@ -252,6 +268,7 @@ export interface TransactionScope {
   readonly alerts: AlertStore;
   readonly jobs: JobQueue;
   readonly idempotency: IdempotencyStore;
+  readonly keyBudgets: KeyBudgetStore;
 }
 
 /** Runs a function in one database transaction: all of its writes commit together or not at all. */

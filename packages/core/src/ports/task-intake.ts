@@ -1,3 +1,4 @@
+import type { KeyRefusal } from '../model/api-key.js';
 import type { JsonObject } from '../util/json.js';
 import type { NewTask } from './stores.js';
 
@@ -10,6 +11,8 @@ export interface TaskIntakeRequest {
   readonly maxQueued: number;
   /** The provider of the task's model (its generation job is grouped by it). */
   readonly providerId: string;
+  /** The submission's time (the injected clock): it decides the key's budget period. */
+  readonly at: Date;
   /**
    * A call run by the API process itself (a streamed chat): no generation job is enqueued. Such a task
    * is never queued: give `maxQueued: 0`, so a user whose running slots are taken is refused.
@@ -29,6 +32,8 @@ export type TaskIntakeResult =
   | { readonly outcome: 'insufficient_credits' }
   /** The API key was revoked while the request was in flight. */
   | { readonly outcome: 'key_revoked' }
+  /** The API key's own controls refused it (allow-lists, concurrency cap, spend limit): keys/key-admission.ts. */
+  | { readonly outcome: 'key_refused'; readonly refusal: KeyRefusal }
   /** The user's running slots are taken and their queue is full. */
   | { readonly outcome: 'queue_full'; readonly admitted: number; readonly queued: number };
 

@@ -13,6 +13,7 @@ import type { TaskCompletion } from './task-completion.js';
 import type { TaskIntake } from './task-intake.js';
 import type { TaskPoll } from './task-poll.js';
 import type { Telemetry } from './telemetry.js';
+import type { UsageReader } from './usage-reader.js';
 
 /** A gengate token: a registered symbol, so two copies of the core share it. */
 export const tokenFor = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`gengate.${name}`);
@@ -51,6 +52,8 @@ export const TOKENS = {
   SubmissionGate: token<SubmissionGate>('SubmissionGate'),
   /** The circuit breakers of the routes, shared by every process (default: every route admitted). */
   RouteHealth: token<RouteHealth>('RouteHealth'),
+  /** The usage rollups (default: none, reading usage answers 503). */
+  UsageReader: token<UsageReader>('UsageReader'),
   // Settings.
   ExecutionOptions: token<ExecuteTaskOptions>('ExecutionOptions'),
   /** The generation deadline per modality (default: read from `ExecutionOptions`). */

@@ -3,6 +3,7 @@ import { TOKENS } from '../ports/tokens.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
 import type { TaskIntake, TaskIntakeRequest, TaskIntakeResult } from '../ports/task-intake.js';
+import { admitOnKey } from '../keys/key-admission.js';
 
 /** Ends the unit of work with a refusal: thrown inside it (so it rolls back), answered outside it. */
 class Refusal extends Error {
@@ -35,6 +36,10 @@ export class UnitOfWorkTaskIntake implements TaskIntake {
       if (earlier) throw new Refusal({ outcome: 'replay', requestHash: earlier.requestHash, response: earlier.response });
     }
     if (task.apiKeyId !== null && !(await tx.keys.lockActive(task.apiKeyId))) throw new Refusal({ outcome: 'key_revoked' });
+    // The key's own controls, before the balance (a key refusal names the key's limit, not the user's).
+    const key = task.apiKeyId === null ? null : await tx.keys.findActiveForUser(task.apiKeyId, task.userId);
+    const onKey = key === null ? null : await admitOnKey(tx, key, { ...task, provider: r.providerId }, r.at);
+    if (onKey && 'refusal' in onKey) throw new Refusal({ outcome: 'key_refused', refusal: onKey.refusal });
     try {
       // The hold locks the user's account: the counts below cannot race another submission of the user.
       await tx.ledger.hold(task.userId, task.id, task.quotedMicro);
@@ -46,6 +51,7 @@ export class UnitOfWorkTaskIntake implements TaskIntake {
     const admitted = counts.admitted < r.maxRunning;
     if (!admitted && counts.queued >= r.maxQueued) throw new Refusal({ outcome: 'queue_full', ...counts });
     await tx.tasks.insert({ ...task, admitted });
+    if (onKey) await onKey.afterHold(task.id);
     if (admitted && r.inline !== true) await tx.jobs.enqueueGeneration(task.id, { providerId: r.providerId });
     if (idempotency && !(await tx.idempotency.save(task.userId, idempotency.key, idempotency.requestHash, idempotency.response))) {
       throw new Refusal({ outcome: 'idempotency_race' });

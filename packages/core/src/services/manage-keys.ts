@@ -2,15 +2,20 @@ import { inject, injectable } from 'inversify';
 import { TOKENS } from '../ports/tokens.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { admitQueued, DEFAULT_SCHEDULING, type SchedulingOptions } from '../execution/scheduling.js';
-import type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, CreatedApiKeyView } from '../model/api-key.js';
-import type { IdGenerator } from '../ports/system.js';
-import type { ApiKeyPatch, KeyStore, UnitOfWork } from '../ports/stores.js';
-import { createApiKeySchema, updateApiKeySchema } from '../keys/api-key-schemas.js';
+import { NO_KEY_CONTROLS, type ApiKeyLimits, type ApiKeyRecord, type ApiKeyView, type CreatedApiKeyView, type KeyControls, type KeyUsage } from '../model/api-key.js';
+import type { Clock, IdGenerator } from '../ports/system.js';
+import type { ApiKeyPatch, KeyStore, TransactionScope, UnitOfWork } from '../ports/stores.js';
+import { createApiKeySchema, updateApiKeySchema, type UpdateApiKeyInput } from '../keys/api-key-schemas.js';
+import { budgetPeriodStart, budgetResetsAt } from '../keys/key-budget-period.js';
+import { creditsToMicro, microToCredits } from '../util/money.js';
 import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../keys/api-key-secret.js';
 import { isUuid } from '../util/uuid.js';
 import type { AuthContext } from './auth-context.js';
 
-export function toApiKeyView(k: ApiKeyRecord): ApiKeyView {
+/** The key as listed: its settings and, when `usage` is given, what it used this period (else zero). */
+export function toApiKeyView(k: ApiKeyRecord, usage: KeyUsage | null = null, at: Date = new Date()): ApiKeyView {
+  const c = k.controls;
+  const spent = usage?.spentMicro ?? 0;
   return {
     id: k.id,
     name: k.name,
@@ -19,6 +24,17 @@ export function toApiKeyView(k: ApiKeyRecord): ApiKeyView {
     rate_limit_per_hour: k.limits.perHour,
     rate_limit_per_day: k.limits.perDay,
     ip_whitelist: [...k.ipWhitelist],
+    spend_limit: c.spendLimitMicro === null ? null : microToCredits(c.spendLimitMicro),
+    budget_period: c.budgetPeriod,
+    soft_threshold_percent: c.softThresholdPercent,
+    allowed_models: c.allowedModels ? [...c.allowedModels] : null,
+    allowed_providers: c.allowedProviders ? [...c.allowedProviders] : null,
+    allowed_modalities: c.allowedModalities ? [...c.allowedModalities] : null,
+    max_concurrent_tasks: c.maxConcurrentTasks,
+    spent: microToCredits(spent),
+    remaining: c.spendLimitMicro === null ? null : microToCredits(Math.max(0, c.spendLimitMicro - spent)),
+    resets_at: budgetResetsAt(c.budgetPeriod, at)?.toISOString() ?? null,
+    concurrent_tasks: usage?.activeTasks ?? 0,
     created_at: k.createdAt.toISOString(),
     last_used_at: k.lastUsedAt?.toISOString() ?? null,
   };
@@ -29,7 +45,7 @@ export async function issueApiKey(
   keys: KeyStore,
   ids: IdGenerator,
   userId: string,
-  input: { name: string; limits: ApiKeyLimits; ipWhitelist: readonly string[] },
+  input: { name: string; limits: ApiKeyLimits; ipWhitelist: readonly string[]; controls?: KeyControls },
 ): Promise<{ record: ApiKeyRecord; secret: string }> {
   const secret = generateApiKeySecret();
   const record = await keys.insert({
@@ -40,8 +56,22 @@ export async function issueApiKey(
     mask: maskApiKeySecret(secret),
     limits: input.limits,
     ipWhitelist: input.ipWhitelist,
+    ...(input.controls ? { controls: input.controls } : {}),
   });
   return { record, secret };
+}
+
+/** The controls a create or update body sets (absent fields untouched; null removes a limit). */
+function controlsPatch(b: Omit<UpdateApiKeyInput, 'name'>): Partial<KeyControls> {
+  const c: { -readonly [K in keyof KeyControls]?: KeyControls[K] } = {};
+  if (b.spend_limit !== undefined) c.spendLimitMicro = b.spend_limit === null ? null : creditsToMicro(b.spend_limit);
+  if (b.budget_period !== undefined) c.budgetPeriod = b.budget_period;
+  if (b.soft_threshold_percent !== undefined) c.softThresholdPercent = b.soft_threshold_percent;
+  if (b.allowed_models !== undefined) c.allowedModels = b.allowed_models;
+  if (b.allowed_providers !== undefined) c.allowedProviders = b.allowed_providers;
+  if (b.allowed_modalities !== undefined) c.allowedModalities = b.allowed_modalities;
+  if (b.max_concurrent_tasks !== undefined) c.maxConcurrentTasks = b.max_concurrent_tasks;
+  return c;
 }
 
 export const REVOKED_MESSAGE = 'The API key that submitted this task was revoked before generation started; no credits were charged.';
@@ -58,7 +88,16 @@ export class ManageKeys {
     @inject(TOKENS.UnitOfWork) private readonly uow: UnitOfWork,
     @inject(TOKENS.Ids) private readonly ids: IdGenerator,
     @inject(TOKENS.Scheduling) private readonly scheduling: SchedulingOptions = DEFAULT_SCHEDULING,
+    @inject(TOKENS.Stores) private readonly stores: TransactionScope | null = null,
+    @inject(TOKENS.Clock) private readonly clock: Clock = { now: () => new Date() },
   ) {}
+
+  /** What the key used in the period `at` falls in (zero without a budget store). */
+  private async usageOf(k: ApiKeyRecord, at: Date): Promise<KeyUsage | null> {
+    if (!this.stores) return null;
+    const periodStart = budgetPeriodStart(k.controls.budgetPeriod, at);
+    return { periodStart, ...(await this.stores.keyBudgets.usage(k.id, periodStart)) };
+  }
 
   async create(auth: AuthContext, body: unknown): Promise<CreatedApiKeyView> {
     const parsed = createApiKeySchema.safeParse(body);
@@ -73,13 +112,15 @@ export class ManageKeys {
         perDay: input.rate_limit_per_day ?? null,
       },
       ipWhitelist: input.ip_whitelist ?? [],
+      controls: { ...NO_KEY_CONTROLS, ...controlsPatch(input) },
     });
     return { id: record.id, name: record.name, key: secret, created_at: record.createdAt.toISOString() };
   }
 
   async list(auth: AuthContext): Promise<{ data: ApiKeyView[] }> {
     const keys = await this.keys.listActiveForUser(auth.userId);
-    return { data: keys.map(toApiKeyView) };
+    const at = this.clock.now();
+    return { data: await Promise.all(keys.map(async (k) => toApiKeyView(k, await this.usageOf(k, at), at))) };
   }
 
   async update(auth: AuthContext, id: string, body: unknown): Promise<ApiKeyView> {
@@ -95,9 +136,12 @@ export class ManageKeys {
       ...(Object.keys(limits).length > 0 ? { limits } : {}),
       ...(b.ip_whitelist !== undefined ? { ipWhitelist: b.ip_whitelist } : {}),
     };
+    const controls = controlsPatch(b);
+    if (Object.keys(controls).length > 0) Object.assign(patch, { controls });
     const updated = isUuid(id) ? await this.keys.update(id.toLowerCase(), auth.userId, patch) : null;
     if (!updated) throw notFound(id);
-    return toApiKeyView(updated);
+    const at = this.clock.now();
+    return toApiKeyView(updated, await this.usageOf(updated, at), at);
   }
 
   /**

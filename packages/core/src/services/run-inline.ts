@@ -193,6 +193,7 @@ export class RunInline {
         maxRunning: this.options.scheduling.maxRunningPerUser[model.modality],
         maxQueued: 0,
         providerId: model.provider,
+        at: this.clock.now(),
         inline: true,
         idempotency: key === undefined || hash === null ? null : { key, requestHash: hash, response: { task_id: taskId } },
       });
@@ -204,7 +205,7 @@ export class RunInline {
       await permit.release();
       if (result.outcome === 'idempotency_race') throw new GatewayError('conflict', 'Another request with this Idempotency-Key is in flight; retry.', { param: 'Idempotency-Key' });
       // A refusal throws (402, 401, 429); a replay answers the earlier call's task.
-      return { kind: 'replay', taskId: refusalOrReplay(result, hash, model.modality).task_id };
+      return { kind: 'replay', taskId: refusalOrReplay(result, hash, model).task_id };
     }
     this.telemetry.taskSubmitted({ modelId: model.id, provider: model.provider });
     const task = await this.tasks.markGenerating(taskId, this.clock.now());

@@ -4,7 +4,9 @@ import { ModelRegistry } from '../catalog/model-registry.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { SchedulingOptions } from '../execution/scheduling.js';
 import { PriceBook } from '../pricing/price-book.js';
-import type { IdGenerator, Logger } from '../ports/system.js';
+import type { Clock, IdGenerator, Logger } from '../ports/system.js';
+import { allowListRefusal } from '../keys/key-admission.js';
+import { keyRefusalError } from '../keys/key-refusal-error.js';
 import type { TaskIntake, TaskIntakeResult } from '../ports/task-intake.js';
 import { OPEN_GATE, type SubmissionGate } from '../ports/submission-gate.js';
 import { NO_TELEMETRY, type SubmissionRefusal, type Telemetry } from '../ports/telemetry.js';
@@ -40,6 +42,7 @@ export class SubmitRun {
     @inject(TOKENS.AllowPrivateInputs) private readonly allowPrivateInputs: boolean = false,
     @inject(TOKENS.SubmissionGate) private readonly gate: SubmissionGate = OPEN_GATE,
     @inject(TOKENS.Telemetry) private readonly telemetry: Telemetry = NO_TELEMETRY,
+    @inject(TOKENS.Clock) private readonly clock: Clock = { now: () => new Date() },
   ) {}
 
   /**
@@ -48,6 +51,10 @@ export class SubmitRun {
    */
   async execute(auth: AuthContext, modelId: string, body: unknown, options: { idempotencyKey?: string } = {}): Promise<RunAccepted> {
     const model = this.registry.requireRunnable(modelId);
+    // The key's allow-lists as authenticated (maybe cached): a refusal before validation, nothing written.
+    // The intake checks them again against the stored key, in the transaction that holds.
+    const listed = auth.key ? allowListRefusal(auth.key.controls, model) : null;
+    if (listed) throw keyRefusalError(listed, { modelId: model.id, provider: model.provider, modality: model.modality });
     const { request, normalized } = validateRunRequest(model, body);
     if (!this.allowPrivateInputs) refusePrivateInputs(normalized);
     const quote = this.prices.quote(model, normalized);
@@ -81,6 +88,7 @@ export class SubmitRun {
         maxRunning: this.scheduling.maxRunningPerUser[model.modality],
         maxQueued: this.scheduling.maxQueuedPerUser,
         providerId: model.provider,
+        at: this.clock.now(),
         idempotency: key === undefined || hash === null ? null : { key, requestHash: hash, response: { ...accepted } },
       });
     let result = await intake();
@@ -89,7 +97,7 @@ export class SubmitRun {
     if (result.outcome !== 'accepted') {
       const refused = REFUSAL_REASON[result.outcome];
       if (refused) this.telemetry.submissionRefused({ reason: refused });
-      return refusalOrReplay(result, hash, model.modality);
+      return refusalOrReplay(result, hash, model);
     }
     this.telemetry.taskSubmitted({ modelId: model.id, provider: model.provider });
     this.logger.info({ taskId, modelId: model.id, userId: auth.userId, quotedMicro: quote.chargeMicro, admitted: result.admitted }, 'task accepted');
@@ -102,11 +110,17 @@ const REFUSAL_REASON: Readonly<Record<Exclude<TaskIntakeResult, { outcome: 'acce
   idempotency_race: null,
   insufficient_credits: 'insufficient_credits',
   key_revoked: 'key_revoked',
+  key_refused: 'key_refused',
   queue_full: 'too_many_tasks',
 };
 
 /** Throws the refusal (402, 401, 429), or answers the replay of an earlier request with the same Idempotency-Key (409 when it differs). */
-export function refusalOrReplay(result: Exclude<TaskIntakeResult, { outcome: 'accepted' }>, hash: string | null, modality: string): RunAccepted {
+export function refusalOrReplay(
+  result: Exclude<TaskIntakeResult, { outcome: 'accepted' }>,
+  hash: string | null,
+  model: { readonly id: string; readonly provider: string; readonly modality: string },
+): RunAccepted {
+  const modality = model.modality;
   switch (result.outcome) {
     case 'replay':
       return replay(result, hash ?? '');
@@ -120,6 +134,8 @@ export function refusalOrReplay(result: Exclude<TaskIntakeResult, { outcome: 'ac
         `You already have ${result.admitted} ${modality} tasks running and ${result.queued} queued, the most this gateway accepts; submit again when some have ended.`,
         { headers: { 'Retry-After': '5' } },
       );
+    case 'key_refused':
+      throw keyRefusalError(result.refusal, { modelId: model.id, provider: model.provider, modality: model.modality });
     case 'idempotency_race':
       throw new Error('an Idempotency-Key was raced twice in a row');
   }

@@ -28,16 +28,18 @@ interface ErrorBody {
   error?: { type?: string; param?: string | null };
 }
 
-export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
+async function send(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body: unknown, accept: string): Promise<Response> {
+  const headers: Record<string, string> = { Accept: accept };
   if (csrfToken) headers['X-CSRF-Token'] = csrfToken;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  let res: Response;
   try {
-    res = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+    return await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
   } catch (err) {
     throw new ApiError(`The gateway could not be reached (${err instanceof Error ? err.message : String(err)}).`, 0, null, null);
   }
+}
+
+async function failure(res: Response, path: string): Promise<ApiError> {
   const text = await res.text();
   let json: unknown = null;
   try {
@@ -45,13 +47,43 @@ export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: st
   } catch {
     json = null;
   }
-  if (!res.ok) {
-    const e = (json ?? {}) as ErrorBody;
-    const type = e.error?.type ?? null;
-    if (res.status === 401 && (type === 'session_required' || type === 'authentication_failed') && !path.endsWith('/session')) onSessionLost?.();
-    throw new ApiError(e.message ?? `The gateway answered HTTP ${res.status}.`, res.status, type, e.error?.param ?? null);
+  const e = (json ?? {}) as ErrorBody;
+  const type = e.error?.type ?? null;
+  if (res.status === 401 && (type === 'session_required' || type === 'authentication_failed') && !path.endsWith('/session')) onSessionLost?.();
+  return new ApiError(e.message ?? `The gateway answered HTTP ${res.status}.`, res.status, type, e.error?.param ?? null);
+}
+
+export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  const res = await send(method, path, body, 'application/json');
+  if (!res.ok) throw await failure(res, path);
+  const text = await res.text();
+  let json: unknown = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
   }
   return json as T;
+}
+
+/**
+ * Downloads a file the API answers with (a CSV export): fetched with the session's CSRF header, which a
+ * plain link cannot send, then handed to the browser as a download under the server's file name.
+ */
+export async function download(path: string, accept: string, fallbackName: string): Promise<{ name: string; size: number }> {
+  const res = await send('GET', path, undefined, accept);
+  if (!res.ok) throw await failure(res, path);
+  const blob = await res.blob();
+  const name = /filename="?([^";]+)"?/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? fallbackName;
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  return { name, size: blob.size };
 }
 
 export const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -59,9 +59,22 @@ export interface ApiKey {
   rate_limit_per_hour: number | null;
   rate_limit_per_day: number | null;
   ip_whitelist: string[];
+  spend_limit: number | null;
+  budget_period: BudgetPeriod;
+  soft_threshold_percent: number | null;
+  allowed_models: string[] | null;
+  allowed_providers: string[] | null;
+  allowed_modalities: string[] | null;
+  max_concurrent_tasks: number | null;
+  spent: number;
+  remaining: number | null;
+  resets_at: string | null;
+  concurrent_tasks: number;
   created_at: string;
   last_used_at: string | null;
 }
+
+export type BudgetPeriod = 'day' | 'week' | 'month' | 'none';
 
 export interface CreatedKey {
   id: string;

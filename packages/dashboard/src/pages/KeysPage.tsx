@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { api } from '../api/client';
 import type { ApiKey, CreatedKey } from '../api/types';
 import { ConfirmButton, CopyButton, ErrorBanner, formatDate, Notice, useLoad } from '../components/common';
+import { BudgetFields, budgetBody, BudgetSummary, budgetValuesOf, EMPTY_BUDGET } from './KeyBudgetFields';
 
 const lines = (text: string): string[] => text.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
 const limit = (v: string): number | null => (v.trim() === '' ? null : Number(v));
@@ -30,6 +31,7 @@ function CreateKey({ onCreated }: { onCreated: (k: CreatedKey) => void }) {
   const [name, setName] = useState('');
   const [limits, setLimits] = useState({ m: '', h: '', d: '' });
   const [ips, setIps] = useState('');
+  const [budget, setBudget] = useState(EMPTY_BUDGET);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [open, setOpen] = useState(false);
@@ -50,8 +52,10 @@ function CreateKey({ onCreated }: { onCreated: (k: CreatedKey) => void }) {
               rate_limit_per_hour: limit(limits.h),
               rate_limit_per_day: limit(limits.d),
               ip_whitelist: lines(ips),
+              ...budgetBody(budget),
             });
             setName('');
+            setBudget(EMPTY_BUDGET);
             setLimits({ m: '', h: '', d: '' });
             setIps('');
             setOpen(false);
@@ -71,6 +75,7 @@ function CreateKey({ onCreated }: { onCreated: (k: CreatedKey) => void }) {
           IP whitelist <small>(addresses or CIDR ranges, one per line; empty = any address)</small>
         </label>
         <textarea id="key-ips" rows={2} value={ips} onChange={(e) => setIps(e.target.value)} placeholder="e.g. 203.0.113.7 or 10.0.0.0/8" />
+        <BudgetFields prefix="new-budget" values={budget} onChange={setBudget} />
         <button type="submit" aria-busy={busy} disabled={busy}>
           Create key
         </button>
@@ -84,6 +89,7 @@ function KeyRow({ k, onChanged, onError }: { k: ApiKey; onChanged: () => void; o
   const [name, setName] = useState(k.name);
   const [limits, setLimits] = useState({ m: String(k.rate_limit_per_minute ?? ''), h: String(k.rate_limit_per_hour ?? ''), d: String(k.rate_limit_per_day ?? '') });
   const [ips, setIps] = useState(k.ip_whitelist.join('\n'));
+  const [budget, setBudget] = useState(budgetValuesOf(k));
   const show = (n: number | null) => (n === null ? '—' : String(n));
   return (
     <article className="key" data-testid="api-key" aria-label={`API key ${k.name}`}>
@@ -95,6 +101,7 @@ function KeyRow({ k, onChanged, onError }: { k: ApiKey; onChanged: () => void; o
         Limits per minute/hour/day: {show(k.rate_limit_per_minute)} / {show(k.rate_limit_per_hour)} / {show(k.rate_limit_per_day)} · IPs:{' '}
         {k.ip_whitelist.length ? k.ip_whitelist.join(', ') : 'any'} · created {formatDate(k.created_at)} · last used {formatDate(k.last_used_at)}
       </p>
+      <BudgetSummary k={k} />
       {editing ? (
         <form
           onSubmit={async (e) => {
@@ -106,6 +113,7 @@ function KeyRow({ k, onChanged, onError }: { k: ApiKey; onChanged: () => void; o
                 rate_limit_per_hour: limit(limits.h),
                 rate_limit_per_day: limit(limits.d),
                 ip_whitelist: lines(ips),
+                ...budgetBody(budget),
               });
               setEditing(false);
               onChanged();
@@ -119,6 +127,7 @@ function KeyRow({ k, onChanged, onError }: { k: ApiKey; onChanged: () => void; o
           <LimitFields prefix={`edit-${k.id}`} values={limits} onChange={setLimits} />
           <label htmlFor={`ips-${k.id}`}>IP whitelist</label>
           <textarea id={`ips-${k.id}`} rows={2} value={ips} onChange={(e) => setIps(e.target.value)} />
+          <BudgetFields prefix={`budget-${k.id}`} values={budget} onChange={setBudget} />
           <div className="row">
             <button type="submit">Save</button>
             <button type="button" className="secondary" onClick={() => setEditing(false)}>

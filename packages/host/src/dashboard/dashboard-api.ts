@@ -8,6 +8,7 @@ import { requestContext } from '../http/middleware/request-context.js';
 import { isSameOrigin } from './same-origin.js';
 import { checkSession } from './session-authenticator.js';
 import type { SessionCookie, SignInCookie } from './session-cookie.js';
+import { usageCsv, wantsCsv } from '../http/usage/usage-csv.js';
 
 export interface DashboardApiOptions {
   readonly services: DashboardServices;
@@ -153,6 +154,18 @@ export function dashboardApi(options: DashboardApiOptions): Router {
     .route('/failures')
     .get(async (req, res) => {
       res.json(await services.operators.failures(req.query));
+    })
+    .all(methodNotAllowed('GET'));
+  operator
+    .route('/usage')
+    .get(async (req, res) => {
+      // Every user's usage (group_by may name `user`, user_id filters to one), JSON or CSV like GET /api/v1/usage.
+      const { report, format } = await services.usage.forOperator(req.query);
+      if (wantsCsv(format, req.get('accept'))) {
+        res.type('text/csv; charset=utf-8').send(usageCsv(report));
+        return;
+      }
+      res.json(report);
     })
     .all(methodNotAllowed('GET'));
   router.use('/operator', operator);

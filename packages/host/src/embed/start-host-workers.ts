@@ -1,5 +1,5 @@
 import type { BlobStore, GengateUseCases, Mailer, ResultUrlResolver } from '@gengate/core';
-import { SendAlertMail } from '@gengate/core/internal';
+import { SendAlertMail, SendKeyBudgetMail } from '@gengate/core/internal';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
@@ -72,7 +72,7 @@ export async function startHostWorkers(d: HostWorkerDeps, which: HostWorkerSelec
         )
       : null;
   const { stores } = gengate;
-  const mailWorker = (which.mail ?? true) ? await startAlertMailWorker(boss, new SendAlertMail(stores.alerts, stores.users, d.mailer, `${d.apiUrl()}/billing/topup`), logger, d.metrics) : null;
+  const mailWorker = (which.mail ?? true) ? await startAlertMailWorker(boss, new SendAlertMail(stores.alerts, stores.users, d.mailer, `${d.apiUrl()}/billing/topup`), logger, d.metrics, new SendKeyBudgetMail(stores.keys, stores.users, d.mailer)) : null;
   const maintenanceWorker =
     (which.maintenance ?? true)
       ? await startMaintenanceWorker(

@@ -10,6 +10,7 @@ import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { billingRoutes } from './routes/billing.js';
+import { usageRoutes } from './routes/usage.js';
 import { fileRoutes } from './routes/files.js';
 import type { FileDeliveryOptions } from './routes/files-delivery.js';
 import { openApiDocumentRoutes } from './routes/openapi-document.js';
@@ -111,6 +112,7 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
   router.use(modelRoutes(gengate));
   router.use(apiKeyRoutes(gengate));
   router.use(billingRoutes(gengate));
+  router.use(usageRoutes(gengate));
   router.use(notFound);
   router.use(errorHandler);
   return router;

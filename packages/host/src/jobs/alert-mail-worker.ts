@@ -1,13 +1,12 @@
-import type { SendAlertMail } from '@gengate/core/internal';
+import type { KeyBudgetMail } from '@gengate/core';
+import type { SendAlertMail, SendKeyBudgetMail } from '@gengate/core/internal';
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from '../ops/gengate-metrics.js';
 import { QUEUES } from '../postgres/boss-queues.js';
 
-interface AlertMailJob {
-  alertId: string;
-  balanceMicro: number;
-}
+/** A balance alert's mail, or (migration 019) a key's soft-threshold mail. */
+type AlertMailJob = { alertId: string; balanceMicro: number; keyMail?: undefined } | { keyMail: KeyBudgetMail };
 
 /**
  * Sends balance alert mails. The job is enqueued in the ledger transaction that crossed the threshold,
@@ -19,9 +18,16 @@ export async function startAlertMailWorker(
   sendAlertMail: SendAlertMail,
   logger: Logger,
   metrics?: Pick<WorkerMetrics, 'mailSent'>,
+  sendKeyBudgetMail?: SendKeyBudgetMail,
 ): Promise<{ stop(opts?: { graceMs?: number }): Promise<void> }> {
   await boss.work<AlertMailJob>(QUEUES.alertMail, { batchSize: 1, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 2 }, async (jobs) => {
     for (const job of jobs) {
+      if (job.data.keyMail !== undefined) {
+        const sent = sendKeyBudgetMail ? await sendKeyBudgetMail.execute(job.data.keyMail) : false;
+        if (sent) metrics?.mailSent();
+        logger.info({ apiKeyId: job.data.keyMail.keyId, sent }, sent ? 'key budget mail sent' : 'key budget mail not sent (key revoked or no sender)');
+        continue;
+      }
       const sent = await sendAlertMail.execute(job.data.alertId, job.data.balanceMicro);
       if (sent) metrics?.mailSent();
       logger.info({ alertId: job.data.alertId, sent }, sent ? 'balance alert mail sent' : 'balance alert no longer exists; no mail');

@@ -1,4 +1,4 @@
-import type { JobQueue } from '@gengate/core';
+import type { JobQueue, KeyBudgetMail } from '@gengate/core';
 import type { PgBoss } from 'pg-boss';
 import type { Queryable } from './queryable.js';
 import { QUEUES } from './boss-queues.js';
@@ -56,5 +56,10 @@ export class PgJobQueue implements JobQueue {
 
   enqueueAlertMail(alertId: string, balanceMicro: number): Promise<void> {
     return this.send(QUEUES.alertMail, { alertId, balanceMicro });
+  }
+
+  /** On the alert-mail queue: the worker tells the two payloads apart (`keyMail`). */
+  enqueueKeyBudgetMail(keyMail: KeyBudgetMail): Promise<void> {
+    return this.send(QUEUES.alertMail, { keyMail });
   }
 }

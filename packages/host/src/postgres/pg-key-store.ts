@@ -1,6 +1,6 @@
-import type { ApiKeyPatch, ApiKeyRecord, KeyStore, NewApiKey } from '@gengate/core';
+import { NO_KEY_CONTROLS, type ApiKeyPatch, type ApiKeyRecord, type BudgetPeriod, type KeyControls, type KeyStore, type NewApiKey } from '@gengate/core';
 import { withCaps } from './pg-errors.js';
-import type { Queryable } from './queryable.js';
+import { toSafeInt, type Queryable } from './queryable.js';
 
 interface Row {
   id: string;
@@ -12,6 +12,14 @@ interface Row {
   rate_limit_per_hour: number | null;
   rate_limit_per_day: number | null;
   ip_whitelist: string[];
+  /** bigint: a string from pg. */
+  spend_limit_micro: string | null;
+  budget_period: BudgetPeriod;
+  soft_threshold_percent: number | null;
+  allowed_models: string[] | null;
+  allowed_providers: string[] | null;
+  allowed_modalities: string[] | null;
+  max_concurrent_tasks: number | null;
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
@@ -25,18 +33,39 @@ const toKey = (r: Row): ApiKeyRecord => ({
   mask: r.mask,
   limits: { perMinute: r.rate_limit_per_minute, perHour: r.rate_limit_per_hour, perDay: r.rate_limit_per_day },
   ipWhitelist: r.ip_whitelist,
+  controls: {
+    spendLimitMicro: r.spend_limit_micro === null ? null : toSafeInt(r.spend_limit_micro),
+    budgetPeriod: r.budget_period,
+    softThresholdPercent: r.soft_threshold_percent,
+    allowedModels: r.allowed_models,
+    allowedProviders: r.allowed_providers,
+    allowedModalities: r.allowed_modalities,
+    maxConcurrentTasks: r.max_concurrent_tasks,
+  },
   createdAt: r.created_at,
   lastUsedAt: r.last_used_at,
   revokedAt: r.revoked_at,
 });
+
+/** The controls' columns, in the insert's order ($10 to $16). */
+const controlValues = (c: KeyControls): unknown[] => [
+  c.spendLimitMicro,
+  c.budgetPeriod,
+  c.softThresholdPercent,
+  c.allowedModels && [...c.allowedModels],
+  c.allowedProviders && [...c.allowedProviders],
+  c.allowedModalities && [...c.allowedModalities],
+  c.maxConcurrentTasks,
+];
 
 const ACTIVE_OF_USER = 'id = $1 and user_id = $2 and revoked_at is null';
 
 /** The statements, built once per schema (createPgStores). */
 export const keySql = (schema: string) => ({
   table: `${schema}.api_keys`,
-  insert: `insert into ${schema}.api_keys (id, user_id, name, secret_hash, mask, rate_limit_per_minute, rate_limit_per_hour, rate_limit_per_day, ip_whitelist)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning *`,
+  insert: `insert into ${schema}.api_keys (id, user_id, name, secret_hash, mask, rate_limit_per_minute, rate_limit_per_hour, rate_limit_per_day, ip_whitelist,
+           spend_limit_micro, budget_period, soft_threshold_percent, allowed_models, allowed_providers, allowed_modalities, max_concurrent_tasks)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) returning *`,
   activeByHash: `select * from ${schema}.api_keys where secret_hash = $1 and revoked_at is null`,
   activeForUser: `select * from ${schema}.api_keys where ${ACTIVE_OF_USER}`,
   listActiveForUser: `select * from ${schema}.api_keys where user_id = $1 and revoked_at is null order by created_at desc, id`,
@@ -60,7 +89,7 @@ export class PgKeyStore implements KeyStore {
     const { rows } = await withCaps(
       this.db.query<Row>(
         this.sql.insert,
-        [k.id, k.userId, k.name, k.secretHash, k.mask, k.limits.perMinute, k.limits.perHour, k.limits.perDay, [...k.ipWhitelist]],
+        [k.id, k.userId, k.name, k.secretHash, k.mask, k.limits.perMinute, k.limits.perHour, k.limits.perDay, [...k.ipWhitelist], ...controlValues({ ...NO_KEY_CONTROLS, ...k.controls })],
       ),
     );
     return toKey(rows[0] as Row);
@@ -98,6 +127,14 @@ export class PgKeyStore implements KeyStore {
     if (patch.limits?.perHour !== undefined) set('rate_limit_per_hour', patch.limits.perHour);
     if (patch.limits?.perDay !== undefined) set('rate_limit_per_day', patch.limits.perDay);
     if (patch.ipWhitelist !== undefined) set('ip_whitelist', [...patch.ipWhitelist]);
+    const c = patch.controls ?? {};
+    if (c.spendLimitMicro !== undefined) set('spend_limit_micro', c.spendLimitMicro);
+    if (c.budgetPeriod !== undefined) set('budget_period', c.budgetPeriod);
+    if (c.softThresholdPercent !== undefined) set('soft_threshold_percent', c.softThresholdPercent);
+    if (c.allowedModels !== undefined) set('allowed_models', c.allowedModels && [...c.allowedModels]);
+    if (c.allowedProviders !== undefined) set('allowed_providers', c.allowedProviders && [...c.allowedProviders]);
+    if (c.allowedModalities !== undefined) set('allowed_modalities', c.allowedModalities && [...c.allowedModalities]);
+    if (c.maxConcurrentTasks !== undefined) set('max_concurrent_tasks', c.maxConcurrentTasks);
     if (sets.length === 0) return this.findActiveForUser(id, userId);
     const { rows } = await this.db.query<Row>(`update ${this.sql.table} set ${sets.join(', ')} where ${ACTIVE_OF_USER} returning *`, values);
     return rows[0] ? toKey(rows[0]) : null;

@@ -9,6 +9,7 @@ import { PgBillingLedger, ledgerSql } from './pg-billing-ledger.js';
 import { PgIdempotencyStore, idempotencySql } from './pg-idempotency-store.js';
 import { PgJobQueue } from './pg-job-queue.js';
 import { PgKeyStore, keySql } from './pg-key-store.js';
+import { PgKeyBudgetStore, keyBudgetSql } from './pg-key-budget-store.js';
 import { PgTaskStore, taskSql } from './pg-task-store.js';
 import { PgUserStore, userSql } from './pg-user-store.js';
 import { PG_TOKENS } from './postgres-tokens.js';
@@ -55,11 +56,12 @@ export class PgScopes {
       alerts: pick(r.alerts, db, () => new PgAlertStore(db, sql.alerts, { bossSchema: boss ? BOSS_SCHEMA : null, readyNow })),
       jobs: new PgJobQueue(boss, db, readyNow),
       idempotency: pick(r.idempotency, db, () => new PgIdempotencyStore(db, sql.idempotency)),
+      keyBudgets: new PgKeyBudgetStore(db, sql.keyBudgets),
     };
   }
 }
 
 /** gengate's statements for one schema. */
 function statementsFor(schema: string) {
-  return { users: userSql(schema), keys: keySql(schema), tasks: taskSql(schema), ledger: ledgerSql(schema), alerts: alertSql(schema), idempotency: idempotencySql(schema) };
+  return { users: userSql(schema), keys: keySql(schema), tasks: taskSql(schema), ledger: ledgerSql(schema), alerts: alertSql(schema), idempotency: idempotencySql(schema), keyBudgets: keyBudgetSql(schema) };
 }

@@ -10,7 +10,7 @@ import { PG_TOKENS } from './postgres-tokens.js';
 import { checkSchemaName } from './schema.js';
 import { isRefusal, pipelinedStatement } from './statement-pipeline.js';
 
-const submitSql = (schema: string) => `select ${schema}.gengate_submit_task($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) as admitted`;
+const submitSql = (schema: string) => `select ${schema}.gengate_submit_task($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) as admitted`;
 
 /**
  * The TaskIntake on PostgreSQL: one statement, gengate_submit_task(), its own transaction (no BEGIN and
@@ -81,17 +81,35 @@ export class PgTaskIntake implements TaskIntake {
       idem?.key ?? null,
       idem?.requestHash ?? null,
       idem ? JSON.stringify(idem.response) : null,
+      r.at,
     ];
   }
 }
 
-/** gengate_submit_task's refusals, by SQLSTATE (see migration 012). */
+/** gengate_submit_task's refusals, by SQLSTATE (see migrations 012 and 019). */
 function refusalOf(e: { code: string; detail?: string }): Exclude<TaskIntakeResult, { outcome: 'accepted' }> | null {
   switch (e.code) {
     case 'GG402':
       return { outcome: 'insufficient_credits' };
     case 'GG401':
       return { outcome: 'key_revoked' };
+    case 'GGK03':
+    case 'GGK04':
+    case 'GGK05': {
+      const d = JSON.parse(e.detail ?? '{}') as { allowed?: string[] };
+      const outcome = e.code === 'GGK03' ? 'model_not_allowed' : e.code === 'GGK04' ? 'provider_not_allowed' : 'modality_not_allowed';
+      return { outcome: 'key_refused', refusal: { outcome, allowed: d.allowed ?? [] } };
+    }
+    case 'GGK29': {
+      const d = JSON.parse(e.detail ?? '{}') as { limit?: number };
+      return { outcome: 'key_refused', refusal: { outcome: 'key_concurrency_exceeded', limit: d.limit ?? 0 } };
+    }
+    case 'GGK02': {
+      // bigint figures arrive as JSON numbers (exact below 2^53, far above any spend limit).
+      const d = JSON.parse(e.detail ?? '{}') as { limit?: number; spent?: number; resetsAtMs?: number | null };
+      const resetsAt = typeof d.resetsAtMs === 'number' ? new Date(d.resetsAtMs) : null;
+      return { outcome: 'key_refused', refusal: { outcome: 'key_budget_exceeded', limitMicro: d.limit ?? 0, spentMicro: d.spent ?? 0, resetsAt } };
+    }
     case 'GG410':
       return { outcome: 'idempotency_race' };
     case 'GG429': {

@@ -10,6 +10,7 @@ import { PgScopes } from './pg-scopes.js';
 import { PgTaskCompletion } from './pg-task-completion.js';
 import { PgTaskIntake } from './pg-task-intake.js';
 import { PgTaskPoll } from './pg-task-poll.js';
+import { PgUsageReader } from './pg-usage-reader.js';
 import { PgUnitOfWork } from './pg-transactions.js';
 import { PG_TOKENS } from './postgres-tokens.js';
 import { checkSchemaName } from './schema.js';
@@ -75,6 +76,10 @@ export function postgresStoresModule(options: PostgresStoresModuleOptions): Cont
     } else {
       bind(TOKENS.TaskIntake).to(PgTaskIntake).inSingletonScope();
       bind(TOKENS.TaskCompletion).to(PgTaskCompletion).inSingletonScope();
+    }
+    // The rollups are written from the tasks and transactions tables (migration 023): only while both are PostgreSQL's.
+    if (replace.tasks === undefined && replace.ledger === undefined) {
+      bind(TOKENS.UsageReader).toResolvedValue((pool: pg.Pool, s: string) => new PgUsageReader(pool, s), [HOST_TOKENS.Pool, HOST_TOKENS.Schema]).inSingletonScope();
     }
   });
 }

@@ -64,7 +64,7 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
   const { pool, close } = openPool(db.url, 10);
   await runMigrations(pool, DEFAULT_SCHEMA);
   const boss = await createBoss({ connectionString: db.url, logger });
-  const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
+  const { stores, unitOfWork, taskIntake, taskCompletion, usageReader } = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
   const blobStore = new MemoryBlobStore();
   const gengate = createGengate({
     adapters: [new SandboxAdapter({ latencyMs: { chat: 5, image: 5, video: 30 }, statusPollIntervalMs: 10 })],
@@ -75,6 +75,7 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
     blobStore,
     resultUrls: { urlFor: (k) => `${ORIGIN}/api/v1/files/${k}` },
     paymentProcessor: new ManualPaymentProcessor(),
+    ...(usageReader ? { usageReader } : {}),
   });
   const mails: MailMessage[] = [];
   let offsetMs = 0;

@@ -29,6 +29,9 @@ select json_build_object(
         where j.name in ('${QUEUES.generate}', '${QUEUES.callback}') and j.state in ('created', 'retry', 'active')
       union all
       select 'alert-mail', null, a.user_id from pgboss.job j join ${s}.balance_alerts a on a.id::text = j.data->>'alertId' join u on u.user_id = a.user_id
+        where j.name = '${QUEUES.alertMail}' and j.state in ('created', 'retry', 'active')
+      union all
+      select 'key-budget-mail', null, u.user_id from pgboss.job j join u on u.user_id::text = j.data->'keyMail'->>'userId'
         where j.name = '${QUEUES.alertMail}' and j.state in ('created', 'retry', 'active')) j)
 ) as state`;
 
@@ -59,7 +62,7 @@ export async function openPgMoneyHarness(options: { pipeline?: boolean } = {}): 
   return {
     db,
     async open(config): Promise<MoneyImplementation> {
-      const { stores, unitOfWork, taskIntake, taskCompletion } = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
+      const { stores, unitOfWork, taskIntake, taskCompletion, usageReader } = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
       const gengate = createGengate({
         adapters: config.adapters,
         stores,
@@ -70,6 +73,8 @@ export async function openPgMoneyHarness(options: { pipeline?: boolean } = {}): 
         resultUrls: { urlFor: (k) => `http://gengate.test/api/v1/files/${k}` },
         paymentProcessor: new ManualPaymentProcessor(),
         scheduling: config.scheduling,
+        ...(usageReader ? { usageReader } : {}),
+        ...(config.clock ? { clock: config.clock } : {}),
       });
       return {
         gengate,

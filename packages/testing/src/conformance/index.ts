@@ -10,7 +10,9 @@ export { describeMoneyContract, MONEY_CONTRACT_SCHEDULING } from './money/money-
 export { MoneyDriver } from './money/money-driver.js';
 export type { MoneyCommand, MoneyOutcome } from './money/money-driver.js';
 export type { MoneyContractHarness, MoneyImplementation, MoneyImplementationConfig, RawMoneyState } from './money/money-harness.js';
+export { MoneyClock } from './money/money-harness.js';
 export { CONTRACT_MODEL, contractAdapter, quoteOf } from './money/money-model.js';
 export { ledgerViolations, normaliseMoneyState } from './money/money-state.js';
 export type { MoneyState, UserMoneyState } from './money/money-state.js';
 export { openMemoryMoneyImplementation } from './money/memory-money-implementation.js';
+export { describeUsageContract } from './usage/usage-contract-suite.js';

@@ -43,7 +43,7 @@ const manualProcessor: PaymentProcessor = {
 /** The whole core over the in-memory stores: the use cases without a database or a queue. */
 export function createMemoryGengate(opts: MemoryGengateOptions = {}): MemoryGengate {
   const baseUrl = (opts.baseUrl ?? MEMORY_GENGATE_BASE_URL).replace(/\/+$/, '');
-  const { db, scope, uow } = createMemoryStores();
+  const { db, scope, uow, usage } = createMemoryStores();
   const blobs = new MemoryBlobStore();
   const gengate = createGengate({
     adapters: opts.adapters ?? [],
@@ -52,6 +52,7 @@ export function createMemoryGengate(opts: MemoryGengateOptions = {}): MemoryGeng
     blobStore: blobs,
     resultUrls: { urlFor: (key) => `${baseUrl}/api/v1/files/${key}` },
     paymentProcessor: manualProcessor,
+    usageReader: usage,
   }, { configure: opts.configure });
 
   async function drainJobs(): Promise<void> {

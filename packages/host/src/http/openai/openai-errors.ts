@@ -21,6 +21,16 @@ function dialectOf(type: ErrorType, status: number): { status: number; type: str
     // OpenAI answers an exhausted balance with 429 insufficient_quota (the SDK's RateLimitError).
     case 'insufficient_credits':
       return { status: 429, type: 'insufficient_quota', code: 'insufficient_quota' };
+    // A key's spend limit reads as OpenAI's exhausted quota (a project's budget), with gengate's code.
+    case 'key_budget_exceeded':
+      return { status: 429, type: 'insufficient_quota', code: 'key_budget_exceeded' };
+    // OpenAI's 403 PermissionDeniedError: the key may not use this model.
+    case 'model_not_allowed_for_key':
+    case 'provider_not_allowed_for_key':
+    case 'modality_not_allowed_for_key':
+      return { status: 403, type: 'invalid_request_error', code: type };
+    case 'key_concurrency_exceeded':
+      return { status: 429, type: 'requests', code: 'key_concurrency_exceeded' };
     case 'model_not_found':
     case 'model_inactive':
       return { status: 404, type: 'invalid_request_error', code: 'model_not_found' };
@@ -42,7 +52,7 @@ function dialectOf(type: ErrorType, status: number): { status: number; type: str
 export function openAIErrorOf(error: GatewayError): { status: number; body: OpenAIErrorBody; headers: Readonly<Record<string, string>> } {
   const d = dialectOf(error.type, error.status);
   // A refusal that waiting cannot cure is not retried by the SDK (it honours x-should-retry).
-  const noRetry: Record<string, string> = error.type === 'insufficient_credits' ? { 'x-should-retry': 'false' } : {};
+  const noRetry: Record<string, string> = error.type === 'insufficient_credits' || error.type === 'key_budget_exceeded' ? { 'x-should-retry': 'false' } : {};
   return { status: d.status, headers: { ...error.headers, ...noRetry }, body: { error: { message: error.message, type: d.type, param: error.param, code: d.code } } };
 }
 

@@ -13,6 +13,8 @@ import { replaceableKeyStore } from './014-replaceable-key-store.js';
 import { retention } from './016-retention.js';
 import { signInLinks } from './017-sign-in-links.js';
 import { moneyRules } from './018-money-rules.js';
+import { keyBudgets } from './019-key-budgets.js';
+import { usageRollups } from './023-usage-rollups.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in order. Append new ones; never edit an applied one. */
@@ -32,5 +34,7 @@ export const MIGRATIONS: readonly Migration[] = [
   retention,
   signInLinks,
   moneyRules,
+  keyBudgets,
+  usageRollups,
 ];
 export type { Migration };

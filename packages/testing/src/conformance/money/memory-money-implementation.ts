@@ -1,11 +1,11 @@
 import { createGengate, createMemoryStores, MemoryBlobStore, type PaymentProcessor } from '@gengate/core';
-import type { MoneyImplementation, MoneyImplementationConfig } from './money-harness.js';
+import type { MoneyImplementation, MoneyImplementationConfig, RawMoneyState } from './money-harness.js';
 
 const manualProcessor: PaymentProcessor = { id: 'manual', createCheckout: async () => ({ checkoutUrl: null, externalRef: null }) };
 
 /** The money contract's subject over the in-memory stores (core's TypeScript rules over the unit of work), fresh each time. */
 export async function openMemoryMoneyImplementation(config: MoneyImplementationConfig): Promise<MoneyImplementation> {
-  const { db, scope, uow } = createMemoryStores();
+  const { db, scope, uow, usage } = createMemoryStores();
   const gengate = createGengate({
     adapters: config.adapters,
     stores: scope,
@@ -14,6 +14,8 @@ export async function openMemoryMoneyImplementation(config: MoneyImplementationC
     resultUrls: { urlFor: (key) => `http://gengate.test/api/v1/files/${key}` },
     paymentProcessor: manualProcessor,
     scheduling: config.scheduling,
+    usageReader: usage,
+    ...(config.clock ? { clock: config.clock } : {}),
   });
   return {
     gengate,
@@ -53,8 +55,9 @@ export async function openMemoryMoneyImplementation(config: MoneyImplementationC
           errorMessage: t.errorMessage,
         })),
         alerts: alerts.map((a) => ({ userId: a.userId, thresholdMicro: a.thresholdMicro, armed: a.armed })),
-        jobs: db.jobs.flatMap((j) => {
+        jobs: db.jobs.flatMap((j): RawMoneyState['jobs'][number][] => {
           if (j.queue === 'status-check') return [];
+          if (j.payload.keyMail) return ofUsers.has(j.payload.keyMail.userId) ? [{ queue: 'key-budget-mail', taskId: null, userId: j.payload.keyMail.userId }] : [];
           const taskId = j.payload.taskId ?? null;
           const userId = taskId !== null ? (userOfTask.get(taskId) ?? null) : j.payload.alertId !== undefined ? (userOfAlert.get(j.payload.alertId) ?? null) : null;
           return userId === null ? [] : [{ queue: j.queue, taskId, userId }];

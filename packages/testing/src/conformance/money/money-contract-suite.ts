@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describeKeyBudgetContract } from './money-contract-key-budgets.js';
 import { MoneyDriver } from './money-driver.js';
-import type { MoneyContractHarness, MoneyImplementationConfig } from './money-harness.js';
+import { MoneyClock, type MoneyContractHarness, type MoneyImplementationConfig } from './money-harness.js';
 import { contractAdapter, quoteOf } from './money-model.js';
 import { ledgerViolations } from './money-state.js';
 
@@ -40,7 +41,7 @@ export function describeMoneyContract(name: string, factory: () => Promise<Money
 
     const open = async (scheduling: Partial<MoneyImplementationConfig['scheduling']> = {}) => {
       if (!harness) throw new Error('the money harness factory did not run');
-      const config = { adapters: [contractAdapter()], scheduling: { ...MONEY_CONTRACT_SCHEDULING, ...scheduling } };
+      const config = { adapters: [contractAdapter()], scheduling: { ...MONEY_CONTRACT_SCHEDULING, ...scheduling }, clock: new MoneyClock() };
       const d = new MoneyDriver(await harness.open(config), config);
       opened.push(d);
       return d;
@@ -252,5 +253,7 @@ export function describeMoneyContract(name: string, factory: () => Promise<Money
         expect(await mails()).toBe(1);
       });
     });
+
+    describe('key budgets', () => describeKeyBudgetContract(open));
   });
 }

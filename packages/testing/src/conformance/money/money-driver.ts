@@ -1,7 +1,7 @@
 import { isGatewayError, TOKENS, type AuthContext, type TaskSuccess } from '@gengate/core';
 import type { MoneyImplementation, MoneyImplementationConfig } from './money-harness.js';
 import { CONTRACT_MODEL, quoteOf } from './money-model.js';
-import { normaliseMoneyState, type MoneyState } from './money-state.js';
+import { normaliseMoneyState, type MoneyState, type UserMoneyState } from './money-state.js';
 
 /**
  * One step of a money scenario, as plain data (fast-check prints a failing sequence of them). `user` and
@@ -32,7 +32,20 @@ export type MoneyCommand =
   /** POST /billing/topup, and the manual purchase completed (or left pending). */
   | { readonly kind: 'topup'; readonly user: number; readonly usd: number; readonly complete: boolean }
   /** A balance alert created at this threshold, or (null) the user's lowest one deleted. */
-  | { readonly kind: 'alert'; readonly user: number; readonly thresholdCredits: number | null };
+  | { readonly kind: 'alert'; readonly user: number; readonly thresholdCredits: number | null }
+  /** PUT /api-keys/{id} of the user's current key: its spend limit (credits, null: none), period, concurrency cap and soft threshold. */
+  | {
+      readonly kind: 'budget';
+      readonly user: number;
+      readonly limitCredits: number | null;
+      readonly period: 'day' | 'week' | 'month' | 'none';
+      readonly maxConcurrent: number | null;
+      readonly softPercent: number | null;
+    }
+  /** PUT /api-keys/{id}: the key's allowed models (null: all; `other`: only a model that is not the contract's). */
+  | { readonly kind: 'allow'; readonly user: number; readonly models: 'contract' | 'other' | null }
+  /** The clock moves on (into the next budget day when past midnight UTC); a noop without a MoneyClock. */
+  | { readonly kind: 'advance'; readonly hours: number };
 
 /** What a command answered, ids named: `accepted t2`, `replay t2`, `error insufficient_credits`, `noop`... */
 export type MoneyOutcome = string;
@@ -87,12 +100,30 @@ export class MoneyDriver {
     return u.auth;
   }
 
+  /** The rows' state, and each user's active keys as GET /api-keys shows their budget (through the use case: the same on every implementation). */
   async state(): Promise<MoneyState> {
     const raw = await this.impl.readState(this.users.map((u) => u.id));
-    return normaliseMoneyState(raw, {
+    const state = normaliseMoneyState(raw, {
       users: new Map(this.users.map((u, i) => [u.id, `u${i}`])),
       tasks: new Map(this.tasks.map((t, i) => [t, `t${i}`])),
     });
+    const out: Record<string, UserMoneyState> = {};
+    for (const [i, u] of this.users.entries()) {
+      const name = `u${i}`;
+      const s = state[name];
+      if (!s) continue;
+      const { data } = await this.g.keys.list(u.auth);
+      const keys = data.map((k) => ({
+        spendLimit: k.spend_limit,
+        budgetPeriod: k.budget_period,
+        spent: k.spent,
+        remaining: k.remaining,
+        resetsAt: k.resets_at,
+        concurrentTasks: k.concurrent_tasks,
+      }));
+      out[name] = { ...s, keys };
+    }
+    return out;
   }
 
   /** Runs one command; a refusal by the gateway is an outcome (`error <type>`), anything else throws. */
@@ -223,6 +254,29 @@ export class MoneyDriver {
         if (!lowest) return 'noop';
         await this.g.billing.deleteAlert(u.auth, lowest.id);
         return `deleted ${lowest.threshold}`;
+      }
+      case 'budget': {
+        const u = this.user(c.user);
+        if (u.auth.apiKeyId === null) return 'noop';
+        const k = await this.g.keys.update(u.auth, u.auth.apiKeyId, {
+          spend_limit: c.limitCredits,
+          budget_period: c.period,
+          max_concurrent_tasks: c.maxConcurrent,
+          soft_threshold_percent: c.softPercent,
+        });
+        return `budget ${k.spend_limit ?? 'none'} per ${k.budget_period}, spent ${k.spent}`;
+      }
+      case 'allow': {
+        const u = this.user(c.user);
+        if (u.auth.apiKeyId === null) return 'noop';
+        const models = c.models === null ? null : [c.models === 'contract' ? CONTRACT_MODEL.id : 'contract.other'];
+        const k = await this.g.keys.update(u.auth, u.auth.apiKeyId, { allowed_models: models });
+        return `allowed ${k.allowed_models?.join(',') ?? 'all'}`;
+      }
+      case 'advance': {
+        if (!this.config.clock) return 'noop';
+        this.config.clock.advance(c.hours * 3_600_000);
+        return `now ${this.config.clock.now().toISOString()}`;
       }
     }
   }

@@ -1,4 +1,4 @@
-import type { Gengate, ProviderAdapter, SchedulingOptions } from '@gengate/core';
+import type { Clock, Gengate, ProviderAdapter, SchedulingOptions } from '@gengate/core';
 
 /**
  * The rows that hold money and task state, read straight from the implementation's storage (not through
@@ -30,7 +30,8 @@ export interface RawMoneyState {
   }[];
   readonly alerts: readonly { readonly userId: string; readonly thresholdMicro: number; readonly armed: boolean }[];
   /** Jobs still queued: generation and callback jobs by task, alert mails by the user of their alert. */
-  readonly jobs: readonly { readonly queue: 'generate' | 'callback' | 'alert-mail'; readonly taskId: string | null; readonly userId: string | null }[];
+  /** Key soft-threshold mails (`key-budget-mail`) are on the alert-mail queue, by the user of their key. */
+  readonly jobs: readonly { readonly queue: 'generate' | 'callback' | 'alert-mail' | 'key-budget-mail'; readonly taskId: string | null; readonly userId: string | null }[];
 }
 
 /** One implementation of intake and completion, opened by a MoneyContractHarness. */
@@ -48,6 +49,19 @@ export interface MoneyImplementationConfig {
   /** Bind exactly these adapters (the kit's fixed-price model). */
   readonly adapters: readonly ProviderAdapter[];
   readonly scheduling: Pick<SchedulingOptions, 'maxQueuedPerUser' | 'maxAttempts'> & { readonly maxRunningPerUser: SchedulingOptions['maxRunningPerUser'] };
+  /** The use cases' clock (give it to createGengate): the driver moves it for budget-period commands. */
+  readonly clock?: MoneyClock;
+}
+
+/** A clock the money driver moves (key budget periods are decided by the submission's time). */
+export class MoneyClock implements Clock {
+  constructor(private at = new Date('2026-11-26T10:00:00.000Z')) {}
+  now(): Date {
+    return new Date(this.at);
+  }
+  advance(ms: number): void {
+    this.at = new Date(this.at.getTime() + ms);
+  }
 }
 
 /**

@@ -22,8 +22,17 @@ export interface UserMoneyState {
   readonly holds: readonly { task: string | null; amountMicro: number; state: string }[];
   readonly tasks: readonly { task: string | null; status: string; admitted: boolean | null; attempts: number; quotedMicro: number; chargedMicro: number | null; errorMessage: string | null }[];
   readonly alerts: readonly { thresholdMicro: number; armed: boolean }[];
-  /** Queued jobs: `generate:t3` (of waiting tasks), `callback:t3`, `alert-mail` (one entry per job). */
+  /** Queued jobs: `generate:t3` (of waiting tasks), `callback:t3`, `alert-mail`, `key-budget-mail` (one entry per job). */
   readonly jobs: readonly string[];
+  /** The user's active keys as GET /api-keys shows their budget (filled by MoneyDriver.state; none from the rows alone). */
+  readonly keys: readonly {
+    spendLimit: number | null;
+    budgetPeriod: string;
+    spent: number;
+    remaining: number | null;
+    resetsAt: string | null;
+    concurrentTasks: number;
+  }[];
 }
 
 export type MoneyState = Readonly<Record<string, UserMoneyState>>;
@@ -67,6 +76,7 @@ export function normaliseMoneyState(raw: RawMoneyState, names: IdNames): MoneySt
         .filter((j) => j.queue !== 'generate' || raw.tasks.some((t) => t.id === j.taskId && t.status === 'waiting'))
         .map((j) => (j.taskId === null ? j.queue : `${j.queue}:${nameOf(names.tasks, j.taskId) ?? ''}`))
         .sort(),
+      keys: [],
     };
   }
   return out;
@@ -89,6 +99,10 @@ export function ledgerViolations(state: MoneyState): string[] {
       const open = s.holds.some((h) => h.task === t.task && h.state === 'held');
       const unfinished = t.status === 'waiting' || t.status === 'generating';
       if (open !== unfinished) found.push(`${user}: task ${t.task} is ${t.status} with${open ? '' : 'out'} an open hold`);
+    }
+    // A key's budget is never overshot: what it held and charged this period stays within its limit.
+    for (const [i, k] of s.keys.entries()) {
+      if (k.spendLimit !== null && k.spent > k.spendLimit) found.push(`${user}: key ${i} spent ${k.spent} of a ${k.spendLimit} credit limit`);
     }
     for (const t of s.transactions.filter((x) => x.paymentMethod === 'usage')) {
       const hold = s.holds.find((h) => h.task === t.task);

@@ -1,0 +1,108 @@
+import type { Migration } from './migration.js';
+
+/*
+ * Usage rollups (issue 22): per hour (UTC) × user × API key × model × provider, the credits charged,
+ * tasks ended, failures, tokens, images, milliseconds of video and a latency histogram, kept in the same
+ * transaction as each task's settlement. GET /usage reads them (pg-usage-reader.ts).
+ *
+ * Kept by a trigger on the task row, not by the money functions of 018 (which other work replaces): a
+ * task that becomes `success` or `fail` (or is inserted as one) queues a deferred constraint trigger that
+ * runs at COMMIT of the settling transaction, when the ledger's usage deduction for the task (written after
+ * the task update inside gengate_finish_success, or by the unit-of-work path) is there to be read. One
+ * upsert per settlement; a rolled-back settlement never reaches it.
+ *
+ * The grain's key is (user_id, hour, api_key_id, model_id, provider). An API key belongs to one owner, so
+ * an organization column can be added later beside user_id and filled from the key without changing the
+ * grain or the upsert's conflict target. A task without a key is recorded under the nil UUID.
+ *
+ * The provider is the part of the model id before its first dot (the task row records no provider).
+ * Latency: successful tasks only, from created_at to finished_at, whole milliseconds, bucketed by
+ * width_bucket over the bounds of core's LATENCY_BUCKET_BOUNDS_MS (written out here: a migration never
+ * changes; a test checks the two agree). 47 buckets: the array's element 1 is below 1 ms.
+ */
+export const LATENCY_BOUNDS_SQL =
+  'array[1,2,3,4,6,8,12,16,23,32,46,64,91,128,182,256,363,512,725,1024,1449,2048,2897,4096,5793,8192,11586,16384,23171,32768,46341,65536,92682,131072,185364,262144,370728,524288,741456,1048576,1482911,2097152,2965821,4194304,5931642,8388608]::bigint[]';
+export const LATENCY_BUCKET_COUNT = 47;
+export const NO_KEY_UUID = '00000000-0000-0000-0000-000000000000';
+
+const tokens = (t: string, field: string) => `coalesce(round((${t}.usage->>'${field}')::numeric), 0)::bigint`;
+const videoMs = (t: string) => `coalesce(round((${t}.usage->>'videoSeconds')::numeric * 1000), 0)::bigint`;
+const latencyMs = (t: string) => `greatest(0, floor(extract(epoch from (${t}.finished_at - ${t}.created_at)) * 1000))::bigint`;
+
+const rollupFunctionSql = (schema: string) => `
+create or replace function ${schema}.gengate_usage_rollup() returns trigger language plpgsql as $$
+declare
+  v_credits bigint;
+  v_bucket integer;
+  v_hist integer[];
+  v_hour timestamptz;
+begin
+  if new.finished_at is null or new.status not in ('success', 'fail') then return null; end if;
+  select coalesce(-sum(credits_micro), 0) into v_credits from ${schema}.transactions where task_id = new.id and payment_method = 'usage';
+  v_hist := array_fill(0, array[${LATENCY_BUCKET_COUNT}]);
+  if new.status = 'success' then
+    v_bucket := width_bucket(${latencyMs('new')}, ${LATENCY_BOUNDS_SQL}) + 1;
+    v_hist[v_bucket] := 1;
+  end if;
+  v_hour := date_trunc('hour', new.finished_at, 'UTC');
+  insert into ${schema}.usage_rollups as r (hour, user_id, api_key_id, model_id, provider, credits_micro, tasks, failures,
+      input_tokens, output_tokens, images, video_ms, latency_hist)
+    values (v_hour, new.user_id, coalesce(new.api_key_id, '${NO_KEY_UUID}'), new.model_id, split_part(new.model_id, '.', 1), v_credits, 1,
+      case when new.status = 'fail' then 1 else 0 end, ${tokens('new', 'inputTokens')}, ${tokens('new', 'outputTokens')},
+      ${tokens('new', 'images')}, ${videoMs('new')}, v_hist)
+    on conflict (user_id, hour, api_key_id, model_id, provider) do update set
+      credits_micro = r.credits_micro + excluded.credits_micro, tasks = r.tasks + 1, failures = r.failures + excluded.failures,
+      input_tokens = r.input_tokens + excluded.input_tokens, output_tokens = r.output_tokens + excluded.output_tokens,
+      images = r.images + excluded.images, video_ms = r.video_ms + excluded.video_ms,
+      latency_hist[coalesce(v_bucket, 1)] = r.latency_hist[coalesce(v_bucket, 1)] + case when v_bucket is null then 0 else 1 end;
+  return null;
+end $$;`;
+
+const backfillSql = (schema: string) => `
+insert into ${schema}.usage_rollups (hour, user_id, api_key_id, model_id, provider, credits_micro, tasks, failures,
+    input_tokens, output_tokens, images, video_ms, latency_hist)
+select date_trunc('hour', t.finished_at, 'UTC'), t.user_id, coalesce(t.api_key_id, '${NO_KEY_UUID}'), t.model_id, split_part(t.model_id, '.', 1),
+  coalesce(-sum(x.credits_micro), 0), count(*), count(*) filter (where t.status = 'fail'),
+  sum(${tokens('t', 'inputTokens')}), sum(${tokens('t', 'outputTokens')}), sum(${tokens('t', 'images')}), sum(${videoMs('t')}),
+  array[${Array.from({ length: LATENCY_BUCKET_COUNT }, (_, i) => `count(*) filter (where t.bucket = ${i})`).join(', ')}]::integer[]
+from (select tt.*, case when tt.status = 'success' then width_bucket(${latencyMs('tt')}, ${LATENCY_BOUNDS_SQL}) end as bucket
+      from ${schema}.tasks tt where tt.status in ('success', 'fail') and tt.finished_at is not null) t
+left join ${schema}.transactions x on x.task_id = t.id and x.payment_method = 'usage'
+group by 1, 2, 3, 4, 5;`;
+
+/** The rollup trigger on the task row (also used by the benchmark to time settlements with and without it). */
+export const usageTriggersSql = (schema: string) => `
+create constraint trigger tasks_usage_rollup_ended after update of status on ${schema}.tasks deferrable initially deferred
+  for each row when (new.status in ('success', 'fail') and old.status not in ('success', 'fail'))
+  execute function ${schema}.gengate_usage_rollup();
+create constraint trigger tasks_usage_rollup_inserted after insert on ${schema}.tasks deferrable initially deferred
+  for each row when (new.status in ('success', 'fail'))
+  execute function ${schema}.gengate_usage_rollup();`;
+
+export const usageRollups: Migration = {
+  version: 23,
+  name: 'usage rollups per hour, user, key, model and provider, kept at settlement by a deferred trigger; backfilled',
+  up: (schema) => `
+create table ${schema}.usage_rollups (
+  hour timestamptz not null,
+  user_id uuid not null,
+  api_key_id uuid not null,
+  model_id text not null,
+  provider text not null,
+  credits_micro bigint not null,
+  tasks bigint not null,
+  failures bigint not null,
+  input_tokens bigint not null,
+  output_tokens bigint not null,
+  images bigint not null,
+  video_ms bigint not null,
+  latency_hist integer[] not null check (cardinality(latency_hist) = ${LATENCY_BUCKET_COUNT}),
+  primary key (user_id, hour, api_key_id, model_id, provider)
+);
+-- The operator's view across users reads by time.
+create index usage_rollups_hour on ${schema}.usage_rollups (hour);
+${rollupFunctionSql(schema)}
+${usageTriggersSql(schema)}
+${backfillSql(schema)}
+`,
+};

@@ -1,0 +1,104 @@
+import { LATENCY_BUCKETS, type UsageDimension, type UsageGroupRow, type UsageQuery, type UsageReader } from '@gengate/core';
+import { NO_KEY_UUID } from './migrations/023-usage-rollups.js';
+import { toSafeInt, type Queryable } from './queryable.js';
+
+/** Each dimension: the grouped expression over the rollups, and the columns it answers. */
+const DIMENSIONS: Readonly<Record<UsageDimension, { readonly expr: string; readonly as: string }>> = {
+  day: { expr: `to_char(r.hour at time zone 'UTC', 'YYYY-MM-DD')`, as: 'day' },
+  hour: { expr: 'r.hour', as: 'hour' },
+  model: { expr: 'r.model_id', as: 'model_id' },
+  provider: { expr: 'r.provider', as: 'provider' },
+  key: { expr: 'r.api_key_id', as: 'api_key_id' },
+  user: { expr: 'r.user_id', as: 'user_id' },
+};
+
+interface Row {
+  day?: string;
+  hour?: Date;
+  model_id?: string;
+  provider?: string;
+  api_key_id?: string;
+  key_name?: string | null;
+  user_id?: string;
+  user_email?: string | null;
+  credits_micro: string;
+  tasks: string;
+  failures: string;
+  input_tokens: string;
+  output_tokens: string;
+  images: string;
+  video_ms: string;
+  latency_hist: string;
+}
+
+/** `{1,2,3}` (an int8[] as text) as numbers. */
+function parseHistogram(text: string): number[] {
+  const inner = text.slice(1, -1);
+  return inner === '' ? [] : inner.split(',').map((n) => toSafeInt(n));
+}
+
+/**
+ * Reads the rollups of migration 023: one statement, grouped in SQL. The histogram is merged element by
+ * element (47 sums over the array's subscripts), names sort by code point (`collate "C"`, as the memory
+ * reader compares), a missing key sorts first.
+ */
+export class PgUsageReader implements UsageReader {
+  constructor(
+    private readonly db: Queryable,
+    private readonly schema: string,
+  ) {}
+
+  async read(q: UsageQuery): Promise<readonly UsageGroupRow[]> {
+    const values: unknown[] = [q.from, q.to];
+    const where = ['r.hour >= $1', 'r.hour < $2'];
+    const param = (v: unknown) => {
+      values.push(v);
+      return `$${values.length}`;
+    };
+    if (q.userId !== null) where.push(`r.user_id = ${param(q.userId)}`);
+    if (q.modelId !== undefined) where.push(`r.model_id = ${param(q.modelId)}`);
+    if (q.apiKeyId !== undefined) where.push(`r.api_key_id = ${param(q.apiKeyId)}`);
+    if (q.provider !== undefined) where.push(`r.provider = ${param(q.provider)}`);
+    const dims = q.groupBy.map((g) => DIMENSIONS[g]);
+    const select = dims.map((d) => `${d.expr} as ${d.as}`).join(', ');
+    const hist = Array.from({ length: LATENCY_BUCKETS }, (_, i) => `sum(r.latency_hist[${i + 1}])`).join(', ');
+    const order = q.groupBy
+      .map((g) => (g === 'key' ? 'g.api_key_id nulls first' : g === 'hour' || g === 'user' ? `g.${DIMENSIONS[g].as}` : `g.${DIMENSIONS[g].as} collate "C"`))
+      .join(', ');
+    const s = this.schema;
+    const sql = `
+with g as (
+  select ${select}, sum(r.credits_micro) as credits_micro, sum(r.tasks) as tasks, sum(r.failures) as failures,
+    sum(r.input_tokens) as input_tokens, sum(r.output_tokens) as output_tokens, sum(r.images) as images, sum(r.video_ms) as video_ms,
+    array[${hist}]::bigint[]::text as latency_hist
+  from ${s}.usage_rollups r
+  where ${where.join(' and ')}
+  group by ${dims.map((_, i) => i + 1).join(', ')}
+)
+select g.*${q.groupBy.includes('key') ? ', k.name as key_name' : ''}${q.groupBy.includes('user') ? ', u.email as user_email' : ''}
+from g${q.groupBy.includes('key') ? ` left join ${s}.api_keys k on k.id = g.api_key_id` : ''}${q.groupBy.includes('user') ? ` left join ${s}.users u on u.id = g.user_id` : ''}
+order by ${order}`;
+    const { rows } = await this.db.query<Row>(sql, values);
+    return rows.map((r) => {
+      const key = r.api_key_id === undefined ? {} : r.api_key_id === NO_KEY_UUID ? { apiKeyId: null, keyName: null } : { apiKeyId: r.api_key_id, keyName: r.key_name ?? null };
+      return {
+        ...(r.day === undefined ? {} : { day: r.day }),
+        ...(r.hour === undefined ? {} : { hour: r.hour }),
+        ...(r.model_id === undefined ? {} : { modelId: r.model_id }),
+        ...(r.provider === undefined ? {} : { provider: r.provider }),
+        ...key,
+        ...(r.user_id === undefined ? {} : { userId: r.user_id, userEmail: r.user_email ?? null }),
+        counts: {
+          creditsMicro: toSafeInt(r.credits_micro),
+          tasks: toSafeInt(r.tasks),
+          failures: toSafeInt(r.failures),
+          inputTokens: toSafeInt(r.input_tokens),
+          outputTokens: toSafeInt(r.output_tokens),
+          images: toSafeInt(r.images),
+          videoMs: toSafeInt(r.video_ms),
+          latencyHistogram: parseHistogram(r.latency_hist),
+        },
+      };
+    });
+  }
+}
