@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import { TOKENS } from '../ports/tokens.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { admitQueued, DEFAULT_SCHEDULING, type SchedulingOptions } from '../execution/scheduling.js';
-import { NO_KEY_CONTROLS, type ApiKeyLimits, type ApiKeyRecord, type ApiKeyView, type CreatedApiKeyView, type KeyControls, type KeyUsage } from '../model/api-key.js';
+import { keyControlsOf, NO_KEY_CONTROLS, type ApiKeyLimits, type ApiKeyRecord, type ApiKeyView, type CreatedApiKeyView, type KeyControls, type KeyUsage } from '../model/api-key.js';
 import type { Clock, IdGenerator } from '../ports/system.js';
 import type { ApiKeyPatch, KeyStore, TransactionScope, UnitOfWork } from '../ports/stores.js';
 import { createApiKeySchema, updateApiKeySchema, type UpdateApiKeyInput } from '../keys/api-key-schemas.js';
@@ -14,7 +14,7 @@ import type { AuthContext } from './auth-context.js';
 
 /** The key as listed: its settings and, when `usage` is given, what it used this period (else zero). */
 export function toApiKeyView(k: ApiKeyRecord, usage: KeyUsage | null = null, at: Date = new Date()): ApiKeyView {
-  const c = k.controls;
+  const c = keyControlsOf(k);
   const spent = usage?.spentMicro ?? 0;
   return {
     id: k.id,
@@ -62,7 +62,7 @@ export async function issueApiKey(
 }
 
 async function usageOf(tx: TransactionScope, k: ApiKeyRecord, at: Date): Promise<KeyUsage> {
-  const periodStart = budgetPeriodStart(k.controls.budgetPeriod, at);
+  const periodStart = budgetPeriodStart(keyControlsOf(k).budgetPeriod, at);
   return { periodStart, ...(await tx.keyBudgets.usage(k.id, periodStart)) };
 }
 
