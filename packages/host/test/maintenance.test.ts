@@ -84,7 +84,7 @@ describe('maintenance sweep', () => {
     const stripePayable = await topup('stripe', 3_600);
     const manualExpired = await topup('manual', 8 * 86_400);
     const manualWaiting = await topup('manual', 86_400);
-    const counts = () => q('select running_chat + running_image + running_video as running, queued_chat + queued_image + queued_video as queued from gengate.accounts where user_id = $1', [userId]);
+    const counts = () => q('select running_chat + running_image + running_video as running, queued_chat + queued_image + queued_video as queued from gengate.account_totals where user_id = $1', [userId]);
     expect((await counts()).rows).toEqual([{ running: 1, queued: 0 }]); // kept by the trigger
     await q('update gengate.accounts set running_video = running_video + 7, queued_chat = 3 where user_id = $1', [userId]); // drift
 

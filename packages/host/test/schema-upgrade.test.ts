@@ -42,7 +42,10 @@ describe('upgrading a database whose gengate tables are in public', () => {
     const pool = new pg.Pool({ connectionString: db.url, max: 4 });
     await legacyDatabase(pool, 12);
 
-    // Data written as the old version did: the same statements, on the tables in public.
+    // Data written as the old version did: the same statements, on the tables in public. Today's stores read
+    // the account through the view account_totals (migration 020: the row and its pending rows); at 12 the
+    // account is the row alone, so the stand-in view is that, dropped before the upgrade.
+    await pool.query('create view public.account_totals as select * from public.accounts');
     const boss = await createBoss({ connectionString: db.url, logger });
     const old = createPgStores(pool, boss, { schema: 'public' });
     const gengate = createGengate({
@@ -59,6 +62,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
     const auth = await gengate.authenticate.execute(key, '127.0.0.1');
     const { task_id: waiting } = await gengate.submitRun.execute(auth, 'sandbox.echo-chat', { prompt: 'submitted before the upgrade' });
     await boss.stop({ graceful: false });
+    await pool.query('drop view public.account_totals');
     const rowsBefore = await count(pool, 'select ((select count(*) from users) + (select count(*) from api_keys) + (select count(*) from transactions) + (select count(*) from holds))::int as n');
 
     const server = await startServer(loadConfig({ DATABASE_URL: db.url, GENGATE_DATA_DIR: tempDataDir(), PORT: '0', SANDBOX_LATENCY_MS: '5' }), { logger });
@@ -84,6 +88,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
     // Every function now names its tables in the schema: none depends on a search_path.
     const bodies = (await pool.query<{ proname: string; prosrc: string }>(`select proname, prosrc from pg_proc where pronamespace = 'gengate'::regnamespace`)).rows;
     expect(bodies.map((b) => b.proname).sort()).toEqual([
+      'gengate_admit_after_end',
       'gengate_admit_queued',
       'gengate_check_alerts',
       'gengate_complete_job',
@@ -92,6 +97,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
       'gengate_enqueue_job',
       'gengate_finish_fail',
       'gengate_finish_success',
+      'gengate_fold_pending',
       'gengate_notify_task_ended',
       'gengate_recount_active_tasks',
       'gengate_submit_task',

@@ -53,7 +53,7 @@ for (const pipeline of [true, false]) {
       const task = await generating(auth, { callback_url: 'https://hooks.example.com/done' });
       expect(await completion().succeed({ task, success: success(), chargeDescription: 'test', maxRunning: 1 })).toBe(true);
       expect(await row('select status, charged_micro::int as charged from gengate.tasks where id = $1', [task.id])).toEqual({ status: 'success', charged: CHARGE });
-      expect(await row('select balance_micro::int as b, held_micro::int as h, running_image as r from gengate.accounts where user_id = $1', [auth.userId])).toEqual({
+      expect(await row('select balance_micro::int as b, held_micro::int as h, running_image as r from gengate.account_totals where user_id = $1', [auth.userId])).toEqual({
         b: 10_000_000 - CHARGE,
         h: 0,
         r: 0,
@@ -63,7 +63,7 @@ for (const pipeline of [true, false]) {
       expect(await ledgerViolations(h.db.url)).toEqual([]);
     });
 
-    it('admits the queued task that takes the freed slot, with its job, in the same commit (no fallback)', async () => {
+    it('admits the queued task that takes the freed slot, with its job, before the call returns (no fallback)', async () => {
       const auth = await h.user(10);
       const first = await generating(auth, {});
       const { task_id: queued } = await h.gengate.submitRun.execute(auth, IMAGE, { prompt: 'queued' });
@@ -146,10 +146,10 @@ for (const pipeline of [true, false]) {
       const auth = await h.user(10);
       const task = await generating(auth, { callback_url: 'https://hooks.example.com/done' });
       await h.gengate.cancelTask.execute(auth, task.id);
-      const before = await row('select balance_micro::int as b from gengate.accounts where user_id = $1', [auth.userId]);
+      const before = await row('select balance_micro::int as b from gengate.account_totals where user_id = $1', [auth.userId]);
       expect(await completion().succeed({ task, success: success(), chargeDescription: 'test', maxRunning: 1 })).toBe(false);
       expect(await row('select status from gengate.tasks where id = $1', [task.id])).toEqual({ status: 'fail' });
-      expect(await row('select balance_micro::int as b from gengate.accounts where user_id = $1', [auth.userId])).toEqual(before);
+      expect(await row('select balance_micro::int as b from gengate.account_totals where user_id = $1', [auth.userId])).toEqual(before);
       // One callback job: the cancellation's, none from the refused success.
       expect(await callbackJobs(task.id)).toBe(1);
     });

@@ -35,7 +35,7 @@ for (const pipeline of [true, false]) {
         await new Promise((r) => setImmediate(r));
       }
     };
-    const heldOf = async (userId: string) => (await h.pool.query<{ held: string }>('select held_micro as held from gengate.accounts where user_id = $1', [userId])).rows[0]?.held;
+    const heldOf = async (userId: string) => (await h.pool.query<{ held: string }>('select held_micro as held from gengate.account_totals where user_id = $1', [userId])).rows[0]?.held;
 
     it('admits into a free running slot with its job, queues behind taken slots without one, refuses past the queue', async () => {
       const auth = await h.user(100);

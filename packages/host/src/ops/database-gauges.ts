@@ -3,14 +3,14 @@ import { CachedCheck } from './cached-check.js';
 import type { GengateMetrics } from './gengate-metrics.js';
 import { quoteIdent } from '../postgres/schema.js';
 
-/** Outstanding holds (partial index holds_outstanding, migration 016) and the unfinished-task counts kept on account rows. */
+/** Outstanding holds (partial index holds_outstanding, migration 016) and the unfinished-task counts kept on account rows (with their pending rows: account_totals, migration 020). */
 export function databaseGaugesSql(schema: string): string {
   const s = quoteIdent(schema);
   return `select
       (select count(*) from ${s}.holds where state = 'held')::int as holds,
-      (select coalesce(sum(held_micro), 0) from ${s}.accounts)::text as held_micro,
-      (select coalesce(sum(running_chat + running_image + running_video), 0) from ${s}.accounts)::int as running,
-      (select coalesce(sum(queued_chat + queued_image + queued_video), 0) from ${s}.accounts)::int as queued`;
+      (select coalesce(sum(held_micro), 0) from ${s}.account_totals)::text as held_micro,
+      (select coalesce(sum(running_chat + running_image + running_video), 0) from ${s}.account_totals)::int as running,
+      (select coalesce(sum(queued_chat + queued_image + queued_video), 0) from ${s}.account_totals)::int as queued`;
 }
 
 /** Sets the database gauges from one small query (DatabaseGauges calls it at most once per refresh interval). */

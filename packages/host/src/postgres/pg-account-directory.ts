@@ -21,7 +21,7 @@ const summary = (schema: string) => `
     (select count(*)::int from ${schema}.api_keys k where k.user_id = u.id and k.revoked_at is null) as active_keys,
     (select count(*)::int from ${schema}.api_keys k where k.user_id = u.id and k.revoked_at is not null) as revoked_keys,
     (select count(*)::int from ${schema}.tasks x where x.user_id = u.id) as tasks
-  from ${schema}.users u left join ${schema}.accounts a on a.user_id = u.id`;
+  from ${schema}.users u left join ${schema}.account_totals a on a.user_id = u.id`;
 
 const SEARCH = `where lower(u.email) like $1 or u.id::text like $1`;
 

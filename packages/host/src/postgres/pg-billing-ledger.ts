@@ -38,7 +38,7 @@ const toTransaction = (r: TxRow): TransactionRecord => ({
 /** The statements, built once per schema (createPgStores). */
 export const ledgerSql = (schema: string) => ({
   openAccount: `insert into ${schema}.accounts (user_id) values ($1) on conflict do nothing`,
-  balance: `select balance_micro, held_micro from ${schema}.accounts where user_id = $1`,
+  balance: `select balance_micro, held_micro from ${schema}.account_totals where user_id = $1`,
   lockAccount: `select 1 from ${schema}.accounts where user_id = $1 for update`,
   hold: `with acc as (
          update ${schema}.accounts set held_micro = held_micro + $3
@@ -64,8 +64,11 @@ export type LedgerSql = ReturnType<typeof ledgerSql>;
 
 /**
  * The ledger on PostgreSQL. accounts.balance_micro is kept equal to the sum of the user's completed
- * transactions, and held_micro to the sum of their active holds; both change only in the statements
- * below, inside the caller's transaction, with the account row locked.
+ * transactions, and held_micro to the sum of their active holds, once the user's account_pending rows
+ * are added (migration 020: a task's end appends there; the balance is read from account_totals); both
+ * change only in the statements below, inside the caller's transaction, with the account row locked, or
+ * in the SQL functions of migrations 018 and 020. A hold checks the row alone: pending rows only ever
+ * raise what is available, so it may refuse early, never overdraw.
  */
 export class PgBillingLedger implements BillingLedger {
   constructor(

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EndedTask, TaskCompletion, TaskFailureCompletion, TaskSuccessCompletion } from '@gengate/core';
+import type { EndedTask, Modality, TaskCompletion, TaskFailureCompletion, TaskSuccessCompletion } from '@gengate/core';
 import { inject, injectable, optional } from 'inversify';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
@@ -14,10 +14,15 @@ import { pipelinedStatement } from './statement-pipeline.js';
 const successSql = (schema: string) =>
   `select ${schema}.gengate_finish_success($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) as r`;
 const failSql = (schema: string) => `select ${schema}.gengate_finish_fail($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) as r`;
+const admitAfterSql = (schema: string) => `select ${schema}.gengate_admit_after_end($1, $2, $3, $4) as n`;
 
-/** What gengate_finish_success / gengate_finish_fail answer (migration 018). */
+/** What gengate_finish_success / gengate_finish_fail answer (migrations 018 and 020). */
 interface Finished {
   readonly ended: boolean;
+  /** 020: an end that did not lock the account row found a queued task of its user: admit it now. */
+  readonly admitAfter?: boolean;
+  readonly userId?: string;
+  readonly modality?: Modality;
   readonly generate?: number;
   readonly callback?: number;
   readonly alertMail?: number;
@@ -32,11 +37,16 @@ interface Finished {
  * the release; balance alerts with their mail job; the callback job; the admission of the user's next
  * queued task with its generation job; and the pg-boss job running this end (currentJob), completed in the
  * same commit. Workers of the jobs added are woken after the commit.
+ *
+ * Since migration 020 an end does not wait on its user's account row (what it changes there is appended to
+ * account_pending); when it found a queued task of its user, the queue is admitted by a second statement
+ * right after the commit (gengate_admit_after_end, which takes the account lock), before the call returns.
  */
 @injectable()
 export class PgTaskCompletion implements TaskCompletion {
   private readonly success: string;
   private readonly failure: string;
+  private readonly admitAfterQuery: string;
 
   constructor(
     @inject(HOST_TOKENS.Pool) private readonly pool: pg.Pool,
@@ -51,6 +61,7 @@ export class PgTaskCompletion implements TaskCompletion {
     const s = checkSchemaName(schema);
     this.success = successSql(s);
     this.failure = failSql(s);
+    this.admitAfterQuery = admitAfterSql(s);
   }
 
   async succeed(c: TaskSuccessCompletion): Promise<boolean> {
@@ -84,6 +95,7 @@ export class PgTaskCompletion implements TaskCompletion {
     );
     const done = res.rows[0]?.r ?? { ended: false };
     this.wakeFor(done, task.callbackUrl !== null);
+    await this.admitAfter(done, c.maxRunning);
     return done.ended;
   }
 
@@ -108,8 +120,16 @@ export class PgTaskCompletion implements TaskCompletion {
     });
     const done = res.rows[0]?.r ?? { ended: false };
     this.wakeFor(done, false);
+    if (done.modality) await this.admitAfter(done, m[done.modality]);
     if (!done.ended || done.modelId === undefined) return null;
     return { modelId: done.modelId, startedAt: done.startedAt ? new Date(done.startedAt) : null };
+  }
+
+  private async admitAfter(done: Finished, maxRunning: number): Promise<void> {
+    if (!done.ended || !done.admitAfter || !done.userId || !done.modality) return;
+    const { rows } = await this.pool.query<{ n: number }>(this.admitAfterQuery, [done.userId, done.modality, maxRunning, this.boss ? this.bossSchema : null]);
+    const n = rows[0]?.n ?? 0;
+    if (n > 0) this.wake(QUEUES.generate, n);
   }
 
   private wakeFor(done: Finished, callbackWoken: boolean): void {

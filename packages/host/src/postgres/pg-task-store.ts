@@ -106,7 +106,7 @@ export const taskSql = (schema: string) => ({
   listUnfinished: `select * from ${schema}.tasks where ${UNFINISHED} order by created_at limit $1`,
   activeCounts: `select case $2 when 'chat' then running_chat when 'image' then running_image else running_video end as admitted,
               case $2 when 'chat' then queued_chat when 'image' then queued_image else queued_video end as queued
-       from ${schema}.accounts where user_id = $1`,
+       from ${schema}.account_totals where user_id = $1`,
   listOverdue: `with d (modality, ms) as (values ('chat', $2::bigint), ('image', $3::bigint), ('video', $4::bigint))
        select t.* from ${schema}.tasks t join d on d.modality = t.modality
        where (t.status = 'generating' and coalesce(t.started_at, t.created_at) < $1::timestamptz - make_interval(secs => (d.ms + $5) / 1000.0))

@@ -16,7 +16,7 @@ import { DEFAULT_SCHEMA } from '../../src/postgres/schema.js';
 const stateSql = (s: string) => `
 with u as (select unnest($1::uuid[]) as user_id)
 select json_build_object(
-  'accounts', (select coalesce(json_agg(json_build_object('userId', a.user_id, 'balanceMicro', a.balance_micro, 'heldMicro', a.held_micro)), '[]') from ${s}.accounts a join u using (user_id)),
+  'accounts', (select coalesce(json_agg(json_build_object('userId', a.user_id, 'balanceMicro', a.balance_micro, 'heldMicro', a.held_micro)), '[]') from ${s}.account_totals a join u using (user_id)),
   'transactions', (select coalesce(json_agg(json_build_object('userId', t.user_id, 'taskId', t.task_id, 'creditsMicro', t.credits_micro, 'amountMicroUsd', t.amount_micro_usd,
       'paymentMethod', t.payment_method, 'status', t.status, 'description', t.description)), '[]') from ${s}.transactions t join u using (user_id)),
   'holds', (select coalesce(json_agg(json_build_object('userId', h.user_id, 'taskId', h.task_id, 'amountMicro', h.amount_micro, 'state', h.state)), '[]') from ${s}.holds h join u using (user_id)),

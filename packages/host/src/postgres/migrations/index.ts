@@ -14,6 +14,7 @@ import { retention } from './016-retention.js';
 import { signInLinks } from './017-sign-in-links.js';
 import { moneyRules } from './018-money-rules.js';
 import { keyBudgets } from './019-key-budgets.js';
+import { settlementOffAccountRow } from './020-settlement-off-account-row.js';
 import { usageRollups } from './023-usage-rollups.js';
 import type { Migration } from './migration.js';
 
@@ -35,6 +36,7 @@ export const MIGRATIONS: readonly Migration[] = [
   signInLinks,
   moneyRules,
   keyBudgets,
+  settlementOffAccountRow,
   usageRollups,
 ];
 export type { Migration };
