@@ -677,13 +677,13 @@ export interface components {
             route?: components["schemas"]["TaskRoute"];
             extensions?: components["schemas"]["TaskExtensions"];
         };
-        /** @description *gengate extension.* The route that served the task (while it runs: the route of its latest attempt): the catalog id of the provider model called. Absent before the first attempt. */
+        /** @description *gengate extension*, routed tasks only (a routed model, a fallback model of `models`, or routing fields in the request): the route that served the task (while it runs: the route of its latest attempt), the catalog id of the provider model called. Absent before the first attempt. */
         TaskRoute: {
             /** @description The provider model called, e.g. `fal.kling-v2.1-master`. */
             id: string;
             provider: string;
         };
-        /** @description *gengate extensions* of a task. Absent before the first attempt. */
+        /** @description *gengate extensions* of a routed task (see `route`). Absent before the first attempt. */
         TaskExtensions: {
             /** @description The attempt log, in order; attempts are counted across routes (docs/routing-mechanism.md). */
             attempts: components["schemas"]["RouteAttempt"][];
