@@ -1,6 +1,7 @@
 import type { ModelRegistry } from '../catalog/model-registry.js';
 import type { InflightCalls } from '../execution/inflight-calls.js';
 import type { PriceBook } from '../pricing/price-book.js';
+import type { RoutePlanner } from '../routing/route-planner.js';
 import { TOKENS as PORT_AND_SETTING_TOKENS, tokenFor as token } from '../ports/tokens.js';
 import type { AdminService } from '../services/admin.js';
 import type { Authenticate } from '../services/authenticate.js';
@@ -55,6 +56,7 @@ export const TOKENS = {
   ListTasks: token<ListTasks>('ListTasks'),
   QuoteRun: token<QuoteRun>('QuoteRun'),
   UsageReport: token<UsageReport>('UsageReport'),
+  RoutePlanner: token<RoutePlanner>('RoutePlanner'),
 } as const;
 
 export type TokenName = keyof typeof TOKENS;
@@ -67,11 +69,11 @@ export const PORT_TOKENS = [
 ] as const satisfies readonly TokenName[];
 
 /** Values from the configuration. */
-export const SETTING_TOKENS = ['ExecutionOptions', 'DeadlinesMs', 'Scheduling', 'Markup', 'AllowPrivateInputs', 'ProviderOf'] as const satisfies readonly TokenName[];
+export const SETTING_TOKENS = ['ExecutionOptions', 'DeadlinesMs', 'Scheduling', 'Markup', 'AllowPrivateInputs', 'ProviderOf', 'RoutedModels', 'Random'] as const satisfies readonly TokenName[];
 
 /** What the core module builds (classes with `@injectable`). */
 export const USE_CASE_TOKENS = [
   'Registry', 'PriceBook', 'InflightCalls', 'SubmitRun', 'RunInline', 'GetTask', 'ExecuteTask', 'FailTask', 'CancelTask', 'Catalog',
-  'ManageKeys', 'Authenticate', 'Billing', 'Admin', 'ReceiveWebhook', 'SweepTasks', 'ListTasks', 'QuoteRun',
+  'ManageKeys', 'Authenticate', 'Billing', 'Admin', 'ReceiveWebhook', 'SweepTasks', 'ListTasks', 'QuoteRun', 'RoutePlanner',
   'UsageReport',
 ] as const satisfies readonly TokenName[];

@@ -8,6 +8,7 @@ export const ERROR_CATALOGUE = {
   sign_in_link_invalid: { status: 400, description: 'The sign-in link is unknown, expired or already used: request a new one.' },
   invalid_body: { status: 400, description: 'The body could not be read: corrupt compressed data, or a length that does not match.' },
   unsupported_parameter: { status: 400, description: 'The model does not support this parameter or value.' },
+  invalid_routing: { status: 400, description: 'The routing fields (`provider`, `models`) name a provider, route or model this model cannot be routed to; nothing was held.' },
   authentication_failed: { status: 401, description: 'The API key is missing, unknown or revoked.' },
   session_required: { status: 401, description: 'The dashboard request has no valid session: sign in again.' },
   insufficient_credits: { status: 402, description: 'The available balance cannot cover the quoted price.' },
@@ -36,6 +37,7 @@ export const ERROR_CATALOGUE = {
   unsupported_media_type: { status: 415, description: 'The body must be application/json in UTF-8, uncompressed or gzip, deflate or br.' },
   range_not_satisfiable: { status: 416, description: 'The Range header asks for bytes past the end of the file; Content-Range gives its size.' },
   limit_exceeded: { status: 422, description: 'A per-user cap (keys, alerts, pending top-ups) is reached.' },
+  no_route_available: { status: 422, description: 'No route of the model (and of the fallback `models`) is left by the routing policy (`only`, `ignore`, `max_price`) or can take this request; nothing was held.' },
   provider_not_configured: { status: 422, description: "The model's provider is not configured on this gateway (the message names the setting); nothing was held." },
   rate_limited: { status: 429, description: "The key's rate limit is exhausted; retry after Retry-After seconds." },
   key_concurrency_exceeded: {

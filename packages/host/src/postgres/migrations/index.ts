@@ -15,6 +15,7 @@ import { signInLinks } from './017-sign-in-links.js';
 import { moneyRules } from './018-money-rules.js';
 import { keyBudgets } from './019-key-budgets.js';
 import { settlementOffAccountRow } from './020-settlement-off-account-row.js';
+import { routeAttempts } from './021-route-attempts.js';
 import { usageRollups } from './023-usage-rollups.js';
 import type { Migration } from './migration.js';
 
@@ -37,6 +38,7 @@ export const MIGRATIONS: readonly Migration[] = [
   moneyRules,
   keyBudgets,
   settlementOffAccountRow,
+  routeAttempts,
   usageRollups,
 ];
 export type { Migration };
