@@ -123,6 +123,8 @@ export type { SubmissionRefusal, TaskOutcome, Telemetry, UpstreamOperation } fro
 export { OPEN_GATE } from './ports/submission-gate.js';
 export type { GateState, SubmissionGate } from './ports/submission-gate.js';
 export { ALWAYS_HEALTHY, type CircuitState, type RouteHealth, type RouteHealthState, type RouteOutcome } from './ports/route-health.js';
+export { InProcessRouteHealth } from './memory/in-process-route-health.js';
+export { DEFAULT_FAILURE_CLASSES, resolveRouteBreakerOptions, type RouteBreakerOptions, type RouteBreakerOptionsInput } from './execution/route-breaker.js';
 export { blobBytes } from './ports/blob-store.js';
 export type { BlobBody, BlobInfo, BlobStore, ByteRange, OpenedBlob, PresignedResponseHeaders, ResultUrlResolver, StoredBlob } from './ports/blob-store.js';
 export { silentLogger } from './ports/system.js';
