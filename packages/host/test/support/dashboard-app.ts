@@ -1,5 +1,5 @@
 import { SandboxAdapter } from '@gengate/adapters';
-import { createDashboardServices, createGengate, MemoryBlobStore, type DashboardServices, type Gengate, type Mailer, type MailMessage } from '@gengate/core';
+import { createDashboardServices, createGengate, InProcessRouteHealth, MemoryBlobStore, type DashboardServices, type Gengate, type Mailer, type MailMessage } from '@gengate/core';
 import { createTestDatabase } from '@gengate/testing/host';
 import express, { type Express } from 'express';
 import type pg from 'pg';
@@ -75,6 +75,7 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
     blobStore,
     resultUrls: { urlFor: (k) => `${ORIGIN}/api/v1/files/${k}` },
     paymentProcessor: new ManualPaymentProcessor(),
+    routeHealth: new InProcessRouteHealth(),
   });
   const mails: MailMessage[] = [];
   let offsetMs = 0;
