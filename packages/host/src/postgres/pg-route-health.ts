@@ -195,6 +195,8 @@ export class PgRouteHealth implements RouteHealth {
     const batch = new Map(this.pending);
     this.pending.clear();
     const now = this.clock.now();
+    const from = windowStart(now, null, this.options);
+    let rows: sql.RouteHealthRow[];
     try {
       const unknown = [...batch.keys()].filter((r) => !this.known.has(r));
       if (unknown.length > 0) {
@@ -203,8 +205,14 @@ export class PgRouteHealth implements RouteHealth {
       }
       const tallies = [...batch].flatMap(([route_id, p]) => [...p.seconds].map(([second, t]) => ({ route_id, second, attempts: t.attempts, failures: t.failures, latency: t.latency })));
       const runs = [...batch].map(([route_id, p]) => ({ route_id, saw_success: p.run.sawSuccess, trailing_failures: p.run.trailingFailures }));
-      const from = windowStart(now, null, this.options);
-      const { rows } = await this.db.query<sql.RouteHealthRow>(sql.flushSql(this.schema), [JSON.stringify(tallies), JSON.stringify(runs), from]);
+      ({ rows } = await this.db.query<sql.RouteHealthRow>(sql.flushSql(this.schema), [JSON.stringify(tallies), JSON.stringify(runs), from]));
+    } catch (err) {
+      this.requeue(batch);
+      this.logger.warn({ err }, 'route health: writing outcomes failed; they are kept for the next attempt');
+      return;
+    }
+    // Written: what follows may fail without the batch being written twice.
+    try {
       for (const row of rows) {
         const record = toRecord(row);
         // The statement read the window before its own writes: add this batch's seconds inside the window.
@@ -219,16 +227,19 @@ export class PgRouteHealth implements RouteHealth {
         await this.db.query(sql.purgeSecondsSql(this.schema), [from - 1]);
       }
     } catch (err) {
-      // Keep the outcomes for the next flush (merged with what came meanwhile).
-      for (const [route, p] of batch) {
-        const later = this.pending.get(route);
-        if (later) {
-          for (const [s, t] of later.seconds) p.seconds.set(s, addTally(p.seconds.get(s) ?? emptyTally(), t));
-          p.run = later.run.sawSuccess ? later.run : { sawSuccess: p.run.sawSuccess, trailingFailures: p.run.trailingFailures + later.run.trailingFailures };
-        }
-        this.pending.set(route, p);
+      this.logger.warn({ err }, 'route health: opening a breaker or purging old tallies failed; the next flush tries again');
+    }
+  }
+
+  /** Puts a batch that could not be written back in front of what came meanwhile. */
+  private requeue(batch: Map<string, Pending>): void {
+    for (const [route, p] of batch) {
+      const later = this.pending.get(route);
+      if (later) {
+        for (const [s, t] of later.seconds) p.seconds.set(s, addTally(p.seconds.get(s) ?? emptyTally(), t));
+        p.run = later.run.sawSuccess ? later.run : { sawSuccess: p.run.sawSuccess, trailingFailures: p.run.trailingFailures + later.run.trailingFailures };
       }
-      this.logger.warn({ err }, 'route health: writing outcomes failed; they are kept for the next attempt');
+      this.pending.set(route, p);
     }
   }
 
