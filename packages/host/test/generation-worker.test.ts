@@ -59,7 +59,16 @@ describe('generation worker on PostgreSQL', () => {
     expect(Buffer.from(blob?.data ?? []).equals(Buffer.from(PNG_BYTES))).toBe(true);
 
     const view = await host.gengate.getTask.execute(auth, taskId);
-    expect(view).toEqual({ task_id: taskId, status: 'success', error_message: null, created_at: expect.any(String), result_urls: [`http://127.0.0.1:9/api/v1/files/${key}`] });
+    expect(view).toEqual({
+      task_id: taskId,
+      status: 'success',
+      error_message: null,
+      created_at: expect.any(String),
+      result_urls: [`http://127.0.0.1:9/api/v1/files/${key}`],
+      // A provider model is its own one route; the attempt log (migration 021) is read back from PostgreSQL.
+      route: { id: MODELS.image, provider: 'fake' },
+      extensions: { attempts: [{ route: MODELS.image, provider: 'fake', outcome: 'success', error_class: null, upstream_status: null, started_at: expect.any(String), ended_at: expect.any(String) }] },
+    });
     const usage = await usageFor(host.stores, auth.userId, taskId);
     expect(usage).toHaveLength(1);
     expect(usage[0]).toMatchObject({ creditsMicro: -IMAGE_PRICE, amountMicroUsd: IMAGE_PRICE / 100, status: 'completed' });
