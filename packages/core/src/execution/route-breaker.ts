@@ -8,8 +8,8 @@ import type { CircuitState, RouteOutcome } from '../ports/route-health.js';
  * both apply exactly these functions; the database only stores the record and arbitrates the transitions.
  */
 
-/** The error classes that are the route's fault: unavailable (network), 5xx (server), 429 (rate_limited), timeout. */
-export const DEFAULT_FAILURE_CLASSES = ['network', 'server', 'rate_limited', 'timeout'] as const;
+/** The error classes that are the route's fault: unavailable (network), 5xx (server), 429 (rate_limited), timeout (the upstream's, or the gateway's deadline before an answer). */
+export const DEFAULT_FAILURE_CLASSES = ['network', 'server', 'rate_limited', 'timeout', 'deadline'] as const;
 
 /** Attempts that say nothing about the route: cancelled by the gateway or its user, or a gateway bug. */
 const IGNORED_CLASSES: ReadonlySet<string> = new Set(['aborted', 'internal']);

@@ -163,6 +163,12 @@ export class PgRouteHealth implements RouteHealth {
     const second = secondOf(outcome.at);
     p.seconds.set(second, addTally(p.seconds.get(second) ?? emptyTally(), tallyOf(kind, outcome.latencyMs)));
     p.run = extendRun(p.run, kind);
+    // A failure that may open the breaker is written now, not at the next tick: every process learns sooner.
+    const v = this.viewOf(outcome.routeId);
+    if (kind === 'failure' && v.record.state === 'closed') {
+      const window = [...p.seconds.values()].reduce(addTally, v.window);
+      if (tripReason(consecutiveAfter(v.record.consecutiveFailures, p.run), window, this.options) !== null) void this.flush();
+    }
   }
 
   states(): readonly RouteHealthState[] {
