@@ -154,6 +154,8 @@ export { UsageReport, USAGE_FIGURE_COLUMNS, USAGE_GROUP_COLUMNS } from './servic
 export type { UsageAnswer, UsageFiguresView, UsageReportView, UsageRowView } from './services/usage-report.js';
 export { MemoryUsageReader } from './memory/memory-usage-reader.js';
 export { ALWAYS_HEALTHY, type CircuitState, type RouteHealth, type RouteHealthState, type RouteOutcome } from './ports/route-health.js';
+export { InProcessRouteHealth } from './memory/in-process-route-health.js';
+export { DEFAULT_FAILURE_CLASSES, resolveRouteBreakerOptions, type RouteBreakerOptions, type RouteBreakerOptionsInput } from './execution/route-breaker.js';
 export { blobBytes } from './ports/blob-store.js';
 export type { BlobBody, BlobInfo, BlobStore, ByteRange, OpenedBlob, PresignedResponseHeaders, ResultUrlResolver, StoredBlob } from './ports/blob-store.js';
 export { silentLogger } from './ports/system.js';

@@ -153,6 +153,12 @@ export { UsageReport, USAGE_FIGURE_COLUMNS, USAGE_GROUP_COLUMNS } from './servic
 export type { UsageAnswer, UsageFiguresView, UsageReportView, UsageRowView } from './services/usage-report.js';
 export { MemoryUsageReader } from './memory/memory-usage-reader.js';
 export { ALWAYS_HEALTHY, type CircuitState, type RouteHealth, type RouteHealthState, type RouteOutcome } from './ports/route-health.js';
+export { InProcessRouteHealth } from './memory/in-process-route-health.js';
+export {
+  addTally, admitDecision, classifyOutcome, CLOSED, closedAfterProbe, consecutiveAfter, DEFAULT_FAILURE_CLASSES, emptyTally, extendRun, LATENCY_BOUNDS_MS,
+  latencyBucket, latencyP50, NO_RUN, opened, probeReleased, probing, resolveRouteBreakerOptions, secondOf, tallyOf, tripReason, windowStart,
+  type AdmitDecision, type BreakerRecord, type FailureRun, type OutcomeKind, type RouteBreakerOptions, type RouteBreakerOptionsInput, type RouteTally, type TripReason,
+} from './execution/route-breaker.js';
 export { UnitOfWorkTaskCompletion } from './execution/unit-of-work-task-completion.js';
 export { blobBytes } from './ports/blob-store.js';
 export type { BlobBody, BlobInfo, BlobStore, ByteRange, OpenedBlob, PresignedResponseHeaders, ResultUrlResolver, StoredBlob } from './ports/blob-store.js';

@@ -43,7 +43,7 @@ function arbitraries(ctx: Ctx) {
   const templates = [
     '/dashboard/api/config', '/dashboard/api/auth/link', '/dashboard/api/auth/verify', '/dashboard/api/session', '/dashboard/api/operator/users',
     '/dashboard/api/operator/users/{}', '/dashboard/api/operator/users/{}/credits', '/dashboard/api/operator/users/{}/api-keys/{}',
-    '/dashboard/api/operator/providers', '/dashboard/api/operator/queue', '/dashboard/api/operator/failures', '/dashboard/api/operator/usage', '/dashboard/api/{}', '/dashboard/api/auth/{}',
+    '/dashboard/api/operator/providers', '/dashboard/api/operator/queue', '/dashboard/api/operator/routes', '/dashboard/api/operator/failures', '/dashboard/api/operator/usage', '/dashboard/api/{}', '/dashboard/api/auth/{}',
     '/api/v1/api-keys', '/api/v1/billing/balance', '/api/v1/run/tasks', '/api/v1/billing/alerts', '/api/v1/usage',
   ];
   const path = fc.tuple(fc.constantFrom(...templates), fc.array(segment, { minLength: 2, maxLength: 2 })).map(([t, segs]) => {

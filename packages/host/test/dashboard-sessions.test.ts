@@ -146,7 +146,7 @@ describe('dashboard sign-in by e-mail link (sign-up closed)', () => {
     await request(h.app).get('/dashboard/api/operator/users').set('Authorization', `Bearer ${api_key}`).expect(401);
   });
 
-  it('operator endpoints: refused for a user; for an operator: users, grants, key revocation, providers, queue, failures', async () => {
+  it('operator endpoints: refused for a user; for an operator: users, grants, key revocation, providers, route health, queue, failures', async () => {
     const target = await h.gengate.admin.createUser({ email: 'op-target@example.com', credits: 1 });
     await h.gengate.admin.createUser({ email: 'boss@example.com' });
     const user = await h.signIn('op-target@example.com');
@@ -173,6 +173,15 @@ describe('dashboard sign-in by e-mail link (sign-up closed)', () => {
 
     const providers = await as(request(h.app).get('/dashboard/api/operator/providers')).expect(200);
     expect(providers.body.data).toEqual([{ provider: 'sandbox', configured: true, reason: null, settings: [], models: 4, active_models: 4 }]);
+    // Route health: what the gateway's breakers saw, by route.
+    for (let i = 0; i < 5; i++) h.gengate.routeHealth.record({ routeId: 'fal.kling-v2.1-master', ok: false, errorClass: 'server', latencyMs: 900, at: new Date() });
+    h.gengate.routeHealth.record({ routeId: 'replicate.kling-v2.1', ok: true, errorClass: null, latencyMs: 40, at: new Date() });
+    const routes = await as(request(h.app).get('/dashboard/api/operator/routes')).expect(200);
+    expect(routes.body.data).toEqual([
+      { route_id: 'fal.kling-v2.1-master', state: 'open', open_until: expect.any(String), consecutive_failures: 5, recent_attempts: 5, recent_failures: 5, latency_p50_ms: 1_000 },
+      { route_id: 'replicate.kling-v2.1', state: 'closed', open_until: null, consecutive_failures: 0, recent_attempts: 1, recent_failures: 0, latency_p50_ms: 100 },
+    ]);
+    await as(request(h.app).post('/dashboard/api/operator/routes')).expect(405);
     const queue = await as(request(h.app).get('/dashboard/api/operator/queue')).expect(200);
     expect(queue.body.queues.map((q: { queue: string }) => q.queue)).toContain('gengate-generate');
     expect(Array.isArray(queue.body.tasks)).toBe(true);

@@ -152,6 +152,8 @@ describe('an embedder replaces any host port by rebinding it in createGengateHos
 
     expect((await api('/billing/topup', { method: 'POST', body: JSON.stringify({ amount: 5 }) })).status).toBe(200);
     expect((await api('/webhook-secret')).status).toBe(200);
+    // /metrics reads the routes' breakers through the rebound port.
+    expect(await host.ops.metrics.registry.metrics()).toContain('gengate_route_circuit_state');
 
     const notCalled = PORTS.map((p) => p.name).filter((name) => (recorder.calls.get(name) ?? 0) === 0);
     expect(notCalled).toEqual([]);

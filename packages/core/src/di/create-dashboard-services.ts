@@ -9,7 +9,8 @@ import type { SignInLinkQueue } from '../services/sessions/sign-in-link-queue.js
 import type { UsageReport } from '../services/usage-report.js';
 
 export interface DashboardServicesConfig {
-  readonly gengate: Pick<GengateUseCases, 'stores' | 'unitOfWork' | 'logger' | 'registry' | 'keys' | 'admin' | 'usage'>;
+  /** Its `routeHealth` (optional) feeds the operator's route view. */
+  readonly gengate: Pick<GengateUseCases, 'stores' | 'unitOfWork' | 'logger' | 'registry' | 'keys' | 'admin' | 'usage'> & Partial<Pick<GengateUseCases, 'routeHealth'>>;
   readonly sessions: SessionStore;
   readonly directory: AccountDirectory;
   readonly mailer: Mailer;
@@ -50,6 +51,6 @@ export function createDashboardServices(config: DashboardServicesConfig): Dashbo
     ...DEFAULT_DASHBOARD_AUTH,
     ...config.options,
   });
-  const operators = new OperatorService(config.directory, gengate.registry, gengate.keys, gengate.admin, config.queues ?? null, clock);
+  const operators = new OperatorService(config.directory, gengate.registry, gengate.keys, gengate.admin, config.queues ?? null, clock, gengate.routeHealth);
   return { auth, operators, directory: config.directory, usage: gengate.usage };
 }

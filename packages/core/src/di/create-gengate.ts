@@ -118,6 +118,8 @@ export interface Gengate {
   readonly unitOfWork: UnitOfWork;
   readonly clock: Clock;
   readonly ids: IdGenerator;
+  /** The routes' circuit breakers (the operator view and `/metrics` read their states). */
+  readonly routeHealth: RouteHealth;
 }
 
 /** The use cases and ports of a Gengate without its container: what a route or worker may be given. */
@@ -251,6 +253,7 @@ export function resolveGengate(container: Container): Gengate {
     unitOfWork: lazy(TOKENS.UnitOfWork),
     clock: lazy(TOKENS.Clock),
     ids: lazy(TOKENS.Ids),
+    routeHealth: lazy(TOKENS.RouteHealth),
   });
   return gengate;
 }
@@ -266,7 +269,7 @@ export function resolveUseCases(gengate: GengateUseCases): GengateUseCases {
     registry: g.registry, submitRun: g.submitRun, runInline: g.runInline, getTask: g.getTask, listTasks: g.listTasks, quoteRun: g.quoteRun,
     executeTask: g.executeTask, failTask: g.failTask, cancelTask: g.cancelTask, catalog: g.catalog, keys: g.keys, authenticate: g.authenticate,
     billing: g.billing, admin: g.admin, receiveWebhook: g.receiveWebhook, sweepTasks: g.sweepTasks, usage: g.usage, inflight: g.inflight, prices: g.prices,
-    logger: g.logger, stores: g.stores, tasks: g.tasks, unitOfWork: g.unitOfWork, clock: g.clock, ids: g.ids,
+    logger: g.logger, stores: g.stores, tasks: g.tasks, unitOfWork: g.unitOfWork, clock: g.clock, ids: g.ids, routeHealth: g.routeHealth,
   };
 }
 

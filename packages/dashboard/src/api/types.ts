@@ -232,3 +232,14 @@ export interface FailuresView {
   since: string;
   data: { provider: string; failures: number; models: { model_id: string; failures: number; last_at: string; last_message: string }[] }[];
 }
+
+/** One route's circuit breaker (GET /dashboard/api/operator/routes). */
+export interface RouteHealthRow {
+  route_id: string;
+  state: 'closed' | 'open' | 'half_open';
+  open_until: string | null;
+  consecutive_failures: number;
+  recent_attempts: number;
+  recent_failures: number;
+  latency_p50_ms: number | null;
+}

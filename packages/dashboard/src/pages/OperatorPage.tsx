@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { api, query } from '../api/client';
 import type { ApiKey, FailuresView, Paged, ProviderRow, QueueView, UserSummary } from '../api/types';
 import { ConfirmButton, ErrorBanner, formatCredits, formatDate, Notice, Pager, useLoad } from '../components/common';
+import { OperatorRoutes } from './OperatorRoutes';
 
 function UserDetail({ userId, onChanged }: { userId: string; onChanged: () => void }) {
   const detail = useLoad(() => api<{ user: UserSummary; api_keys: ApiKey[] }>('GET', `/dashboard/api/operator/users/${userId}`), [userId]);
@@ -266,6 +267,7 @@ export function OperatorPage() {
       <h1>Operator</h1>
       <Users />
       <Providers />
+      <OperatorRoutes />
       <Queue />
     </>
   );

@@ -151,6 +151,12 @@ export function dashboardApi(options: DashboardApiOptions): Router {
     })
     .all(methodNotAllowed('GET'));
   operator
+    .route('/routes')
+    .get((_req, res) => {
+      res.json(services.operators.routes());
+    })
+    .all(methodNotAllowed('GET'));
+  operator
     .route('/failures')
     .get(async (req, res) => {
       res.json(await services.operators.failures(req.query));

@@ -9,6 +9,7 @@ import type { Ops } from '../ops/start-ops.js';
 import { startBoss } from '../postgres/boss-queues.js';
 import { connectionSettingsOf, type ConnectionSettings } from '../postgres/connection-settings.js';
 import { runMigrations } from '../postgres/migrate.js';
+import { PgRouteHealth } from '../postgres/pg-route-health.js';
 import { postgresStoresModule } from '../postgres/postgres-stores-module.js';
 import { checkSchemaName, DEFAULT_SCHEMA } from '../postgres/schema.js';
 import type { GengateHostOptions, HostWorkerSelection } from './gengate-host-options.js';
@@ -167,6 +168,10 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
   const api = container.get(HOST_TOKENS.ApiRouter);
   const openaiApi = container.get(HOST_TOKENS.OpenAIRouter);
   const workerStarter = container.get(HOST_TOKENS.Workers);
+  // The shared breakers' timers are stopped (and their last outcomes written) by close(); /metrics reads
+  // the breakers bound to TOKENS.RouteHealth, whatever the embedder rebound there.
+  const sharedRouteHealth = container.get(PgRouteHealth);
+  ops.metrics.watchRouteHealth(() => gengate.routeHealth.states());
   let metricsUrl: string | null = null;
 
   let starting: Promise<void> | null = null;
@@ -237,6 +242,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
         ops.markStopping(); // /readyz answers 503 from now on
         await workers?.stop(grace);
         await grace.bounded(ops.close(), 'metrics and health');
+        await grace.bounded(sharedRouteHealth.close(), 'route health', 500);
         if (starting) await grace.bounded(boss.stop({ graceful: true, timeout: Math.max(grace.remaining(), 100) }), 'job queue', 500);
         if (ownPool) await grace.bounded(pool.end(), 'database', 500);
       })();

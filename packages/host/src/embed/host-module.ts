@@ -1,4 +1,4 @@
-import { resolveExecutionOptions, TOKENS, type AcceptedProviderAdapter, type BlobStore, type GengateUseCases, type KeyRateLimiter, type Mailer, type PaymentProcessor, type ResultUrlResolver, type SchedulingOptions } from '@gengate/core';
+import { resolveExecutionOptions, TOKENS, type AcceptedProviderAdapter, type Clock, type BlobStore, type GengateUseCases, type KeyRateLimiter, type Mailer, type PaymentProcessor, type ResultUrlResolver, type SchedulingOptions } from '@gengate/core';
 import { fetchInput } from '@gengate/core/internal';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import type pg from 'pg';
@@ -12,10 +12,12 @@ import type { StripeWebhookOptions } from '../http/routes/stripe-webhook.js';
 import { createPgKeyRateLimiter } from '../limits/create-rate-limiters.js';
 import { PgCallLimiter } from '../limits/pg-call-limiter.js';
 import { createMailer } from '../mail/create-mailer.js';
+import { MeteredRouteHealth } from '../ops/metered-route-health.js';
 import { createOps, type Ops } from '../ops/start-ops.js';
 import { ManualPaymentProcessor } from '../payments/manual-processor.js';
 import { newBoss, type BossOptions } from '../postgres/boss-queues.js';
 import type { ConnectionSettings } from '../postgres/connection-settings.js';
+import { PgRouteHealth } from '../postgres/pg-route-health.js';
 import { HostResultUrls } from '../storage/host-result-urls.js';
 import { LocalBlobStore } from '../storage/local-blob-store.js';
 import { guardedFetchFor } from './guarded-fetch-for.js';
@@ -56,7 +58,7 @@ const USE_CASE_SOURCES = {
   quoteRun: TOKENS.QuoteRun, executeTask: TOKENS.ExecuteTask, failTask: TOKENS.FailTask, cancelTask: TOKENS.CancelTask, catalog: TOKENS.Catalog,
   keys: TOKENS.ManageKeys, authenticate: TOKENS.Authenticate, billing: TOKENS.Billing, admin: TOKENS.Admin, receiveWebhook: TOKENS.ReceiveWebhook,
   sweepTasks: TOKENS.SweepTasks, usage: TOKENS.UsageReport, inflight: TOKENS.InflightCalls, prices: TOKENS.PriceBook, logger: TOKENS.Logger, stores: TOKENS.Stores,
-  tasks: TOKENS.TaskStore, unitOfWork: TOKENS.UnitOfWork, clock: TOKENS.Clock, ids: TOKENS.Ids,
+  tasks: TOKENS.TaskStore, unitOfWork: TOKENS.UnitOfWork, clock: TOKENS.Clock, ids: TOKENS.Ids, routeHealth: TOKENS.RouteHealth,
 } as const satisfies { readonly [K in keyof GengateUseCases]: ServiceIdentifier<GengateUseCases[K]> };
 const USE_CASE_KEYS = Object.keys(USE_CASE_SOURCES) as (keyof GengateUseCases)[];
 
@@ -155,6 +157,14 @@ export function hostModule(config: HostModuleConfig): ContainerModule {
       .inSingletonScope();
     bind(TOKENS.Telemetry).toResolvedValue((ops: Ops) => ops.metrics, [HOST_TOKENS.Ops]).inSingletonScope();
     bind(TOKENS.SubmissionGate).toResolvedValue((ops: Ops) => ops.gate, [HOST_TOKENS.Ops]).inSingletonScope();
+    // The routes' breakers, shared by every process through PostgreSQL, each attempt counted in the metrics.
+    bind(PgRouteHealth)
+      .toResolvedValue(
+        (pool: pg.Pool, schema: string, clock: Clock, logger: Logger, s: GengateHostSettings) => new PgRouteHealth(pool, schema, clock, logger, s.routeHealth),
+        [HOST_TOKENS.Pool, HOST_TOKENS.Schema, TOKENS.Clock, HOST_TOKENS.HostLogger, HOST_TOKENS.Settings],
+      )
+      .inSingletonScope();
+    bind(TOKENS.RouteHealth).toResolvedValue((shared: PgRouteHealth, ops: Ops) => new MeteredRouteHealth(shared, ops.metrics), [PgRouteHealth, HOST_TOKENS.Ops]).inSingletonScope();
 
     // The routers and workers, given their use cases.
     bind(HOST_TOKENS.UseCases)

@@ -1,6 +1,7 @@
 import type { MarkupPolicy, Modality, ProviderLimits, RoutedModelDeclaration } from '@gengate/core';
 import { MARKUP_ONE } from '@gengate/core/internal';
 import type { OpsSettings } from '../ops/start-ops.js';
+import type { PgRouteHealthOptions } from '../postgres/pg-route-health.js';
 
 /**
  * What a gengate host is tuned by: deadlines, scheduling, worker concurrency, callbacks, downloads,
@@ -64,6 +65,8 @@ export interface GengateHostSettings {
   readonly ops: OpsSettings;
   /** Ended tasks (and their files) older than this are purged by the maintenance sweep; null = kept. */
   readonly retentionDays: number | null;
+  /** The routes' circuit breakers shared through PostgreSQL: their rules and how often processes sync (docs/route-health.md). */
+  readonly routeHealth: PgRouteHealthOptions;
 }
 
 /** The defaults: the same as the standalone server's configuration defaults (docs/configuration.md). */
@@ -88,6 +91,7 @@ export const DEFAULT_HOST_SETTINGS: GengateHostSettings = {
   trustProxy: [],
   ops: { metricsPort: null, metricsToken: null, maxQueuedJobs: 50_000, queueSampleIntervalMs: 1_000 },
   retentionDays: null,
+  routeHealth: {},
 };
 
 /** Partial settings over the defaults (nested records merged one level deep). */

@@ -85,5 +85,5 @@ export const HOST_PART_TOKENS = ['Boss', 'WakeJobs', 'ResultUrlSigning', 'Ops', 
 
 /** Core's ports the host binds (to PostgreSQL, its blob store, its ops...): rebind any of them in `configure`. */
 export const HOST_BOUND_CORE_PORTS = [
-  'Stores', 'UnitOfWork', 'TaskIntake', 'TaskCompletion', 'BlobStore', 'ResultUrls', 'PaymentProcessor', 'CallLimiter', 'Telemetry', 'SubmissionGate', 'Logger',
+  'Stores', 'UnitOfWork', 'TaskIntake', 'TaskCompletion', 'BlobStore', 'ResultUrls', 'PaymentProcessor', 'CallLimiter', 'Telemetry', 'SubmissionGate', 'Logger', 'RouteHealth',
 ] as const satisfies readonly TokenName[];

@@ -1,4 +1,4 @@
-import type { Telemetry } from '@gengate/core';
+import type { RouteHealthState, RouteOutcome, Telemetry } from '@gengate/core';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Seconds: from a fast chat reply to a long video. */
@@ -130,6 +130,34 @@ export class GengateMetrics implements Telemetry, WorkerMetrics {
     registers: [this.registry],
   });
 
+  /** Where the route gauges are read at scrape time (set by watchRouteHealth). */
+  private routeStates: () => readonly RouteHealthState[] = () => [];
+  private readonly routeAttempts = new Counter({
+    name: 'gengate_route_attempts_total',
+    help: 'Attempts on each route (a provider model serving a catalog model) that ended in this process.',
+    labelNames: ['route'] as const,
+    registers: [this.registry],
+  });
+  private readonly routeFailures = new Counter({
+    name: 'gengate_route_failures_total',
+    help: 'Attempts on each route that failed in this process, by error class (the breaker counts network, server, rate_limited and timeout by default).',
+    labelNames: ['route', 'error_class'] as const,
+    registers: [this.registry],
+  });
+  readonly routeCircuit = new Gauge({
+    name: 'gengate_route_circuit_state',
+    help: "Each route's circuit breaker as this process sees it: 1 for its current state (closed, open or half_open), 0 for the others; shared through the database, so the same in every process within a second.",
+    labelNames: ['route', 'state'] as const,
+    registers: [this.registry],
+    collect: () => this.collectRoutes(),
+  });
+  readonly routeConsecutiveFailures = new Gauge({
+    name: 'gengate_route_consecutive_failures',
+    help: 'Failures in a row on each route (every process), read at scrape time.',
+    labelNames: ['route'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'gengate_' });
   }
@@ -163,5 +191,23 @@ export class GengateMetrics implements Telemetry, WorkerMetrics {
 
   mailSent(): void {
     this.mails.inc();
+  }
+
+  /** Counts one attempt's end on a route (MeteredRouteHealth calls it). */
+  routeOutcome(o: RouteOutcome): void {
+    this.routeAttempts.inc({ route: o.routeId });
+    if (!o.ok) this.routeFailures.inc({ route: o.routeId, error_class: o.errorClass ?? 'unknown' });
+  }
+
+  /** The route gauges read this source's states at each scrape. */
+  watchRouteHealth(states: () => readonly RouteHealthState[]): void {
+    this.routeStates = states;
+  }
+
+  private collectRoutes(): void {
+    for (const s of this.routeStates()) {
+      for (const state of ['closed', 'open', 'half_open'] as const) this.routeCircuit.set({ route: s.routeId, state }, s.state === state ? 1 : 0);
+      this.routeConsecutiveFailures.set({ route: s.routeId }, s.consecutiveFailures);
+    }
   }
 }

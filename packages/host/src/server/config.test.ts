@@ -43,6 +43,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ MAX_QUEUED_JOBS: '0', QUEUE_SAMPLE_INTERVAL_MS: '5', RETENTION_DAYS: '0' })).toThrow(ConfigError);
   });
 
+  it('reads the route breakers’ settings, with the documented defaults, and refuses a cap below the cooldown', () => {
+    expect(loadConfig({}).routeHealth).toEqual({
+      breaker: { consecutiveFailures: 5, errorRatePercent: 50, minAttempts: 20, windowMs: 30_000, latencyP50Ms: null, cooldownMs: 15_000, maxCooldownMs: 120_000 },
+    });
+    const c = loadConfig({ ROUTE_BREAKER_CONSECUTIVE_FAILURES: '3', ROUTE_BREAKER_LATENCY_P50_MS: '8000', ROUTE_BREAKER_COOLDOWN_MS: '5000', ROUTE_BREAKER_MAX_COOLDOWN_MS: '60000' });
+    expect(c.routeHealth.breaker).toMatchObject({ consecutiveFailures: 3, latencyP50Ms: 8_000, cooldownMs: 5_000, maxCooldownMs: 60_000 });
+    expect(() => loadConfig({ ROUTE_BREAKER_COOLDOWN_MS: '60000', ROUTE_BREAKER_MAX_COOLDOWN_MS: '1000' })).toThrow(/ROUTE_BREAKER_MAX_COOLDOWN_MS: must be at least ROUTE_BREAKER_COOLDOWN_MS/);
+    expect(() => loadConfig({ ROUTE_BREAKER_ERROR_RATE_PERCENT: '0' })).toThrow(ConfigError);
+  });
+
   it('reads METRICS_TOKEN (at least 16 printable characters, never echoed) and masks it as a secret', () => {
     const token = 'a3f1c2e4b5d60718293a4b5c6d7e8f90';
     expect(loadConfig({ METRICS_TOKEN: token }).ops.metricsToken).toBe(token);

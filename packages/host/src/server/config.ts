@@ -7,6 +7,8 @@ import { bool, int } from '../env-values.js';
 import type { OpsSettings } from '../ops/start-ops.js';
 import { DEFAULT_SCHEMA, SCHEMA_NAME } from '../postgres/schema.js';
 import { DASHBOARD_ENV, dashboardSettings, type DashboardSettings } from '../dashboard/dashboard-settings.js';
+import type { PgRouteHealthOptions } from '../postgres/pg-route-health.js';
+import { ROUTE_HEALTH_ENV, routeHealthIssues, routeHealthSettings } from '../postgres/route-health-settings.js';
 import { fileDelivery, STORAGE_ENV, storageIssues, storageSettings, type FileDelivery, type StorageSettings } from '../storage/storage-settings.js';
 
 export class ConfigError extends Error {
@@ -128,11 +130,12 @@ const envSchema = z.object({
   MAIL_FROM: z.string().min(3).default('gengate <no-reply@localhost>'),
   ...DASHBOARD_ENV,
   ...STORAGE_ENV,
+  ...ROUTE_HEALTH_ENV,
 }).superRefine((c, ctx) => {
   if (c.METRICS_PORT !== undefined && c.METRICS_PORT !== 0 && c.METRICS_PORT === c.PORT) {
     ctx.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: 'must differ from PORT (unset it and set METRICS_TOKEN to serve /metrics on PORT behind a token)' });
   }
-  for (const i of storageIssues(c)) ctx.addIssue({ code: 'custom', path: [i.path], message: i.message });
+  for (const i of [...storageIssues(c), ...routeHealthIssues(c)]) ctx.addIssue({ code: 'custom', path: [i.path], message: i.message });
   if (c.PAYMENT_PROCESSOR !== 'stripe') return;
   for (const key of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const) {
     if (!c[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'is required when PAYMENT_PROCESSOR=stripe' });
@@ -217,6 +220,8 @@ export interface GengateConfig {
   readonly ops: OpsSettings;
   /** Ended tasks (with files, holds, callback attempts, job rows) older than this are purged; null = kept forever. */
   readonly retentionDays: number | null;
+  /** The routes' circuit breakers (ROUTE_BREAKER_*, docs/route-health.md). */
+  readonly routeHealth: PgRouteHealthOptions;
   /** Where result files are kept (BLOB_STORE) and how they are served (FILES_DELIVERY). */
   readonly storage: StorageSettings;
   readonly fileDelivery: FileDelivery;
@@ -361,6 +366,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     dashboard: dashboardSettings(c),
     ops: { metricsPort: c.METRICS_PORT ?? null, metricsToken: c.METRICS_TOKEN ?? null, maxQueuedJobs: c.MAX_QUEUED_JOBS, queueSampleIntervalMs: c.QUEUE_SAMPLE_INTERVAL_MS },
     retentionDays: c.RETENTION_DAYS ?? null,
+    routeHealth: routeHealthSettings(c),
     storage: storageSettings(c),
     fileDelivery: fileDelivery(c),
   };

@@ -1,5 +1,5 @@
 import { SandboxAdapter } from '@gengate/adapters';
-import { createDashboardServices, createGengate, MemoryBlobStore, type DashboardServices, type Gengate, type Mailer, type MailMessage } from '@gengate/core';
+import { createDashboardServices, createGengate, InProcessRouteHealth, MemoryBlobStore, type DashboardServices, type Gengate, type Mailer, type MailMessage } from '@gengate/core';
 import { createTestDatabase } from '@gengate/testing/host';
 import express, { type Express } from 'express';
 import type pg from 'pg';
@@ -76,6 +76,7 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
     resultUrls: { urlFor: (k) => `${ORIGIN}/api/v1/files/${k}` },
     paymentProcessor: new ManualPaymentProcessor(),
     ...(usageReader ? { usageReader } : {}),
+    routeHealth: new InProcessRouteHealth(),
   });
   const mails: MailMessage[] = [];
   let offsetMs = 0;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ModelRegistry } from '../../catalog/model-registry.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ApiKeyView } from '../../model/api-key.js';
+import { ALWAYS_HEALTHY, type CircuitState, type RouteHealth } from '../../ports/route-health.js';
 import type { Clock } from '../../ports/system.js';
 import { microToCredits } from '../../util/money.js';
 import { isUuid } from '../../util/uuid.js';
@@ -63,6 +64,17 @@ function toUserView(u: UserSummary): UserSummaryView {
   };
 }
 
+/** One route's breaker in the operator view (GET /dashboard/api/operator/routes). */
+export interface RouteHealthView {
+  readonly route_id: string;
+  readonly state: CircuitState;
+  readonly open_until: string | null;
+  readonly consecutive_failures: number;
+  readonly recent_attempts: number;
+  readonly recent_failures: number;
+  readonly latency_p50_ms: number | null;
+}
+
 /** What operators see and do in the dashboard: users, grants, key revocation, providers, queues, failures. */
 export class OperatorService {
   constructor(
@@ -72,6 +84,7 @@ export class OperatorService {
     private readonly admin: AdminService,
     private readonly queues: QueueInspector | null,
     private readonly clock: Clock,
+    private readonly routeHealth: RouteHealth = ALWAYS_HEALTHY,
   ) {}
 
   async users(rawQuery: unknown): Promise<{ data: UserSummaryView[]; total: number; page: number; per_page: number }> {
@@ -126,6 +139,24 @@ export class OperatorService {
           };
         })
         .sort((x, y) => x.provider.localeCompare(y.provider)),
+    };
+  }
+
+  /** Each route's circuit breaker, as this process sees the shared state (at most a second old), by route id. */
+  routes(): { data: RouteHealthView[] } {
+    return {
+      data: this.routeHealth
+        .states()
+        .map((r) => ({
+          route_id: r.routeId,
+          state: r.state,
+          open_until: r.openUntil?.toISOString() ?? null,
+          consecutive_failures: r.consecutiveFailures,
+          recent_attempts: r.recentAttempts,
+          recent_failures: r.recentFailures,
+          latency_p50_ms: r.latencyP50Ms,
+        }))
+        .sort((x, y) => x.route_id.localeCompare(y.route_id)),
     };
   }
 

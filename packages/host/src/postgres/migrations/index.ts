@@ -16,6 +16,7 @@ import { moneyRules } from './018-money-rules.js';
 import { keyBudgets } from './019-key-budgets.js';
 import { settlementOffAccountRow } from './020-settlement-off-account-row.js';
 import { routeAttempts } from './021-route-attempts.js';
+import { routeHealth } from './022-route-health.js';
 import { usageRollups } from './023-usage-rollups.js';
 import type { Migration } from './migration.js';
 
@@ -39,6 +40,7 @@ export const MIGRATIONS: readonly Migration[] = [
   keyBudgets,
   settlementOffAccountRow,
   routeAttempts,
+  routeHealth,
   usageRollups,
 ];
 export type { Migration };
