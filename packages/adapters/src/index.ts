@@ -57,6 +57,7 @@ export {
   compatibleProvidersSchema,
   createOpenAICompatibleAdapter,
   OpenAICompatibleAdapter,
+  OPENROUTER_CLAUDE_PRESET,
   reportedCostMicroUsd,
 } from './openai-compatible/index.js';
 export type { CompatibleConnection, CompatibleModelConfig, CompatibleProviderConfig } from './openai-compatible/index.js';
