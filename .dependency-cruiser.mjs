@@ -27,6 +27,7 @@ const LAYERS = {
     ['run', 'pricing', 'keys', 'billing'], // domain rules: normalizing a request, prices, key and billing rules
     ['execution'], //             running a task's adapter steps, recording results and failures
     ['catalog'], //               the model registry and adapter composition (uses the default poll schedule)
+    ['routing'], //               routes: planning candidates (policy, quotes, order), fallback rule, attempt bookkeeping
     ['services'], //              use cases (submit, get, cancel, execute, billing, keys, sessions, operators)
     ['di'], //                    the composition root: tokens, container module, createGengate
     ['memory'], //                in-memory implementations of the ports (tests, embedders, the sandbox)

@@ -30,7 +30,29 @@ export type { DashboardServices, DashboardServicesConfig } from './di/create-das
 // The use cases a Gengate holds (to call them, or to rebind one with a subclass).
 export { SubmitRun } from './services/submit-run.js';
 export type { RunAccepted } from './services/submit-run.js';
-export { InlineRun, RunInline, type InlineOptions, type InlineStart } from './services/run-inline.js';
+export { InlineRun, RunInline, type InlineAttempt, type InlineOptions, type InlineStart } from './services/run-inline.js';
+export {
+  modelRoutingPolicySchema,
+  requestRoutingSchema,
+  routedModelDeclarationSchema,
+  routedModelDeclarationsSchema,
+  routingPolicySchema,
+  ROUTE_SORTS,
+  type ModelRoutingPolicy,
+  type RequestRouting,
+  type RouteAttempt,
+  type RouteAttemptOutcome,
+  type RoutedModelDeclaration,
+  type RouteSort,
+  type RouteWeight,
+  type RoutingPolicy,
+} from './model/routing.js';
+export type { RouteAttemptView, TaskRouteView } from './model/task.js';
+export { RoutePlanner, type PlanOptions } from './routing/route-planner.js';
+export type { RouteCandidate, RoutePlan } from './routing/route-plan.js';
+export { fallsBack } from './routing/fallback-rule.js';
+export { ROUTED_PROVIDER } from './catalog/routed-model.js';
+
 export { GetTask } from './services/get-task.js';
 export { ListTasks } from './services/list-tasks.js';
 export type { TaskListItemView, TaskListView } from './services/list-tasks.js';

@@ -175,7 +175,29 @@ export { MAX_PER_PAGE, pageQuerySchema } from './services/pagination.js';
 export { toTaskView } from './services/task-view.js';
 export { refusePrivateInputs, SubmitRun } from './services/submit-run.js';
 export type { RunAccepted } from './services/submit-run.js';
-export { InlineRun, RunInline, type InlineOptions, type InlineStart } from './services/run-inline.js';
+export { InlineRun, RunInline, type InlineAttempt, type InlineOptions, type InlineStart } from './services/run-inline.js';
+export {
+  modelRoutingPolicySchema,
+  requestRoutingSchema,
+  routedModelDeclarationSchema,
+  routedModelDeclarationsSchema,
+  routingPolicySchema,
+  ROUTE_SORTS,
+  type ModelRoutingPolicy,
+  type RequestRouting,
+  type RouteAttempt,
+  type RouteAttemptOutcome,
+  type RoutedModelDeclaration,
+  type RouteSort,
+  type RouteWeight,
+  type RoutingPolicy,
+} from './model/routing.js';
+export type { RouteAttemptView, TaskRouteView } from './model/task.js';
+export { RoutePlanner, type PlanOptions } from './routing/route-planner.js';
+export type { RouteCandidate, RoutePlan } from './routing/route-plan.js';
+export { fallsBack } from './routing/fallback-rule.js';
+export { ROUTED_PROVIDER } from './catalog/routed-model.js';
+
 export { GetTask } from './services/get-task.js';
 export { DEFAULT_DEADLINES_MS, ExecuteTask } from './services/execute-task.js';
 export type { ExecuteOutcome, ExecuteTaskOptions } from './services/execute-task.js';

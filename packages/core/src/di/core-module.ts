@@ -3,6 +3,7 @@ import { ModelRegistry } from '../catalog/model-registry.js';
 import { InflightCalls } from '../execution/inflight-calls.js';
 import { UnitOfWorkTaskCompletion } from '../execution/unit-of-work-task-completion.js';
 import { PriceBook } from '../pricing/price-book.js';
+import { RoutePlanner } from '../routing/route-planner.js';
 import type { TransactionScope } from '../ports/stores.js';
 import { StoreTaskPoll } from '../run/store-task-poll.js';
 import { UnitOfWorkTaskIntake } from '../run/unit-of-work-task-intake.js';
@@ -39,6 +40,7 @@ import { TOKENS } from './tokens.js';
 export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.Registry).to(ModelRegistry).inSingletonScope();
   bind(TOKENS.PriceBook).to(PriceBook).inSingletonScope();
+  bind(TOKENS.RoutePlanner).to(RoutePlanner).inSingletonScope();
   bind(TOKENS.InflightCalls).to(InflightCalls).inSingletonScope();
   bind(TOKENS.SubmitRun).to(SubmitRun).inSingletonScope();
   bind(TOKENS.RunInline).to(RunInline).inSingletonScope();
@@ -62,6 +64,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
   // identifier, so this does not loop.)
   bind(ModelRegistry).toService(TOKENS.Registry);
   bind(PriceBook).toService(TOKENS.PriceBook);
+  bind(RoutePlanner).toService(TOKENS.RoutePlanner);
   bind(InflightCalls).toService(TOKENS.InflightCalls);
   bind(FailTask).toService(TOKENS.FailTask);
   bind(GetTask).toService(TOKENS.GetTask);

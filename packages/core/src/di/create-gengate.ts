@@ -21,6 +21,7 @@ import type { TaskPoll } from '../ports/task-poll.js';
 import { OPEN_GATE, type SubmissionGate } from '../ports/submission-gate.js';
 import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.js';
 import { ALWAYS_HEALTHY, type RouteHealth } from '../ports/route-health.js';
+import { routedModelDeclarationsSchema, type RoutedModelDeclaration } from '../model/routing.js';
 import type { AdminService } from '../services/admin.js';
 import type { Authenticate } from '../services/authenticate.js';
 import type { BillingService } from '../services/billing.js';
@@ -72,6 +73,10 @@ export interface GengateCoreConfig {
   readonly submissionGate?: SubmissionGate;
   /** The routes' circuit breakers, shared by every process (the host binds one kept in PostgreSQL); default every route admitted. */
   readonly routeHealth?: RouteHealth;
+  /** Routed models (one id, several provider routes, a policy); each is checked against the catalog at start. Default none. */
+  readonly routedModels?: readonly RoutedModelDeclaration[];
+  /** The random source of the routes' weighted choice; default Math.random. */
+  readonly random?: () => number;
 }
 
 /** The use cases an HTTP layer or worker calls. */
@@ -166,6 +171,8 @@ export function coreSettingsModule(settings: GengateCoreSettings): ContainerModu
     constant(TOKENS.Scheduling, scheduling);
     constant(TOKENS.Markup, settings.markup ?? NO_MARKUP);
     constant(TOKENS.AllowPrivateInputs, settings.allowPrivateInputs ?? false);
+    constant(TOKENS.RoutedModels, routedModelDeclarationsSchema.parse(settings.routedModels ?? []));
+    constant(TOKENS.Random, settings.random ?? Math.random);
   });
 }
 

@@ -1,6 +1,7 @@
 import type { ModelRegistry } from '../catalog/model-registry.js';
 import type { InflightCalls } from '../execution/inflight-calls.js';
 import type { PriceBook } from '../pricing/price-book.js';
+import type { RoutePlanner } from '../routing/route-planner.js';
 import { TOKENS as PORT_AND_SETTING_TOKENS, tokenFor as token } from '../ports/tokens.js';
 import type { AdminService } from '../services/admin.js';
 import type { Authenticate } from '../services/authenticate.js';
@@ -53,6 +54,7 @@ export const TOKENS = {
   SweepTasks: token<SweepTasks>('SweepTasks'),
   ListTasks: token<ListTasks>('ListTasks'),
   QuoteRun: token<QuoteRun>('QuoteRun'),
+  RoutePlanner: token<RoutePlanner>('RoutePlanner'),
 } as const;
 
 export type TokenName = keyof typeof TOKENS;
@@ -64,10 +66,10 @@ export const PORT_TOKENS = [
 ] as const satisfies readonly TokenName[];
 
 /** Values from the configuration. */
-export const SETTING_TOKENS = ['ExecutionOptions', 'DeadlinesMs', 'Scheduling', 'Markup', 'AllowPrivateInputs', 'ProviderOf'] as const satisfies readonly TokenName[];
+export const SETTING_TOKENS = ['ExecutionOptions', 'DeadlinesMs', 'Scheduling', 'Markup', 'AllowPrivateInputs', 'ProviderOf', 'RoutedModels', 'Random'] as const satisfies readonly TokenName[];
 
 /** What the core module builds (classes with `@injectable`). */
 export const USE_CASE_TOKENS = [
   'Registry', 'PriceBook', 'InflightCalls', 'SubmitRun', 'RunInline', 'GetTask', 'ExecuteTask', 'FailTask', 'CancelTask', 'Catalog',
-  'ManageKeys', 'Authenticate', 'Billing', 'Admin', 'ReceiveWebhook', 'SweepTasks', 'ListTasks', 'QuoteRun',
+  'ManageKeys', 'Authenticate', 'Billing', 'Admin', 'ReceiveWebhook', 'SweepTasks', 'ListTasks', 'QuoteRun', 'RoutePlanner',
 ] as const satisfies readonly TokenName[];

@@ -4,6 +4,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { ApiKeyRecord } from '../model/api-key.js';
 import type { BalanceAlertRecord, TransactionRecord } from '../model/billing.js';
 import type { Modality } from '../model/modality.js';
+import type { RouteAttempt } from '../model/routing.js';
 import type { TaskRecord } from '../model/task.js';
 import type { UpstreamMetadata } from '../ports/provider-adapter.js';
 import type { UserRecord } from '../model/user.js';
@@ -124,12 +125,17 @@ export class MemoryTaskStore implements TaskStore {
       errorMessage: null,
       upstreamHandle: null,
       attempts: 0,
+      routeId: null,
+      routeAttempts: [],
       createdAt: new Date(),
       startedAt: null,
       finishedAt: null,
     };
     this.db.tasks.set(t.id, rec);
     return rec;
+  }
+  async recordRouteAttempt(id: string, attempt: RouteAttempt): Promise<void> {
+    this.patch(id, (t) => ({ ...t, routeAttempts: [...(t.routeAttempts ?? []), attempt], routeId: attempt.outcome === 'skipped' ? (t.routeId ?? null) : attempt.route }));
   }
   async findById(id: string) {
     return this.db.tasks.get(id) ?? null;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { aspectRatioSchema, modalitySchema, videoResolutionSchema } from './modality.js';
+import { requestRoutingSchema } from './routing.js';
 
 /** Service-wide input limits (documented in docs/api.md). */
 export const RUN_LIMITS = {
@@ -78,6 +79,8 @@ export const runRequestSchema = z.strictObject({
   image_params: imageParamsSchema.optional(),
   llm_params: llmParamsSchema.optional(),
   provider_params: providerParamsSchema.optional(),
+  /** gengate extension (OpenRouter's names): the routing policy of this request and its fallback models. */
+  ...requestRoutingSchema.shape,
 });
 
 export type RunRequest = z.infer<typeof runRequestSchema>;

@@ -2,6 +2,7 @@ import type { Modality } from './modality.js';
 import type { ProducedUsage } from './produced-usage.js';
 import type { RunRequest } from './run-request.schema.js';
 import type { JsonValue } from '../util/json.js';
+import type { RouteAttempt } from './routing.js';
 
 /** Facts about the upstream call, kept on the task for support and shown to operators. */
 export interface UpstreamMetadata {
@@ -71,6 +72,14 @@ export interface TaskRecord {
   /** Persisted upstream handle of a long-running generation. */
   readonly upstreamHandle: JsonValue | null;
   readonly attempts: number;
+  /**
+   * The route of the latest attempt that reached an upstream (the one that answered, on success): the
+   * catalog id of the provider model called. Absent or null before the first attempt (and in stores from
+   * before routing).
+   */
+  readonly routeId?: string | null;
+  /** Every attempt on a route, in order (also the routes skipped because their breaker was open). */
+  readonly routeAttempts?: readonly RouteAttempt[];
   readonly createdAt: Date;
   readonly startedAt: Date | null;
   readonly finishedAt: Date | null;
@@ -85,4 +94,28 @@ export interface TaskView {
   created_at: string;
   /** gengate extension: fraction done (0..1) while generating, where the provider reports it. */
   progress?: number;
+  /** gengate extension: the route that served the task (of its latest attempt while it runs); absent before the first attempt. */
+  route?: TaskRouteView;
+  /** gengate extensions: the attempt log (absent before the first attempt). */
+  extensions?: { attempts: RouteAttemptView[] };
+}
+
+/** The route of a task, as the task JSON shows it. */
+export interface TaskRouteView {
+  /** The route's id: the catalog id of the provider model called (`fal.kling-v2.1-master`). */
+  id: string;
+  provider: string;
+}
+
+/** One attempt of a task's attempt log, as the task JSON shows it. */
+export interface RouteAttemptView {
+  route: string;
+  provider: string;
+  /** `success`, `started` (a long-running job the upstream accepted), `error`, or `skipped` (the route's circuit breaker was open). */
+  outcome: string;
+  /** The upstream error class (`rate_limited`, `server`, `network`, `timeout`, `content_policy`...), `deadline`, `circuit_open`; null on success. */
+  error_class: string | null;
+  upstream_status: number | null;
+  started_at: string;
+  ended_at: string;
 }

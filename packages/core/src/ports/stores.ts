@@ -6,6 +6,7 @@ import type { ProducedUsage } from '../model/produced-usage.js';
 import type { UpstreamMetadata } from './provider-adapter.js';
 import type { UserRecord } from '../model/user.js';
 import type { RunRequest } from '../model/run-request.schema.js';
+import type { RouteAttempt } from '../model/routing.js';
 import type { JsonObject, JsonValue } from '../util/json.js';
 
 export interface Page<T> {
@@ -106,6 +107,11 @@ export interface TaskListFilter {
 
 export interface TaskStore {
   insert(task: NewTask): Promise<TaskRecord>;
+  /**
+   * Appends one attempt to the task's attempt log; unless the attempt was skipped (its breaker open,
+   * nothing sent), its route becomes the task's `routeId`. Written whatever the task's status.
+   */
+  recordRouteAttempt(id: string, attempt: RouteAttempt): Promise<void>;
   /** One page of the user's tasks matching the filter, newest first (created_at, then id, descending), and the total. */
   listForUser(userId: string, filter: TaskListFilter, page: number, perPage: number): Promise<Page<TaskRecord>>;
   findById(id: string): Promise<TaskRecord | null>;

@@ -1,5 +1,6 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { Modality } from '../model/modality.js';
+import type { RoutedModelDeclaration } from '../model/routing.js';
 import type { BlobStore, ResultUrlResolver } from './blob-store.js';
 import type { ProviderCallLimiter } from './call-limiter.js';
 import type { RouteHealth } from './route-health.js';
@@ -51,7 +52,14 @@ export const TOKENS = {
   SubmissionGate: token<SubmissionGate>('SubmissionGate'),
   /** The circuit breakers of the routes, shared by every process (default: every route admitted). */
   RouteHealth: token<RouteHealth>('RouteHealth'),
+  /** The random source of the routes' weighted choice (default Math.random; tests bind a seeded one). */
+  Random: token<() => number>('Random'),
   // Settings.
+  /**
+   * The routed models (one id, several provider routes, a policy): the adapters' default families and the
+   * operator's declarations, validated by `routedModelDeclarationSchema` (default none).
+   */
+  RoutedModels: token<readonly RoutedModelDeclaration[]>('RoutedModels'),
   ExecutionOptions: token<ExecuteTaskOptions>('ExecutionOptions'),
   /** The generation deadline per modality (default: read from `ExecutionOptions`). */
   DeadlinesMs: token<Readonly<Record<Modality, number>>>('DeadlinesMs'),

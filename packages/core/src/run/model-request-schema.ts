@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ChatCapabilities, ImageCapabilities, VideoCapabilities } from '../model/capabilities.js';
 import type { ModelDescriptor, ProviderParamsObject } from '../model/model.js';
+import { requestRoutingSchema } from '../model/routing.js';
 
 /*
  * A model's own request schema, derived from its capabilities (data) and its provider-parameter schema.
@@ -98,6 +99,9 @@ export function modelRequestSchema(model: ModelDescriptor): ModelRequestSchema {
     generation_type: z.literal(model.modality, { error: (iss) => `generation_type ${String(iss.input)} does not match the model's modality ${model.modality}.` }).optional(),
     callback_url: z.string().optional(),
     provider_params: (model.providerParams ?? z.strictObject({})).prefault({}),
+    // The routing fields were checked by the generic schema; they choose routes, every model takes them.
+    provider: requestRoutingSchema.shape.provider,
+    models: requestRoutingSchema.shape.models,
   };
   switch (c.modality) {
     case 'video':

@@ -177,7 +177,7 @@ describe('normalizeRunRequest', () => {
     expect(refusal(() => normalizeRunRequest(image, parse({ prompt: 'x', provider_params: { quality: 'high' } }))).message).toContain('takes no provider_params');
     const schema = modelParametersJsonSchema(withParams) as { properties: Record<string, { properties?: Record<string, unknown> }> };
     expect(schema.properties['provider_params']?.properties?.['quality']).toMatchObject({ enum: ['low', 'high'], default: 'low' });
-    expect(Object.keys(schema.properties)).toEqual(['prompt', 'generation_type', 'callback_url', 'provider_params', 'image_params']);
+    expect(Object.keys(schema.properties)).toEqual(['prompt', 'generation_type', 'callback_url', 'provider_params', 'provider', 'models', 'image_params']);
   });
 
   it('picks fixed sizes by aspect ratio or explicit sides, and refuses sizes the model does not make', () => {

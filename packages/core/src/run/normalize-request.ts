@@ -177,7 +177,13 @@ export function normalizeRunRequest(model: ModelDescriptor, req: RunRequest): No
 
 /** The whole check of a run body: the generic schema (400 invalid_request), then the model's (400 unsupported_parameter). */
 export function validateRunRequest(model: ModelDescriptor, body: unknown): { request: RunRequest; normalized: NormalizedRequest } {
+  const request = parseRunRequest(body);
+  return { request, normalized: normalizeRunRequest(model, request) };
+}
+
+/** The generic shape of a run body (types, service-wide ranges, the routing fields); 400 invalid_request otherwise. */
+export function parseRunRequest(body: unknown): RunRequest {
   const parsed = runRequestSchema.safeParse(body);
   if (!parsed.success) throw GatewayError.fromZod(parsed.error);
-  return { request: parsed.data, normalized: normalizeRunRequest(model, parsed.data) };
+  return parsed.data;
 }

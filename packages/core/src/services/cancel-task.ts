@@ -39,7 +39,8 @@ export class CancelTask {
     }
     // A call this process is making stops now; one in another process stops through the host's task-ended notification.
     this.inflight.abort(task.id, CANCELLED_MESSAGE);
-    const model = this.registry.find(task.modelId);
+    // The upstream job runs on the task's route (a routed model's task names it; else the model itself).
+    const model = this.registry.find(task.routeId ?? task.modelId);
     if (model && task.upstreamHandle !== null) {
       const adapter = this.registry.adapterFor(model.id);
       try {

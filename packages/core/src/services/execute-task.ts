@@ -20,9 +20,14 @@ import type { TaskCompletion } from '../ports/task-completion.js';
 import { NO_TELEMETRY, type Telemetry, type UpstreamOperation } from '../ports/telemetry.js';
 import { ALWAYS_HEALTHY, type RouteHealth } from '../ports/route-health.js';
 import type { NormalizedRequest } from '../model/normalized-request.js';
-import { normalizeRunRequest } from '../run/normalize-request.js';
 import type { JsonValue } from '../util/json.js';
 import { FailTask } from './fail-task.js';
+import { UpstreamError } from '../errors/upstream-error.js';
+import { fallsBack } from '../routing/fallback-rule.js';
+import { RouteAttempts, type AttemptStart } from '../routing/route-attempts.js';
+import type { RouteCandidate, RoutePlan } from '../routing/route-plan.js';
+import { RoutePlanner } from '../routing/route-planner.js';
+import { TaskRoutes } from '../routing/task-routes.js';
 
 export { DEFAULT_DEADLINES_MS, type ExecuteTaskOptions } from '../execution/execution-options.js';
 
@@ -35,11 +40,21 @@ const UNLIMITED_PERMIT = { acquired: true, release: async () => undefined } as c
 
 export type ExecuteOutcome = 'success' | 'fail' | 'skipped' | 'waiting' | 'deferred' | 'retrying';
 
+/** A task on one route: `model`, `request` and `adapter` are the route's (the provider model called). */
 interface Prepared {
   readonly task: TaskRecord;
   readonly model: ModelDescriptor;
   readonly request: NormalizedRequest;
   readonly adapter: ProviderAdapter;
+  readonly log: Logger;
+  /** The task's plan when this step chose among candidates (a generation job), else null (following a started job). */
+  readonly plan: RoutePlan | null;
+}
+
+/** An unfinished task that may still run: its requested model (routed or a provider model). */
+interface Runnable {
+  readonly task: TaskRecord;
+  readonly requested: ModelDescriptor;
   readonly log: Logger;
 }
 
@@ -53,6 +68,8 @@ interface Prepared {
 @injectable()
 export class ExecuteTask {
   private readonly results: TaskResultWriter;
+  private readonly routes: TaskRoutes;
+  private readonly attempts: RouteAttempts;
 
   constructor(
     @inject(ModelRegistry) private readonly registry: ModelRegistry,
@@ -70,8 +87,11 @@ export class ExecuteTask {
     @inject(TOKENS.Telemetry) private readonly telemetry: Telemetry = NO_TELEMETRY,
     /** The routes' shared circuit breakers (the router asks them before each attempt). */
     @inject(TOKENS.RouteHealth) protected readonly routeHealth: RouteHealth = ALWAYS_HEALTHY,
+    @inject(RoutePlanner) planner?: RoutePlanner,
   ) {
     this.results = new TaskResultWriter(completion, blobs, prices, options);
+    this.routes = new TaskRoutes(registry, planner ?? new RoutePlanner(registry, prices, routeHealth));
+    this.attempts = new RouteAttempts(tasks, routeHealth, clock);
   }
 
   /**
@@ -83,8 +103,11 @@ export class ExecuteTask {
     const at = this.clock.now();
     const claimed = await this.tasks.markGenerating(taskId, at);
     if (!claimed) return 'skipped';
-    const p = await this.prepared(claimed);
-    if (typeof p === 'string') return p;
+    const r = await this.runnable(claimed);
+    if (typeof r === 'string') return r;
+    const chosen = await this.chooseRoute(r);
+    if (typeof chosen === 'string') return chosen;
+    const { p, start, fallbackLeft } = chosen;
     const permit = await this.limiter.acquire(p.model.provider, taskId);
     if (!permit.acquired) {
       await this.uow.run(async (tx) => {
@@ -101,8 +124,9 @@ export class ExecuteTask {
         // The upstream job was started by an earlier run of this job: follow it, never submit twice.
         return await this.scheduleCheck({ ...p, task }, task.pollSeq, null, null);
       }
+      if (start === null) throw new Error('no attempt was admitted'); // unreachable: chooseRoute admits one unless following a handle
       return await this.withCall({ ...p, task }, shutdown, async (call) => {
-        const step = await this.timed(p, p.adapter.isLongRunning(p.model.id) ? 'start' : 'generate', () => firstStep(p.adapter, call));
+        const step = await this.attempt(p, call, start, fallbackLeft);
         if (step.kind === 'started') {
           p.log.info({ attempt: task.attempts }, 'upstream job started');
           // Persisted with the first status check, in one transaction: a restarted worker follows this handle instead of submitting again.
@@ -115,6 +139,56 @@ export class ExecuteTask {
     } finally {
       await permit.release();
     }
+  }
+
+  /**
+   * The route of this generation job: a task whose long-running upstream job was started follows it on its
+   * route (never submitted twice); otherwise the first candidate (in the order after the last failure) whose
+   * breaker admits an attempt. When every breaker refuses, the attempt fails as a retryable `server` error.
+   */
+  private async chooseRoute(r: Runnable): Promise<{ p: Prepared; start: AttemptStart | null; fallbackLeft: boolean } | ExecuteOutcome> {
+    if (r.task.upstreamHandle !== null) {
+      const current = this.routes.current(r.task);
+      if (typeof current === 'string') return this.fail(r.task.id, current, r.log);
+      return { p: { ...r, ...current, plan: null }, start: null, fallbackLeft: false };
+    }
+    const next = this.routes.next(r.task, r.requested);
+    if (typeof next === 'string') return this.fail(r.task.id, next, r.log);
+    const on = (c: RouteCandidate): Prepared => ({ task: r.task, log: r.log, model: c.model, request: c.request, adapter: this.routes.adapterOf(c), plan: next.plan });
+    for (const [i, c] of next.ordered.entries()) {
+      const start = await this.attempts.admit(r.task.id, c);
+      if (start) return { p: on(c), start, fallbackLeft: i < next.ordered.length - 1 };
+    }
+    const first = next.ordered[0]!;
+    const error = new UpstreamError(`every route of ${r.requested.id} is refused by its circuit breaker (${next.ordered.map((c) => c.routeId).join(', ')})`, { kind: 'server' });
+    return this.failed(on(first), error, this.deadlineAt(r.task, r.requested));
+  }
+
+  /**
+   * One attempt's first step on its route, logged and told to the breaker. While another candidate is left,
+   * the attempt may use at most half of the task's remaining time, so that a route slow to accept leaves
+   * time to the next one (it then fails as a retryable `timeout`).
+   */
+  private async attempt(p: Prepared, call: AdapterCall, start: AttemptStart, fallbackLeft: boolean): Promise<StepResult> {
+    const budget = fallbackLeft ? Math.floor((this.deadlineAt(p.task, p.model) - this.clock.now().getTime()) / 2) : null;
+    const slow = new AbortController();
+    const timer = budget === null ? null : setTimeout(() => slow.abort(new UpstreamError(`no answer within ${budget} ms, half of the time left`, { kind: 'timeout' })), Math.max(0, budget));
+    const attemptCall: AdapterCall = budget === null ? call : { ...call, abortSignal: AbortSignal.any([call.abortSignal, slow.signal]) };
+    try {
+      const step = await this.timed(p, p.adapter.isLongRunning(p.model.id) ? 'start' : 'generate', () => firstStep(p.adapter, attemptCall));
+      await this.attempts.succeeded(p.task.id, start, step.kind === 'started' ? 'started' : 'success');
+      return step;
+    } catch (thrown) {
+      const error = slow.signal.aborted && !call.abortSignal.aborted ? slow.signal.reason : thrown;
+      await this.attempts.failed(p.task.id, start, call.abortSignal.aborted && call.abortSignal.reason instanceof DeadlineExceeded ? call.abortSignal.reason : error);
+      throw error;
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+  }
+
+  private deadlineAt(task: TaskRecord, model: ModelDescriptor): number {
+    return (task.startedAt ?? this.clock.now()).getTime() + this.options.deadlineMs[model.modality];
   }
 
   /** A status-check job of a long-running upstream job. Stale checks (superseded by a newer chain) are skipped. */
@@ -137,13 +211,22 @@ export class ExecuteTask {
           const event = webhook !== null ? p.adapter.readWebhook?.(webhook, call) : null;
           step = event ? stepFromStatus(p.model, event.status) : await this.timed(p, 'status', () => checkStep(p.adapter, handle, call));
         } catch (error) {
-          // The check itself failed, not the upstream job: ask again later, unless asking again cannot help.
-          if (!isUpstreamError(error) || !error.isRetryable || call.abortSignal.aborted) throw error;
+          // The check itself failed, not the upstream job: ask again later (the job is followed on its route
+          // until the deadline, never submitted elsewhere while it may still bill), unless asking again cannot
+          // help: then the upstream job is cancelled where the adapter can, and the task fails.
+          if (!isUpstreamError(error) || !error.isRetryable || call.abortSignal.aborted) {
+            if (!call.abortSignal.aborted) await this.cancelUpstream(p, call);
+            throw error;
+          }
           p.log.warn({ err: error.message, kind: error.kind }, 'status check failed; checking again later');
           return this.scheduleCheck(p, checkNumber, null, retryDelayMs(1, error.retryAfterMs));
         }
         if (step.kind === 'running') return this.scheduleCheck(p, checkNumber, step.progress, step.retryAfterMs);
-        if (step.kind === 'failed') throw step.error;
+        if (step.kind === 'failed') {
+          // The upstream job ended in failure (it bills nothing more): logged as a failed attempt of its route.
+          await this.attempts.failed(p.task.id, { route: { routeId: p.model.id, providerId: p.model.provider }, startedAt: this.clock.now() }, step.error);
+          throw step.error;
+        }
         try {
           return await this.finish(p, step, call);
         } catch (error) {
@@ -159,31 +242,37 @@ export class ExecuteTask {
     }
   }
 
+  /** A status check: the task on the route its upstream job runs on. */
   private async prepare(taskId: string): Promise<Prepared | ExecuteOutcome> {
     const task = await this.tasks.findById(taskId);
     if (!task || task.status === 'success' || task.status === 'fail') return 'skipped';
-    return this.prepared(task);
+    const r = await this.runnable(task);
+    if (typeof r === 'string') return r;
+    const current = this.routes.current(task);
+    if (typeof current === 'string') return this.fail(task.id, current, r.log);
+    return { ...r, ...current, plan: null };
   }
 
-  /** What a step needs of an unfinished task, or its end when it cannot run any more (model gone, request invalid, past its deadline). */
-  private async prepared(task: TaskRecord): Promise<Prepared | ExecuteOutcome> {
+  /**
+   * An unfinished task that may still run, or its end when it cannot (model gone or unavailable, past its
+   * deadline: a long-running upstream job it started is then cancelled where the adapter can).
+   */
+  private async runnable(task: TaskRecord): Promise<Runnable | ExecuteOutcome> {
     const taskId = task.id;
     const log = this.logger.child({ taskId, modelId: task.modelId });
-    const model = this.registry.find(task.modelId);
-    if (!model) return this.fail(taskId, `Model ${task.modelId} is no longer available; no credits were charged.`, log);
-    let request: NormalizedRequest;
-    try {
-      request = normalizeRunRequest(model, task.request);
-    } catch (e) {
-      return this.fail(taskId, `The request is no longer valid for this model: ${(e as Error).message} No credits were charged.`, log);
-    }
-    const availability = this.registry.availabilityOf(model.id);
+    const requested = this.registry.find(task.modelId);
+    if (!requested) return this.fail(taskId, `Model ${task.modelId} is no longer available; no credits were charged.`, log);
+    const availability = this.registry.availabilityOf(requested.id);
     if (!availability.available) return this.fail(taskId, `${availability.reason} No credits were charged.`, log);
-    const deadlineMs = this.options.deadlineMs[model.modality];
+    const deadlineMs = this.options.deadlineMs[requested.modality];
     if (task.startedAt && task.startedAt.getTime() + deadlineMs <= this.clock.now().getTime()) {
+      const current = task.upstreamHandle !== null ? this.routes.current(task) : null;
+      if (current !== null && typeof current !== 'string') {
+        await this.cancelUpstream({ task, log, plan: null, ...current }, null);
+      }
       return this.fail(taskId, deadlineMessage(deadlineMs), log);
     }
-    return { task, model, request, adapter: this.registry.adapterFor(model.id), log };
+    return { task, requested, log };
   }
 
   /**
@@ -258,9 +347,18 @@ export class ExecuteTask {
 
   /** A retryable upstream failure within the attempts and the deadline starts a new attempt; anything else ends the task. */
   private async failed(p: Prepared, error: unknown, deadlineAt: number): Promise<ExecuteOutcome> {
-    const attempts = (await this.tasks.findById(p.task.id))?.attempts ?? p.task.attempts;
-    if (isUpstreamError(error) && error.isRetryable && attempts < this.options.scheduling.maxAttempts) {
-      const delay = retryDelayMs(attempts, error.retryAfterMs);
+    const fresh = await this.tasks.findById(p.task.id);
+    const attempts = fresh?.attempts ?? p.task.attempts;
+    // Another route may take the task: the plan has more candidates and the policy falls back on this error
+    // (the retryable classes; a refusal only where the model's policy says so).
+    const candidates = p.plan?.candidates ?? [];
+    const toOther = candidates.length > 1 && fallsBack(error, p.plan?.policy ?? {});
+    if (isUpstreamError(error) && (error.isRetryable || toOther) && attempts < this.options.scheduling.maxAttempts) {
+      // Attempts are counted across routes. A route not tried yet is tried at once; coming back to one that
+      // failed waits the backoff (Retry-After honoured).
+      const failedRoutes = new Set((fresh?.routeAttempts ?? []).filter((a) => a.outcome === 'error').map((a) => a.route));
+      const untried = toOther && candidates.some((c) => !failedRoutes.has(c.routeId));
+      const delay = untried ? 0 : retryDelayMs(attempts, error.retryAfterMs);
       if (this.clock.now().getTime() + delay < deadlineAt) {
         const retried = await this.uow.run(async (tx) => {
           const task = await tx.tasks.findById(p.task.id);
@@ -300,11 +398,21 @@ export class ExecuteTask {
     return scheduled ? 'waiting' : 'skipped';
   }
 
-  private async cancelUpstream(p: Prepared, call: AdapterCall): Promise<void> {
+  /** Cancels the task's started upstream job on its route, where the adapter can (a failed cancel is logged). */
+  private async cancelUpstream(p: Prepared, call: AdapterCall | null): Promise<void> {
     const handle = (await this.tasks.findById(p.task.id))?.upstreamHandle ?? null;
     if (handle === null || !p.adapter.cancel) return;
+    const base: AdapterCall = call ?? {
+      taskId: p.task.id,
+      model: p.model,
+      request: p.request,
+      abortSignal: AbortSignal.timeout(10_000),
+      readInput: () => Promise.reject(new Error('no inputs are read when cancelling')),
+      webhookUrl: null,
+    };
     try {
-      await p.adapter.cancel(handle, { ...call, abortSignal: AbortSignal.timeout(10_000) });
+      await p.adapter.cancel(handle, { ...base, abortSignal: AbortSignal.timeout(10_000) });
+      p.log.info({ route: p.model.id }, 'upstream job cancelled');
     } catch (err) {
       p.log.warn({ err: (err as Error).message }, 'upstream cancel failed');
     }

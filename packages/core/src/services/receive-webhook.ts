@@ -68,7 +68,8 @@ export class ReceiveWebhook {
       return { received: true, applied: false, reason };
     };
     const task = taskId !== null && isUuid(taskId) ? await this.tasks.findById(taskId.toLowerCase()) : null;
-    const model = task ? this.registry.find(task.modelId) : null;
+    // The route the task's upstream job runs on (a routed model's task names its route).
+    const model = task ? this.registry.find(task.routeId ?? task.modelId) : null;
     if (!task || !model || model.provider !== providerId) return ignored('unknown task');
     if (task.status !== 'generating' || task.upstreamHandle === null) return ignored(`task is ${task.status}`);
     const call: AdapterCall = {

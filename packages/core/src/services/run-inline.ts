@@ -17,11 +17,16 @@ import type { Clock, IdGenerator, Logger } from '../ports/system.js';
 import type { TaskCompletion } from '../ports/task-completion.js';
 import type { TaskIntake } from '../ports/task-intake.js';
 import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.js';
-import { validateRunRequest } from '../run/normalize-request.js';
+import { parseRunRequest } from '../run/normalize-request.js';
 import type { NormalizedRequest } from '../model/normalized-request.js';
 import { requestHash } from '../run/request-hash.js';
 import type { AuthContext } from './auth-context.js';
 import { FailTask } from './fail-task.js';
+import { ALWAYS_HEALTHY, type RouteHealth } from '../ports/route-health.js';
+import { fallsBack } from '../routing/fallback-rule.js';
+import { RouteAttempts, type AttemptStart } from '../routing/route-attempts.js';
+import type { RouteCandidate, RoutePlan } from '../routing/route-plan.js';
+import { RoutePlanner } from '../routing/route-planner.js';
 import { refusalOrReplay } from './submit-run.js';
 
 export interface InlineOptions {
@@ -40,21 +45,37 @@ export interface InlineOptions {
 /** The outcome of starting an inline call: a running task, or the task an earlier call with the same Idempotency-Key created. */
 export type InlineStart = { readonly kind: 'started'; readonly run: InlineRun } | { readonly kind: 'replay'; readonly taskId: string };
 
+/** One attempt of an inline call on one route (from `InlineRun.attempt`). */
+export interface InlineAttempt extends AttemptStart {
+  readonly route: RouteCandidate;
+  readonly adapter: ProviderAdapter;
+  /** The adapter call of this attempt: the route's model and request, aborted by the run's signal and `signal`. */
+  adapterCall(signal: AbortSignal): AdapterCall;
+}
+
 /**
  * A task run by the API process itself (a streamed chat on /v1): held and written as `generating` before
  * the first upstream byte; ended exactly once by `succeed` (charged from the usage, never above the hold,
  * by the same TaskResultWriter and TaskCompletion as a worker's task) or `fail` (the hold released by FailTask).
+ *
+ * Routing (issue 21): `candidates` are the routes to try, best first. For each, `attempt(route)` asks the
+ * route's breaker (null: open, logged as skipped: try the next); a failure BEFORE the first byte reached the
+ * client is reported with `recordAttemptFailure(attempt, error)`, which says whether the policy lets the
+ * call fall back to the next candidate; the route that answered is given to `succeed(result, attempt)`,
+ * which charges at that route's price. After the first byte there is no fallback: `fail` or `succeed`.
+ * `model`, `adapter` and `request` are the first candidate's (a provider model: the model itself).
  */
 export class InlineRun {
   private ended = false;
   readonly signal: AbortSignal;
   private readonly timer: NodeJS.Timeout;
+  readonly model: ModelDescriptor;
+  readonly adapter: ProviderAdapter;
+  readonly request: NormalizedRequest;
 
   constructor(
     readonly task: TaskRecord,
-    readonly model: ModelDescriptor,
-    readonly adapter: ProviderAdapter,
-    readonly request: NormalizedRequest,
+    readonly plan: RoutePlan,
     private readonly permit: Extract<CallPermit, { acquired: true }>,
     private readonly deps: {
       results: TaskResultWriter;
@@ -64,9 +85,16 @@ export class InlineRun {
       clock: Clock;
       logger: Logger;
       readInput: ExecuteTaskOptions['readInput'];
+      adapterFor: (routeId: string) => ProviderAdapter;
+      attempts: RouteAttempts;
     },
     deadlineMs: number,
   ) {
+    const first = plan.candidates[0];
+    if (!first) throw new Error('an inline run needs a candidate route');
+    this.model = first.model;
+    this.request = first.request;
+    this.adapter = deps.adapterFor(first.routeId);
     const deadline = new AbortController();
     this.timer = setTimeout(() => deadline.abort(new Error(`the call passed its deadline of ${Math.round(deadlineMs / 1000)} s`)), deadlineMs);
     this.timer.unref();
@@ -78,17 +106,49 @@ export class InlineRun {
     return this.task.id;
   }
 
-  /** The adapter call of this task (for a one-shot or long-running model run in process), aborted by `signal` too. */
-  adapterCall(signal: AbortSignal): AdapterCall {
-    const abortSignal = AbortSignal.any([this.signal, signal]);
-    return { taskId: this.task.id, model: this.model, request: this.request, abortSignal, readInput: (url) => this.deps.readInput(url, abortSignal), webhookUrl: null };
+  /** The routes to try, best first (one for a provider model without fallback `models`). */
+  get candidates(): readonly RouteCandidate[] {
+    return this.plan.candidates;
   }
 
-  /** Commits what was produced: the output stored, the charge from `result.usage` (never above the hold). */
-  async succeed(result: GenerationResult): Promise<{ chargedMicro: number; ended: boolean }> {
+  /** The adapter call of this task on its first candidate (for a one-shot or long-running model run in process), aborted by `signal` too. */
+  adapterCall(signal: AbortSignal): AdapterCall {
+    return this.callOn(this.model, this.request, signal);
+  }
+
+  /** Starts an attempt on `route` when its breaker admits it; null when it is open (logged as skipped: try the next candidate). */
+  async attempt(route: RouteCandidate): Promise<InlineAttempt | null> {
+    const start = await this.deps.attempts.admit(this.task.id, route);
+    if (!start) return null;
+    return { ...start, route, adapter: this.deps.adapterFor(route.routeId), adapterCall: (signal) => this.callOn(route.model, route.request, signal) };
+  }
+
+  /**
+   * Reports an attempt that failed before any output reached the client (logged, told to the breaker).
+   * `fallback`: the policy lets the call move on to the next candidate (a retryable class, or a refusal the
+   * model's policy falls back on) and the run has not ended or been aborted.
+   */
+  async recordAttemptFailure(attempt: InlineAttempt, error: unknown): Promise<{ fallback: boolean }> {
+    await this.deps.attempts.failed(this.task.id, attempt, error);
+    return { fallback: !this.ended && !this.signal.aborted && fallsBack(error, this.plan.policy) };
+  }
+
+  private callOn(model: ModelDescriptor, request: NormalizedRequest, signal: AbortSignal): AdapterCall {
+    const abortSignal = AbortSignal.any([this.signal, signal]);
+    return { taskId: this.task.id, model, request, abortSignal, readInput: (url) => this.deps.readInput(url, abortSignal), webhookUrl: null };
+  }
+
+  /**
+   * Commits what was produced: the output stored, the charge from `result.usage` at the price of the route
+   * that answered (`attempt`; default the first candidate), never above the hold.
+   */
+  async succeed(result: GenerationResult, attempt?: InlineAttempt): Promise<{ chargedMicro: number; ended: boolean }> {
     if (!this.close()) return { chargedMicro: 0, ended: false };
     try {
-      const outcome = await this.deps.results.commitSuccess(this.task, this.model, this.request, result, AbortSignal.timeout(30_000));
+      if (attempt) await this.deps.attempts.succeeded(this.task.id, attempt);
+      const model = attempt?.route.model ?? this.model;
+      const request = attempt?.route.request ?? this.request;
+      const outcome = await this.deps.results.commitSuccess(this.task, model, request, result, AbortSignal.timeout(30_000));
       const startedAt = this.task.startedAt;
       if (outcome.ended) {
         this.deps.telemetry.taskEnded({
@@ -148,18 +208,31 @@ export class RunInline {
     @inject(TOKENS.BlobStore) blobs: BlobStore,
     @inject(TOKENS.TaskCompletion) completion: TaskCompletion,
     @inject(FailTask) private readonly failTask: FailTask,
+    @inject(RoutePlanner) private readonly planner: RoutePlanner,
     @inject(TOKENS.SubmissionGate) private readonly gate: SubmissionGate = OPEN_GATE,
     @inject(TOKENS.Telemetry) private readonly telemetry: Telemetry = NO_TELEMETRY,
+    @inject(TOKENS.RouteHealth) routeHealth: RouteHealth = ALWAYS_HEALTHY,
   ) {
     this.results = new TaskResultWriter(completion, blobs, prices, options);
+    this.attempts = new RouteAttempts(tasks, routeHealth, clock);
   }
 
-  /** `body` is a run request (prompt, llm_params...) as POST /run/{model_id} takes it: what is quoted and stored on the task. */
+  private readonly attempts: RouteAttempts;
+
+  /**
+   * `body` is a run request (prompt, llm_params...) as POST /run/{model_id} takes it, its routing fields
+   * `provider` and `models` included (requestRoutingSchema): what is quoted and stored on the task. The
+   * hold is the highest quote among the candidate routes.
+   */
   async begin(auth: AuthContext, modelId: string, body: unknown, options: InlineOptions = {}): Promise<InlineStart> {
     const model = this.registry.requireRunnable(modelId);
-    const { request, normalized } = validateRunRequest(model, body);
-    const held = options.heldInput !== undefined && normalized.modality === 'chat' ? { ...normalized, prompt: options.heldInput, system: null } : normalized;
-    const quote = this.prices.quote(model, held);
+    const request = parseRunRequest(body);
+    const heldInput = options.heldInput;
+    const plan = this.planner.plan(model, request, {
+      quoted: (n) => (heldInput !== undefined && n.modality === 'chat' ? { ...n, prompt: heldInput, system: null } : n),
+    });
+    const quote = plan.hold;
+    const first = plan.candidates[0]!;
     const key = options.idempotencyKey;
     const hash = key === undefined ? null : requestHash(model.id, options.fingerprint === undefined ? request : { request, dialect: options.fingerprint });
     const gate = this.gate.state();
@@ -169,10 +242,10 @@ export class RunInline {
       });
     }
     const taskId = this.ids.uuid();
-    const permit = await this.limiter.acquire(model.provider, taskId);
+    const permit = await this.limiter.acquire(first.providerId, taskId);
     if (!permit.acquired) {
       const seconds = Math.max(1, Math.ceil(permit.retryAfterMs / 1000));
-      throw new GatewayError('overloaded', `The provider ${model.provider} is at its call limit on this gateway; nothing was held. Retry after ${seconds} s.`, {
+      throw new GatewayError('overloaded', `The provider ${first.providerId} is at its call limit on this gateway; nothing was held. Retry after ${seconds} s.`, {
         headers: { 'Retry-After': String(seconds) },
       });
     }
@@ -192,7 +265,7 @@ export class RunInline {
         },
         maxRunning: this.options.scheduling.maxRunningPerUser[model.modality],
         maxQueued: 0,
-        providerId: model.provider,
+        providerId: first.providerId,
         inline: true,
         idempotency: key === undefined || hash === null ? null : { key, requestHash: hash, response: { task_id: taskId } },
       });
@@ -213,7 +286,17 @@ export class RunInline {
       throw new GatewayError('conflict', 'The task ended before it started (cancelled); nothing was charged.');
     }
     this.telemetry.taskStarted({ modelId: model.id, provider: model.provider });
-    const deps = { results: this.results, failTask: this.failTask, inflight: this.inflight, telemetry: this.telemetry, clock: this.clock, logger: this.logger, readInput: this.options.readInput };
-    return { kind: 'started', run: new InlineRun(task, model, this.registry.adapterFor(model.id), normalized, permit, deps, this.options.deadlineMs[model.modality]) };
+    const deps = {
+      results: this.results,
+      failTask: this.failTask,
+      inflight: this.inflight,
+      telemetry: this.telemetry,
+      clock: this.clock,
+      logger: this.logger,
+      readInput: this.options.readInput,
+      adapterFor: (routeId: string) => this.registry.adapterFor(routeId),
+      attempts: this.attempts,
+    };
+    return { kind: 'started', run: new InlineRun(task, plan, permit, deps, this.options.deadlineMs[model.modality]) };
   }
 }

@@ -3,12 +3,12 @@ import { TOKENS } from '../ports/tokens.js';
 import { ModelRegistry } from '../catalog/model-registry.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { SchedulingOptions } from '../execution/scheduling.js';
-import { PriceBook } from '../pricing/price-book.js';
 import type { IdGenerator, Logger } from '../ports/system.js';
 import type { TaskIntake, TaskIntakeResult } from '../ports/task-intake.js';
 import { OPEN_GATE, type SubmissionGate } from '../ports/submission-gate.js';
 import { NO_TELEMETRY, type SubmissionRefusal, type Telemetry } from '../ports/telemetry.js';
-import { validateRunRequest } from '../run/normalize-request.js';
+import { parseRunRequest } from '../run/normalize-request.js';
+import { RoutePlanner } from '../routing/route-planner.js';
 import type { NormalizedRequest } from '../model/normalized-request.js';
 import { isPrivateUrlLiteral } from '../util/address-guard.js';
 import { requestHash } from '../run/request-hash.js';
@@ -24,7 +24,8 @@ export interface RunAccepted {
 }
 
 /**
- * POST /run/{model_id}: validate against the model's own schema, quote (markup included), then let the
+ * POST /run/{model_id}: validate against the model's own schema (each candidate route's), plan the routes
+ * and quote them (markup included; the hold is the highest candidate quote), then let the
  * TaskIntake write it atomically: the hold, the task (admitted to one of the user's running slots or
  * queued behind them) and its job. Any refusal happens before a write, or rolls back.
  */
@@ -35,8 +36,8 @@ export class SubmitRun {
     @inject(TOKENS.TaskIntake) private readonly intake: TaskIntake,
     @inject(TOKENS.Ids) private readonly ids: IdGenerator,
     @inject(TOKENS.Logger) private readonly logger: Logger,
-    @inject(PriceBook) private readonly prices: PriceBook,
     @inject(TOKENS.Scheduling) private readonly scheduling: SchedulingOptions,
+    @inject(RoutePlanner) private readonly planner: RoutePlanner,
     @inject(TOKENS.AllowPrivateInputs) private readonly allowPrivateInputs: boolean = false,
     @inject(TOKENS.SubmissionGate) private readonly gate: SubmissionGate = OPEN_GATE,
     @inject(TOKENS.Telemetry) private readonly telemetry: Telemetry = NO_TELEMETRY,
@@ -48,9 +49,12 @@ export class SubmitRun {
    */
   async execute(auth: AuthContext, modelId: string, body: unknown, options: { idempotencyKey?: string } = {}): Promise<RunAccepted> {
     const model = this.registry.requireRunnable(modelId);
-    const { request, normalized } = validateRunRequest(model, body);
-    if (!this.allowPrivateInputs) refusePrivateInputs(normalized);
-    const quote = this.prices.quote(model, normalized);
+    const request = parseRunRequest(body);
+    // The candidate routes (one for a provider model); each checked the request against its own schema.
+    const plan = this.planner.plan(model, request);
+    if (!this.allowPrivateInputs) for (const c of plan.candidates) refusePrivateInputs(c.request);
+    // One hold for the task: the highest quote among its candidates, whichever route answers.
+    const quote = plan.hold;
     const key = options.idempotencyKey;
     const hash = key === undefined ? null : requestHash(model.id, request);
     // Back-pressure: with too many generation jobs waiting, refuse before anything is held or written.
@@ -80,7 +84,7 @@ export class SubmitRun {
         },
         maxRunning: this.scheduling.maxRunningPerUser[model.modality],
         maxQueued: this.scheduling.maxQueuedPerUser,
-        providerId: model.provider,
+        providerId: plan.candidates[0]?.providerId ?? model.provider,
         idempotency: key === undefined || hash === null ? null : { key, requestHash: hash, response: { ...accepted } },
       });
     let result = await intake();

@@ -1,4 +1,5 @@
-import type { TaskRecord, TaskView } from '../model/task.js';
+import type { RouteAttempt } from '../model/routing.js';
+import type { RouteAttemptView, TaskRecord, TaskView } from '../model/task.js';
 import type { ResultUrlResolver } from '../ports/blob-store.js';
 
 export function toTaskView(task: TaskRecord, urls: ResultUrlResolver): TaskView {
@@ -10,5 +11,21 @@ export function toTaskView(task: TaskRecord, urls: ResultUrlResolver): TaskView 
     created_at: task.createdAt.toISOString(),
   };
   if (task.status === 'generating' && task.progress !== null) view.progress = task.progress;
+  const attempts = task.routeAttempts ?? [];
+  const route = task.routeId ? attempts.findLast((a) => a.route === task.routeId) : undefined;
+  if (task.routeId && route) view.route = { id: task.routeId, provider: route.provider };
+  if (attempts.length > 0) view.extensions = { attempts: attempts.map(toAttemptView) };
   return view;
+}
+
+export function toAttemptView(a: RouteAttempt): RouteAttemptView {
+  return {
+    route: a.route,
+    provider: a.provider,
+    outcome: a.outcome,
+    error_class: a.errorClass,
+    upstream_status: a.upstreamStatus,
+    started_at: a.startedAt.toISOString(),
+    ended_at: a.endedAt.toISOString(),
+  };
 }

@@ -1,4 +1,4 @@
-import type { ActiveTaskCounts, JsonValue, Modality, NewTask, Page, ProducedUsage, TaskListFilter, TaskRecord, TaskStore, TaskSuccess } from '@gengate/core';
+import type { ActiveTaskCounts, RouteAttempt, JsonValue, Modality, NewTask, Page, ProducedUsage, TaskListFilter, TaskRecord, TaskStore, TaskSuccess } from '@gengate/core';
 import type { UpstreamMetadata } from '@gengate/core/adapter';
 import { toSafeInt, type Queryable } from './queryable.js';
 
@@ -28,10 +28,44 @@ export interface TaskRow {
   error_message: string | null;
   upstream_handle: JsonValue | null;
   attempts: number;
+  /** Migration 021. */
+  route_id?: string | null;
+  route_attempts?: readonly RouteAttemptRow[];
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
 }
+
+/** An attempt as the jsonb array `route_attempts` keeps it. */
+export interface RouteAttemptRow {
+  route: string;
+  provider: string;
+  outcome: RouteAttempt['outcome'];
+  error_class: string | null;
+  upstream_status: number | null;
+  started_at: string;
+  ended_at: string;
+}
+
+const toAttemptRow = (a: RouteAttempt): RouteAttemptRow => ({
+  route: a.route,
+  provider: a.provider,
+  outcome: a.outcome,
+  error_class: a.errorClass,
+  upstream_status: a.upstreamStatus,
+  started_at: a.startedAt.toISOString(),
+  ended_at: a.endedAt.toISOString(),
+});
+
+const fromAttemptRow = (a: RouteAttemptRow): RouteAttempt => ({
+  route: a.route,
+  provider: a.provider,
+  outcome: a.outcome,
+  errorClass: a.error_class,
+  upstreamStatus: a.upstream_status,
+  startedAt: new Date(a.started_at),
+  endedAt: new Date(a.ended_at),
+});
 
 const nullableInt = (v: string | null): number | null => (v === null ? null : toSafeInt(v));
 
@@ -60,6 +94,8 @@ export const toTask = (r: TaskRow): TaskRecord => ({
   errorMessage: r.error_message,
   upstreamHandle: r.upstream_handle,
   attempts: r.attempts,
+  routeId: r.route_id ?? null,
+  routeAttempts: (r.route_attempts ?? []).map(fromAttemptRow),
   createdAt: r.created_at,
   startedAt: r.started_at,
   finishedAt: r.finished_at,
@@ -82,6 +118,8 @@ export const taskSql = (schema: string) => ({
   insert: `insert into ${schema}.tasks (id, user_id, api_key_id, model_id, modality, status, request, callback_url, quoted_micro, quoted_cost_micro, admitted)
        values ($1, $2, $3, $4, $5, 'waiting', $6, $7, $8, $9, $10) returning *`,
   byId: `select * from ${schema}.tasks where id = $1`,
+  recordRouteAttempt: `update ${schema}.tasks set route_attempts = route_attempts || jsonb_build_array($2::jsonb),
+         route_id = case when $3::boolean then route_id else $4 end where id = $1`,
   listForUser: `select * from ${schema}.tasks where ${LIST_WHERE} order by created_at desc, id desc limit $5 offset $6`,
   countForUser: `select count(*)::int as n from ${schema}.tasks where ${LIST_WHERE}`,
   forUser: `select * from ${schema}.tasks where id = $1 and user_id = $2`,
@@ -134,6 +172,10 @@ export class PgTaskStore implements TaskStore {
       [t.id, t.userId, t.apiKeyId, t.modelId, t.modality, JSON.stringify(t.request), t.callbackUrl, t.quotedMicro, t.quotedCostMicro, t.admitted],
     );
     return toTask(rows[0] as TaskRow);
+  }
+
+  async recordRouteAttempt(id: string, attempt: RouteAttempt): Promise<void> {
+    await this.db.query(this.sql.recordRouteAttempt, [id, JSON.stringify(toAttemptRow(attempt)), attempt.outcome === 'skipped', attempt.route]);
   }
 
   async findById(id: string): Promise<TaskRecord | null> {
