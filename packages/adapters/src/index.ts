@@ -112,3 +112,4 @@ export type { VeoAdapterOptions, VeoModel, VeoStartOptions } from './google-veo/
 
 // The container module of the built-in adapters (core's TOKENS.Adapters from their settings).
 export { ADAPTER_TOKENS, adaptersModule, type BuiltInAdapterSettings } from './di/adapters-module.js';
+export { ROUTE_FAMILIES, routeFamiliesFor } from './di/route-families.js';
