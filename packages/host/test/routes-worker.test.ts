@@ -232,10 +232,12 @@ describe('request-level routing on POST /run', () => {
     expect(fal.upstream.calls).toHaveLength(0);
   });
 
-  it('a provider model id keeps working as a one-route model', async () => {
+  it('a provider model id keeps working as a one-route model, its poll answer unchanged; with routing fields it shows its route', async () => {
     const g = await gateway();
-    const task = await run(g, 'replicate.flux-schnell', IMAGE);
-    expect(task.status).toBe('success');
-    expect(task.route).toEqual({ id: 'replicate.flux-schnell', provider: 'replicate' });
+    const plain = await run(g, 'replicate.flux-schnell', IMAGE);
+    expect(plain.status).toBe('success');
+    expect(Object.keys(plain).sort()).toEqual(['created_at', 'error_message', 'result_urls', 'status', 'task_id']);
+    const routed = await run(g, 'replicate.flux-schnell', { ...IMAGE, provider: { allow_fallbacks: false } });
+    expect(routed.route).toEqual({ id: 'replicate.flux-schnell', provider: 'replicate' });
   });
 });

@@ -48,6 +48,19 @@ export interface ModelView {
   tags: string[];
   is_popular: boolean;
   is_active: boolean;
+  /** gengate extension, routed models only: the provider models that serve it. */
+  routes?: ModelRouteView[];
+  /** gengate extension, routed models only: the lowest and highest default-task quote among the active routes. */
+  price_range?: { min_credits: number | null; max_credits: number | null };
+}
+
+/** One route of a routed model, as GET /models lists it. */
+export interface ModelRouteView {
+  id: string;
+  provider: string;
+  is_active: boolean;
+  /** The quote of a task with the model's default parameters on this route, in credits (null when it needs more than a prompt to quote). */
+  default_task_credits: number | null;
 }
 
 export function toModelView(m: ModelDescriptor, active: boolean = m.isActive): ModelView {

@@ -5,7 +5,9 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { ModelRegistry } from '../catalog/model-registry.js';
 import type { ModelCapabilities } from '../model/capabilities.js';
 import { modalitySchema } from '../model/modality.js';
-import { toModelView, type ModelDescriptor, type ModelView } from '../model/model.js';
+import { toModelView, type ModelDescriptor, type ModelRouteView, type ModelView } from '../model/model.js';
+import { normalizeRunRequest } from '../run/normalize-request.js';
+import { microToCredits } from '../util/money.js';
 import { PriceBook } from '../pricing/price-book.js';
 import type { PricingView } from '../pricing/pricing-view.js';
 import { modelParametersJsonSchema } from '../run/model-request-schema.js';
@@ -54,7 +56,25 @@ export class CatalogService {
   ) {}
 
   private view(m: ModelDescriptor): ModelView {
-    return toModelView(m, this.registry.isActive(m));
+    const view = toModelView(m, this.registry.isActive(m));
+    if (!this.registry.isRouted(m.id)) return view;
+    const routes: ModelRouteView[] = this.registry.routesOf(m.id).map((r) => ({
+      id: r.id,
+      provider: r.provider,
+      is_active: this.registry.isActive(r),
+      default_task_credits: this.defaultTaskCredits(r),
+    }));
+    const active = routes.filter((r) => r.is_active && r.default_task_credits !== null).map((r) => r.default_task_credits as number);
+    return { ...view, routes, price_range: { min_credits: active.length > 0 ? Math.min(...active) : null, max_credits: active.length > 0 ? Math.max(...active) : null } };
+  }
+
+  /** The quote of a task with only a prompt (the route's defaults for the rest), in credits; null when the route needs more. */
+  private defaultTaskCredits(route: ModelDescriptor): number | null {
+    try {
+      return microToCredits(this.prices.quote(route, normalizeRunRequest(route, { prompt: 'x' })).chargeMicro);
+    } catch {
+      return null;
+    }
   }
 
   /** Every model, active or not (inactive ones show `is_active: false`), sorted by id. */

@@ -11,10 +11,15 @@ export function toTaskView(task: TaskRecord, urls: ResultUrlResolver): TaskView 
     created_at: task.createdAt.toISOString(),
   };
   if (task.status === 'generating' && task.progress !== null) view.progress = task.progress;
+  // The route and the attempt log are shown for a routed task: a routed model's, one that ran on another
+  // model (a fallback in `models`), or one whose request carried routing fields. A provider model's task
+  // without them answers exactly the interface document's Task.
   const attempts = task.routeAttempts ?? [];
+  const routed = attempts.some((a) => a.route !== task.modelId) || task.request.provider !== undefined || task.request.models !== undefined;
+  if (!routed || attempts.length === 0) return view;
   const route = task.routeId ? attempts.findLast((a) => a.route === task.routeId) : undefined;
   if (task.routeId && route) view.route = { id: task.routeId, provider: route.provider };
-  if (attempts.length > 0) view.extensions = { attempts: attempts.map(toAttemptView) };
+  view.extensions = { attempts: attempts.map(toAttemptView) };
   return view;
 }
 

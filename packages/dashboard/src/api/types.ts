@@ -77,6 +77,20 @@ export interface Task {
   error_message: string | null;
   created_at: string;
   progress?: number;
+  /** The route that served the task (a provider model id), once an attempt reached an upstream. */
+  route?: { id: string; provider: string };
+  extensions?: { attempts: RouteAttempt[] };
+}
+
+/** One attempt of a task on a route. */
+export interface RouteAttempt {
+  route: string;
+  provider: string;
+  outcome: 'success' | 'started' | 'error' | 'skipped';
+  error_class: string | null;
+  upstream_status: number | null;
+  started_at: string;
+  ended_at: string;
 }
 
 export interface TaskListItem extends Task {

@@ -3,6 +3,7 @@ import { api, query } from '../api/client';
 import type { CallbackAttempt, Model, Paged, TaskListItem, TaskStatus } from '../api/types';
 import { ErrorBanner, formatCredits, formatDate, Pager, StatusBadge, useInterval, useLoad } from '../components/common';
 import { ResultView } from '../components/ResultView';
+import { RouteAttempts } from '../components/RouteAttempts';
 
 const STATUSES: TaskStatus[] = ['waiting', 'generating', 'success', 'fail'];
 
@@ -42,6 +43,8 @@ function Callbacks({ taskId }: { taskId: string }) {
 
 function TaskCard({ t, onChanged, onError }: { t: TaskListItem; onChanged: () => void; onError: (e: unknown) => void }) {
   const [showCallbacks, setShowCallbacks] = useState(false);
+  const [showAttempts, setShowAttempts] = useState(false);
+  const attempts = t.extensions?.attempts ?? [];
   const unfinished = t.status === 'waiting' || t.status === 'generating';
   const cost =
     t.status === 'success' ? `${formatCredits(t.charged_credits ?? 0)} credits charged` : unfinished ? `${formatCredits(t.held_credits)} credits held` : 'nothing charged';
@@ -58,6 +61,7 @@ function TaskCard({ t, onChanged, onError }: { t: TaskListItem; onChanged: () =>
         {formatDate(t.created_at)} · <code>{t.task_id}</code>
         {t.finished_at ? ` · ended ${formatDate(t.finished_at)}` : ''}
         {t.submitted_with_api_key ? ' · via API key' : ' · from the dashboard'}
+        {t.route && t.route.id !== t.model_id ? <> · served by <code>{t.route.id}</code></> : ''}
       </p>
       {t.prompt && <blockquote className="prompt">{t.prompt}</blockquote>}
       {t.status === 'fail' && <div className="notice error">{t.error_message}</div>}
@@ -71,6 +75,14 @@ function TaskCard({ t, onChanged, onError }: { t: TaskListItem; onChanged: () =>
         </ul>
       )}
       {t.status === 'success' && <ResultView urls={t.result_urls} modality={t.modality} label={`Result of ${t.model_id}`} />}
+      {attempts.length > 0 && (
+        <div>
+          <button type="button" className="secondary outline small" aria-expanded={showAttempts} onClick={() => setShowAttempts((s) => !s)}>
+            {showAttempts ? 'Hide' : 'Show'} attempts ({attempts.length})
+          </button>
+          {showAttempts && <RouteAttempts attempts={attempts} />}
+        </div>
+      )}
       {(t.callback_url || unfinished) && (
       <footer>
       <div className="row">

@@ -142,7 +142,12 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
         ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
       },
     }),
-    coreSettingsModule({ scheduling: settings.scheduling, markup: settings.markup, allowPrivateInputs: settings.fetching.allowPrivate }),
+    coreSettingsModule({
+      scheduling: settings.scheduling,
+      markup: settings.markup,
+      allowPrivateInputs: settings.fetching.allowPrivate,
+      ...(settings.routedModels ? { routedModels: settings.routedModels } : {}),
+    }),
     coreModule,
   );
   options.configure?.(container);

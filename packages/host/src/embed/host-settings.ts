@@ -1,4 +1,4 @@
-import type { MarkupPolicy, Modality, ProviderLimits } from '@gengate/core';
+import type { MarkupPolicy, Modality, ProviderLimits, RoutedModelDeclaration } from '@gengate/core';
 import { MARKUP_ONE } from '@gengate/core/internal';
 import type { OpsSettings } from '../ops/start-ops.js';
 
@@ -13,6 +13,11 @@ export interface GengateHostSettings {
   readonly scheduling: { readonly maxRunningPerUser: Readonly<Record<Modality, number>>; readonly maxQueuedPerUser: number; readonly maxAttempts: number };
   /** The operator's markup over upstream costs. */
   readonly markup: MarkupPolicy;
+  /**
+   * Routed models (one id served by several provider routes, with a policy; docs/routing-mechanism.md). A
+   * declaration replaces an adapter package's default family of the same id. Default none.
+   */
+  readonly routedModels?: readonly RoutedModelDeclaration[];
   /** Per-provider call limits (concurrent calls, calls per minute) shared by every worker process. */
   providerLimits(providerId: string): ProviderLimits;
   /** Upstream calls one worker process runs at once. */

@@ -6,6 +6,15 @@ import { DEFAULT_HOST_SETTINGS } from '../embed/host-settings.js';
 import { ConfigError, loadConfig, secretValues } from './config.js';
 
 describe('loadConfig', () => {
+  it('reads ROUTED_MODELS as a JSON array of routed models, validated; a bad one names the setting, not the value', () => {
+    expect(loadConfig({}).routedModels).toEqual([]);
+    const declared = [{ id: 'flux-schnell', name: 'FLUX.1 [schnell]', routes: ['fal.flux-schnell', 'replicate.flux-schnell'], policy: { sort: 'price' } }];
+    expect(loadConfig({ ROUTED_MODELS: JSON.stringify(declared) }).routedModels).toEqual(declared);
+    expect(() => loadConfig({ ROUTED_MODELS: '[{"id": "x"' })).toThrow(/^ROUTED_MODELS: must be a JSON array of routed models/);
+    expect(() => loadConfig({ ROUTED_MODELS: JSON.stringify([{ ...declared[0], policy: { sort: 'cheapest' } }]) })).toThrow(/^ROUTED_MODELS: 0\.policy\.sort: /);
+    expect(() => loadConfig({ ROUTED_MODELS: JSON.stringify([{ ...declared[0], routes: [] }]) })).toThrow(/^ROUTED_MODELS: 0\.routes: /);
+  });
+
   it('applies documented defaults', () => {
     const c = loadConfig({}, '/srv/app');
     expect(c).toMatchObject({

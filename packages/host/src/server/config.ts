@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { MarkupPolicy, Modality, ProviderLimits } from '@gengate/core';
-import { MARKUP_ONE, parseIpEntry, parseMarkupFactor } from '@gengate/core/internal';
+import { MARKUP_ONE, parseIpEntry, parseMarkupFactor, routedModelDeclarationsSchema, type RoutedModelDeclaration } from '@gengate/core/internal';
 import { z } from 'zod';
 import { bool, int } from '../env-values.js';
 import type { OpsSettings } from '../ops/start-ops.js';
@@ -58,6 +58,26 @@ const envSchema = z.object({
   STATUS_CHECK_CONCURRENCY: int(1, 1_024).default(16),
   PRICE_MARKUP: z.string().default('1').refine((v) => parseMarkupFactor(v) !== null, 'must be a factor such as 1.25 (up to 4 decimals, at most 100)'),
   PRICE_MARKUP_OVERRIDES: keyValueList(parseMarkupFactor, 'factor (a provider id or a model id)'),
+  ROUTED_MODELS: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text.trim() === '') return [];
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON array of routed models ({"id", "name", "routes": [...], "policy"?})' });
+        return z.NEVER;
+      }
+      const parsed = routedModelDeclarationsSchema.safeParse(json);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        ctx.addIssue({ code: 'custom', message: `${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}` });
+        return z.NEVER;
+      }
+      return parsed.data;
+    }),
   OPENAI_MODEL_ALIASES: keyValueList((v) => (/^[a-z0-9][a-z0-9-]*\.[a-z0-9][a-z0-9._:-]*$/i.test(v) ? v : null), 'gengate model id (alias=provider.model)'),
   TASKS_RUNNING_PER_USER_CHAT: int(1, 10_000).default(8),
   TASKS_RUNNING_PER_USER_IMAGE: int(1, 10_000).default(4),
@@ -138,6 +158,8 @@ export interface GengateConfig {
   readonly checkConcurrency: number;
   /** The operator's markup over upstream costs. */
   readonly markup: MarkupPolicy;
+  /** Routed models declared by the operator (ROUTED_MODELS, a JSON array), validated by routedModelDeclarationsSchema. */
+  readonly routedModels: readonly RoutedModelDeclaration[];
   readonly scheduling: { readonly maxRunningPerUser: Readonly<Record<Modality, number>>; readonly maxQueuedPerUser: number; readonly maxAttempts: number };
   /** Per-provider call limits (concurrent calls, calls per minute). */
   providerLimits(providerId: string): ProviderLimits;
@@ -293,6 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       providers: new Map([...c.PRICE_MARKUP_OVERRIDES].filter(([k]) => !k.includes('.'))),
       models: new Map([...c.PRICE_MARKUP_OVERRIDES].filter(([k]) => k.includes('.'))),
     },
+    routedModels: c.ROUTED_MODELS,
     scheduling: {
       maxRunningPerUser: { chat: c.TASKS_RUNNING_PER_USER_CHAT, image: c.TASKS_RUNNING_PER_USER_IMAGE, video: c.TASKS_RUNNING_PER_USER_VIDEO },
       maxQueuedPerUser: c.TASKS_QUEUED_PER_USER,

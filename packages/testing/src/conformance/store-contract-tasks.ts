@@ -179,6 +179,25 @@ export function describeTasksContract(f: StoreFixtures): void {
       expect((await stores().tasks.findById(generating.id))?.status).toBe('fail');
     });
 
+    it('recordRouteAttempt appends to the attempt log in order; the route of the latest attempt that was not skipped is the task\'s route', async () => {
+      const user = await newUser();
+      const task = await newTask(user.id);
+      expect((await stores().tasks.findById(task.id))?.routeAttempts ?? []).toEqual([]);
+      expect((await stores().tasks.findById(task.id))?.routeId ?? null).toBeNull();
+      const at = (ms: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, 0, ms));
+      const failed = { route: 'a.model', provider: 'a', outcome: 'error' as const, errorClass: 'rate_limited', upstreamStatus: 429, startedAt: at(1), endedAt: at(250) };
+      const skipped = { route: 'b.model', provider: 'b', outcome: 'skipped' as const, errorClass: 'circuit_open', upstreamStatus: null, startedAt: at(300), endedAt: at(300) };
+      const answered = { route: 'c.model', provider: 'c', outcome: 'success' as const, errorClass: null, upstreamStatus: null, startedAt: at(301), endedAt: at(999) };
+      await stores().tasks.recordRouteAttempt(task.id, failed);
+      await stores().tasks.recordRouteAttempt(task.id, skipped);
+      const afterSkip = await stores().tasks.findById(task.id);
+      expect(afterSkip?.routeId).toBe('a.model');
+      await stores().tasks.recordRouteAttempt(task.id, answered);
+      const read = await stores().tasks.findForUser(task.id, user.id);
+      expect(read?.routeAttempts).toEqual([failed, skipped, answered]);
+      expect(read?.routeId).toBe('c.model');
+    });
+
     it('saveUpstreamHandle round-trips JSON values', async () => {
       const user = await newUser();
       const task = await newTask(user.id);
