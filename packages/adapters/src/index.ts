@@ -57,6 +57,7 @@ export {
   compatibleProvidersSchema,
   createOpenAICompatibleAdapter,
   OpenAICompatibleAdapter,
+  OPENROUTER_CLAUDE_PRESET,
   reportedCostMicroUsd,
 } from './openai-compatible/index.js';
 export type { CompatibleConnection, CompatibleModelConfig, CompatibleProviderConfig } from './openai-compatible/index.js';
@@ -111,3 +112,4 @@ export type { VeoAdapterOptions, VeoModel, VeoStartOptions } from './google-veo/
 
 // The container module of the built-in adapters (core's TOKENS.Adapters from their settings).
 export { ADAPTER_TOKENS, adaptersModule, type BuiltInAdapterSettings } from './di/adapters-module.js';
+export { ROUTE_FAMILIES, routeFamiliesFor } from './di/route-families.js';

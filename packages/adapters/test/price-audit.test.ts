@@ -1,6 +1,6 @@
 import { normalizeRunRequest, PriceBook, RUN_LIMITS, type ModelDescriptor, type RunRequest } from '@gengate/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { builtInCatalogAdapters, createOpenAICompatibleAdapter } from '../src/index.js';
+import { builtInCatalogAdapters, createOpenAICompatibleAdapter, OPENROUTER_CLAUDE_PRESET } from '../src/index.js';
 import { compatibleProvidersSchema } from '../src/openai-compatible/compatible-config.js';
 
 /*
@@ -136,6 +136,12 @@ export const PRICE_AUDIT: readonly AuditRow[] = [
   // Replicate: official models billed per second of video or per output image.
   { model: 'replicate.kling-v2.1', request: { prompt: PROMPT, video_params: { duration: 10, resolution: '1080p', image_urls: [IMAGE_URL] } }, documentedMicroUsd: 10 * usd(0.09), source: 'https://replicate.com/kwaivgi/kling-v2.1: pro 1080p $0.09 per second' },
   {
+    model: 'replicate.kling-v2.1-master',
+    request: { prompt: PROMPT, video_params: { duration: 10, resolution: '1080p', image_urls: [IMAGE_URL] }, provider_params: { negative_prompt: PROMPT } },
+    documentedMicroUsd: 10 * usd(0.28),
+    source: 'https://replicate.com/kwaivgi/kling-v2.1-master: $0.28 per second of output video',
+  },
+  {
     model: 'replicate.hailuo-02',
     request: { prompt: PROMPT, video_params: { duration: 10, resolution: '1080p', image_urls: [IMAGE_URL] } },
     // 1080p 10 s is refused by the adapter before any call (1080p renders 6 s only): the priciest that runs is 6 s at 1080p ($0.48) < 10 s x $0.08 held.
@@ -149,6 +155,14 @@ export const PRICE_AUDIT: readonly AuditRow[] = [
   { model: 'runway.gen4-turbo', request: { prompt: PROMPT.slice(0, 1_000), video_params: { duration: 10, image_urls: [IMAGE_URL] } }, documentedMicroUsd: 10 * 5 * usd(0.01), source: `${RUNWAY}: gen4_turbo 5 credits per second` },
   { model: 'runway.gen4.5', request: { prompt: PROMPT.slice(0, 1_000), video_params: { duration: 10, image_urls: [IMAGE_URL] } }, documentedMicroUsd: 10 * 12 * usd(0.01), source: `${RUNWAY}: gen4.5 12 credits per second` },
   { model: 'runway.veo3', request: { prompt: PROMPT.slice(0, 1_000), video_params: { duration: 8, resolution: '1080p' } }, documentedMicroUsd: 8 * 40 * usd(0.01), source: `${RUNWAY}: veo3 40 credits per second` },
+
+  // The Claude family's reseller route (a preset the operator adds): OpenRouter at Anthropic's list price.
+  {
+    model: 'openrouter.claude-haiku-4.5',
+    request: chatMax(64_000),
+    documentedMicroUsd: perM(CHAT_IN, 1) + perM(64_000, 5),
+    source: 'https://openrouter.ai/anthropic/claude-haiku-4.5: input $1, output $5 per 1M (Anthropic\'s list price, passed through)',
+  },
 
   // An operator-declared OpenAI-compatible provider: its prices are what the operator declares for it.
   {
@@ -178,7 +192,7 @@ const [compatConfig] = compatibleProvidersSchema.parse([
 
 function everyModel(): ModelDescriptor[] {
   if (!compatConfig) throw new Error('no compatible config');
-  return [...builtInCatalogAdapters(), createOpenAICompatibleAdapter(compatConfig)].flatMap((a) => [...a.models]);
+  return [...builtInCatalogAdapters(), createOpenAICompatibleAdapter(compatConfig), createOpenAICompatibleAdapter(OPENROUTER_CLAUDE_PRESET)].flatMap((a) => [...a.models]);
 }
 
 describe('the price table over every model in the catalog', () => {

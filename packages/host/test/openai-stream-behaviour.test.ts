@@ -95,7 +95,7 @@ describe('the stream on the wire', () => {
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const raw = await res.text();
     const normalized = raw.replace(/chatcmpl-[0-9a-f-]{36}/g, 'chatcmpl-ID').replace(/"created":\d+/g, '"created":0');
-    const chunk = (choices: string, usage = 'null') => `data: {"id":"chatcmpl-ID","object":"chat.completion.chunk","created":0,"model":"sandbox.echo-chat","system_fingerprint":null,"choices":${choices},"usage":${usage}}\n\n`;
+    const chunk = (choices: string, usage = 'null') => `data: {"id":"chatcmpl-ID","object":"chat.completion.chunk","created":0,"model":"sandbox.echo-chat","provider":"sandbox","system_fingerprint":null,"choices":${choices},"usage":${usage}}\n\n`;
     const delta = (d: string, finish = 'null') => chunk(`[{"index":0,"delta":${d},"logprobs":null,"finish_reason":${finish}}]`);
     expect(normalized).toBe(
       [

@@ -24,6 +24,8 @@ export { checkCancel, checkResume } from './conformance/adapter/lifecycle-checks
 export type { CheckOutcome, LifecycleCheckOptions } from './conformance/adapter/lifecycle-checks.js';
 export { describeWorkerRetry } from './conformance/adapter/worker-retry.js';
 export type { WorkerRetryOptions } from './conformance/adapter/worker-retry.js';
+export { describeOneRequestPerAttempt } from './conformance/adapter/one-request-per-attempt.js';
+export type { OneRequestPerAttemptOptions } from './conformance/adapter/one-request-per-attempt.js';
 export { anthropicError, anthropicFaults, anthropicRoutes, startFakeAnthropic } from './fakes/anthropic/fake-anthropic.js';
 export { GEMINI_IMAGE_SIZES_1K, googleError, googleFaults, googleRoutes, startFakeGoogle } from './fakes/google/fake-google.js';
 export { FAKE_PNG, fakeMp4 } from './fakes/video/fake-media.js';

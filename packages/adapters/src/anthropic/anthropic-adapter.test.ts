@@ -1,5 +1,5 @@
 import { isUpstreamError, normalizeRunRequest, PriceBook, type ModelDescriptor, type RunRequest, type UpstreamError } from '@gengate/core/adapter';
-import { anthropicFaults, describeAdapterConformance, describeParameterTable, describeWorkerRetry, kitCall, startFakeAnthropic } from '@gengate/testing';
+import { anthropicFaults, describeAdapterConformance, describeOneRequestPerAttempt, describeParameterTable, describeWorkerRetry, kitCall, startFakeAnthropic } from '@gengate/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAnthropicAdapter } from './anthropic-adapter.js';
 
@@ -23,6 +23,7 @@ async function failure(fault: Parameters<typeof fake.failNext>[0]): Promise<Upst
 }
 
 describeAdapterConformance('anthropic', { adapter, upstream: fake, credential: KEY });
+describeOneRequestPerAttempt('anthropic', { adapter, upstream: fake });
 
 describe('anthropic: the exact upstream requests', () => {
   it('POST /v1/messages with x-api-key, anthropic-version, the system prompt, max_tokens and temperature', async () => {

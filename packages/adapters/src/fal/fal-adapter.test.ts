@@ -1,5 +1,5 @@
 import { checkStep, isUpstreamError, normalizeRunRequest, PriceBook, WebhookRejected, type JsonValue, type ModelDescriptor, type RunRequest, type UpstreamError } from '@gengate/core/adapter';
-import { describeAdapterConformance, FakeFal, FakeUpstream, kitCall, runAdapterCall } from '@gengate/testing';
+import { describeAdapterConformance, describeOneRequestPerAttempt, FakeFal, FakeUpstream, kitCall, runAdapterCall } from '@gengate/testing';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { FalAdapter } from './fal-adapter.js';
 import { falVideoSubmission } from './fal-mapping.js';
@@ -23,6 +23,7 @@ const model = (id: string): ModelDescriptor => {
 const call = (id: string, request: RunRequest, webhookUrl: string | null = null) => kitCall(model(id), request, AbortSignal.timeout(10_000), webhookUrl);
 
 describeAdapterConformance('fal', { adapter: () => adapter(), upstream: fake.upstream, cancelsSeen: () => fake.jobs.cancelRequests, credential: KEY, timeoutMs: 10_000 });
+describeOneRequestPerAttempt('fal', { adapter: () => adapter(), upstream: fake.upstream });
 
 describe('fal adapter against the fake fal', () => {
   beforeEach(() => {

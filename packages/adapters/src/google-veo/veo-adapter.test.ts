@@ -1,5 +1,5 @@
 import { checkStep, isUpstreamError, normalizeRunRequest, PriceBook, type JsonValue, type ModelDescriptor, type RunRequest, type UpstreamError } from '@gengate/core/adapter';
-import { describeAdapterConformance, FakeVeo, kitCall, runAdapterCall } from '@gengate/testing';
+import { describeAdapterConformance, describeOneRequestPerAttempt, FakeVeo, kitCall, runAdapterCall } from '@gengate/testing';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { VeoAdapter } from './veo-adapter.js';
 import { veoStartOptions } from './veo-mapping.js';
@@ -24,6 +24,7 @@ describeAdapterConformance('google veo', {
   timeoutMs: 10_000,
   cancelUnsupported: 'the Gemini API documents no cancel for Veo video operations',
 });
+describeOneRequestPerAttempt('google veo', { adapter, upstream: fake.upstream });
 
 describe('veo adapter against the fake Gemini API', () => {
   beforeEach(() => {

@@ -1,5 +1,5 @@
 import { isUpstreamError, normalizeRunRequest, PriceBook, type ModelDescriptor, type RunRequest, type UpstreamError } from '@gengate/core/adapter';
-import { describeAdapterConformance, describeParameterTable, describeWorkerRetry, googleFaults, kitCall, pngSize, startFakeGoogle } from '@gengate/testing';
+import { describeAdapterConformance, describeOneRequestPerAttempt, describeParameterTable, describeWorkerRetry, googleFaults, kitCall, pngSize, startFakeGoogle } from '@gengate/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGoogleAdapter } from './google-adapter.js';
 
@@ -23,6 +23,7 @@ async function failure(fault: Parameters<typeof fake.failNext>[0], id = 'google.
 }
 
 describeAdapterConformance('google', { adapter, upstream: fake, credential: KEY });
+describeOneRequestPerAttempt('google', { adapter, upstream: fake });
 
 describe('google: the exact upstream requests', () => {
   it('chat: POST /v1beta/models/gemini-3.5-flash:generateContent with x-goog-api-key, generationConfig, systemInstruction, thinking and safety settings', async () => {

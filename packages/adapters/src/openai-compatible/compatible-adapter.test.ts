@@ -1,5 +1,5 @@
 import { normalizeRunRequest, PriceBook, type RunRequest } from '@gengate/core/adapter';
-import { describeAdapterConformance, describeParameterTable, describeWorkerRetry, kitCall, openAIFaults, startFakeOpenAI } from '@gengate/testing';
+import { describeAdapterConformance, describeOneRequestPerAttempt, describeParameterTable, describeWorkerRetry, kitCall, openAIFaults, startFakeOpenAI } from '@gengate/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createOpenAICompatibleAdapter } from './compatible-adapter.js';
 import { compatibleProvidersSchema, type CompatibleProviderConfig } from './compatible-config.js';
@@ -57,6 +57,7 @@ const modelOf = (adapter: ReturnType<typeof routerAdapter>, id: string) => {
 };
 
 describeAdapterConformance('openai-compatible (openrouter)', { adapter: routerAdapter, upstream: router, credential: KEY });
+describeOneRequestPerAttempt('openai-compatible', { adapter: routerAdapter, upstream: router });
 describeAdapterConformance('openai-compatible (local, no key)', { adapter: localAdapter, upstream: local, failingModels: ['local-llm.always-refuse'] });
 
 describe('openai-compatible: two providers from configuration', () => {

@@ -8,3 +8,4 @@ export {
 } from './compatible-config.js';
 export { compatibleModels } from './compatible-models.js';
 export { compatibleChatSettings, reportedCostMicroUsd } from './compatible-mapping.js';
+export { OPENROUTER_CLAUDE_PRESET } from './compatible-presets.js';

@@ -1,13 +1,5 @@
 import { isUpstreamError, normalizeRunRequest, PriceBook, type ModelDescriptor, type RunRequest, type UpstreamError } from '@gengate/core/adapter';
-import {
-  describeAdapterConformance,
-  describeParameterTable,
-  describeWorkerRetry,
-  kitCall,
-  openAIFaults,
-  pngSize,
-  startFakeOpenAI,
-} from '@gengate/testing';
+import { describeAdapterConformance, describeOneRequestPerAttempt, describeParameterTable, describeWorkerRetry, kitCall, openAIFaults, pngSize, startFakeOpenAI } from '@gengate/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createOpenAIAdapter } from './openai-adapter.js';
 
@@ -31,6 +23,7 @@ async function failure(fault: Parameters<typeof fake.failNext>[0], id = 'openai.
 }
 
 describeAdapterConformance('openai', { adapter, upstream: fake, credential: KEY });
+describeOneRequestPerAttempt('openai', { adapter, upstream: fake });
 
 describe('openai: the exact upstream requests', () => {
   it('chat: POST /v1/chat/completions with the bearer key, the system message and every mapped parameter', async () => {

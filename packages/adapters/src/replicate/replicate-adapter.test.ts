@@ -1,5 +1,5 @@
 import { checkStep, isUpstreamError, normalizeRunRequest, PriceBook, WebhookRejected, type JsonValue, type ModelDescriptor, type RunRequest, type UpstreamError } from '@gengate/core/adapter';
-import { describeAdapterConformance, FakeReplicate, FakeUpstream, kitCall, minimalRequest, runAdapterCall } from '@gengate/testing';
+import { describeAdapterConformance, describeOneRequestPerAttempt, FakeReplicate, FakeUpstream, kitCall, minimalRequest, runAdapterCall } from '@gengate/testing';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ReplicateAdapter } from './replicate-adapter.js';
 import { replicateVideoInput } from './replicate-mapping.js';
@@ -25,6 +25,7 @@ const requestFor = (m: ModelDescriptor): RunRequest =>
   m.id === 'replicate.kling-v2.1' ? { ...minimalRequest(m), video_params: { duration: 5, image_urls: ['https://img.example/start.png'] } } : minimalRequest(m);
 
 describeAdapterConformance('replicate', { adapter: () => adapter(), upstream: fake.upstream, cancelsSeen: () => fake.jobs.cancelRequests, credential: TOKEN, requestFor, timeoutMs: 10_000 });
+describeOneRequestPerAttempt('replicate', { adapter: () => adapter(), upstream: fake.upstream, requestFor });
 
 describe('replicate adapter against the fake Replicate', () => {
   beforeEach(() => {
@@ -133,6 +134,8 @@ describe('replicate parameter mapping (table)', () => {
   it.each<[string, string, RunRequest, Record<string, unknown>]>([
     ['replicate.kling-v2.1', 'kwaivgi/kling-v2.1', { prompt: 'p', video_params: { image_urls: ['https://i.example/a.png'] } }, { start_image: 'https://i.example/a.png', mode: 'standard', duration: 5 }],
     ['replicate.kling-v2.1', 'kwaivgi/kling-v2.1', { prompt: 'p', video_params: { image_urls: ['https://i.example/a.png'], resolution: '1080p', duration: 10 }, provider_params: { negative_prompt: 'blur' } }, { mode: 'pro', duration: 10, negative_prompt: 'blur' }],
+    ['replicate.kling-v2.1-master', 'kwaivgi/kling-v2.1-master', { prompt: 'p', video_params: { aspect_ratio: '9:16' } }, { aspect_ratio: '9:16', duration: 5 }],
+    ['replicate.kling-v2.1-master', 'kwaivgi/kling-v2.1-master', { prompt: 'p', video_params: { duration: 10, image_urls: ['https://i.example/a.png'] }, provider_params: { negative_prompt: 'blur' } }, { start_image: 'https://i.example/a.png', duration: 10, negative_prompt: 'blur' }],
     ['replicate.hailuo-02', 'minimax/hailuo-02', { prompt: 'p' }, { duration: 6, resolution: '768p', prompt_optimizer: true }],
     ['replicate.hailuo-02', 'minimax/hailuo-02', { prompt: 'p', video_params: { resolution: '1080p', image_urls: ['https://i.example/b.png'] } }, { resolution: '1080p', first_frame_image: 'https://i.example/b.png' }],
   ])('%s %j', (id, upstreamModel, request, input) => {
@@ -156,6 +159,7 @@ describe('replicate prices through the PriceBook (markup x1.5)', () => {
   it.each<[string, RunRequest, number]>([
     ['replicate.kling-v2.1', { prompt: 'p', video_params: { duration: 5, image_urls: ['https://i.example/a.png'] } }, 37_500_000],
     ['replicate.kling-v2.1', { prompt: 'p', video_params: { duration: 10, resolution: '1080p', image_urls: ['https://i.example/a.png'] } }, 135_000_000],
+    ['replicate.kling-v2.1-master', { prompt: 'p', video_params: { duration: 10 } }, 420_000_000],
     ['replicate.hailuo-02', { prompt: 'p', video_params: { duration: 10 } }, 67_500_000],
     ['replicate.flux-schnell', { prompt: 'p', image_params: { n: 4 } }, 1_800_000],
     ['replicate.flux-dev', { prompt: 'p' }, 3_750_000],

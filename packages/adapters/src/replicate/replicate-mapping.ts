@@ -20,6 +20,14 @@ export function replicateVideoInput(model: string, req: NormalizedVideoRequest):
     input['start_image'] = image;
     input['mode'] = req.resolution === '1080p' ? 'pro' : 'standard';
     warnings.push({ param: 'video_params.aspect_ratio', message: 'Kling 2.1 takes the aspect ratio of its first frame.' });
+  } else if (model === 'kwaivgi/kling-v2.1-master') {
+    // Input schema: prompt, duration 5|10, aspect_ratio 16:9|9:16|1:1, start_image (optional), negative_prompt.
+    if (image) {
+      input['start_image'] = image;
+      warnings.push({ param: 'video_params.aspect_ratio', message: 'With a first frame, Kling 2.1 Master takes the aspect ratio of the image.' });
+    } else {
+      input['aspect_ratio'] = req.aspectRatio;
+    }
   } else if (model === 'minimax/hailuo-02') {
     if (req.resolution === '1080p' && req.duration !== 6) {
       throw new UpstreamError('Hailuo 02 renders 1080p only for 6-second videos: choose duration 6 or resolution 768p.', { kind: 'invalid_input' });

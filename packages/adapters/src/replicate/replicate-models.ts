@@ -57,6 +57,40 @@ export const REPLICATE_MODELS: readonly ReplicateModel[] = [
     },
   },
   {
+    replicateModel: 'kwaivgi/kling-v2.1-master',
+    kind: 'video',
+    descriptor: {
+      ...common,
+      id: 'replicate.kling-v2.1-master',
+      name: 'Kling 2.1 Master (Replicate)',
+      modality: 'video',
+      description: 'Kuaishou Kling 2.1 Master on Replicate: 1080p text-to-video or image-to-video, 5 or 10 seconds (the same model as fal.kling-v2.1-master: one route family).',
+      tags: ['replicate', 'video', 'text-to-video', 'image-to-video', 'kling'],
+      isPopular: false,
+      capabilities: {
+        modality: 'video',
+        promptRequired: true,
+        durations: [5, 10],
+        resolutions: ['1080p'],
+        // The model's input schema: aspect_ratio 16:9, 9:16 or 1:1 (ignored with a start_image).
+        aspectRatios: ['16:9', '9:16', '1:1'],
+        maxReferenceImages: 1,
+        maxReferenceVideos: 0,
+        supportsWatermark: false,
+        supportsMultiShots: false,
+        supportsTranslation: false,
+      },
+      providerParams: z.strictObject({ negative_prompt: z.string().optional() }),
+      pricing: { kind: 'per_second', perSecond: { '1080p': 280_000 } },
+      priceSource: {
+        url: 'https://replicate.com/kwaivgi/kling-v2.1-master',
+        retrievedOn: '2026-11-26',
+        note: "Replicate's model page (not in the search corpus): $0.28 per second of output video, as last published, the same rate as fal's ($1.40 per 5 s); check before production.",
+      },
+      pollIntervalSeconds: 10,
+    },
+  },
+  {
     replicateModel: 'minimax/hailuo-02',
     kind: 'video',
     descriptor: {

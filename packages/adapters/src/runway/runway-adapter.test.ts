@@ -1,5 +1,5 @@
 import { checkStep, isUpstreamError, normalizeRunRequest, PriceBook, type JsonValue, type ModelDescriptor, type RunRequest, type UpstreamError } from '@gengate/core/adapter';
-import { describeAdapterConformance, FakeRunway, kitCall, minimalRequest, runAdapterCall } from '@gengate/testing';
+import { describeAdapterConformance, describeOneRequestPerAttempt, FakeRunway, kitCall, minimalRequest, runAdapterCall } from '@gengate/testing';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { RunwayAdapter } from './runway-adapter.js';
 import { runwayTaskRequest } from './runway-mapping.js';
@@ -22,6 +22,7 @@ const requestFor = (m: ModelDescriptor): RunRequest =>
   m.id === 'runway.gen4-turbo' ? { ...minimalRequest(m), video_params: { duration: 5, image_urls: ['https://img.example/first.png'] } } : minimalRequest(m);
 
 describeAdapterConformance('runway', { adapter, upstream: fake.upstream, cancelsSeen: () => fake.jobs.cancelRequests, credential: SECRET, requestFor, timeoutMs: 10_000 });
+describeOneRequestPerAttempt('runway', { adapter, upstream: fake.upstream, requestFor });
 
 describe('runway adapter against the fake Runway API', () => {
   beforeEach(() => {

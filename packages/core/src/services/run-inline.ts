@@ -140,12 +140,14 @@ export class InlineRun {
 
   /**
    * Commits what was produced: the output stored, the charge from `result.usage` at the price of the route
-   * that answered (`attempt`; default the first candidate), never above the hold.
+   * that answered (`attempt`; default the first candidate), never above the hold. `brokenBy`: the error that
+   * ended the attempt's stream after its first byte (no fallback then: what was produced is charged).
    */
-  async succeed(result: GenerationResult, attempt?: InlineAttempt): Promise<{ chargedMicro: number; ended: boolean }> {
+  async succeed(result: GenerationResult, attempt?: InlineAttempt, brokenBy?: unknown): Promise<{ chargedMicro: number; ended: boolean }> {
     if (!this.close()) return { chargedMicro: 0, ended: false };
     try {
-      if (attempt) await this.deps.attempts.succeeded(this.task.id, attempt);
+      // A stream that broke after output (`brokenBy`) is charged for what it produced, at its route's price, but logged as the route's failure.
+      if (attempt) await (brokenBy === undefined ? this.deps.attempts.succeeded(this.task.id, attempt) : this.deps.attempts.failed(this.task.id, attempt, brokenBy));
       const model = attempt?.route.model ?? this.model;
       const request = attempt?.route.request ?? this.request;
       const outcome = await this.deps.results.commitSuccess(this.task, model, request, result, AbortSignal.timeout(30_000));

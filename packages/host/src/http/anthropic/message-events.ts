@@ -57,17 +57,30 @@ export class MessageBuilder {
   stopSequence: string | null = null;
   usage: LanguageModelV4Usage | null = null;
 
+  /** The provider of the route that answered (issue 21), once known. */
+  provider: string | null = null;
+
   constructor(
     readonly id: string,
-    readonly model: string,
+    public model: string,
   ) {}
+
+  /** The route that answered (known at the stream's first byte): the message names its model and provider, as OpenRouter's answers do. */
+  servedBy(served: { readonly model: string; readonly provider: string | null }): void {
+    this.model = served.model;
+    this.provider = served.provider;
+  }
+
+  private providerField(): { provider?: string } {
+    return this.provider !== null ? { provider: this.provider } : {};
+  }
 
   start(inputEstimate: number): MessageEvent {
     return {
       event: 'message_start',
       data: {
         type: 'message_start',
-        message: { id: this.id, type: 'message', role: 'assistant', model: this.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: inputEstimate, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } },
+        message: { id: this.id, type: 'message', role: 'assistant', model: this.model, ...this.providerField(), content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: inputEstimate, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } },
       },
     };
   }
@@ -189,6 +202,7 @@ export class MessageBuilder {
       type: 'message',
       role: 'assistant',
       model: this.model,
+      ...this.providerField(),
       content: this.blocks.map(publicBlock),
       stop_reason: this.stopReason ?? 'end_turn',
       stop_sequence: this.stopSequence,

@@ -2,6 +2,7 @@ import type { JSONSchema7, LanguageModelV4CallOptions, LanguageModelV4Message, L
 import { GatewayError } from '@gengate/core';
 import { isPrivateUrlLiteral } from '@gengate/core/internal';
 import { z } from 'zod';
+import { ROUTING_FIELDS } from '../openai/routing-fields.js';
 
 /*
  * The request of POST /v1/messages, as Anthropic documents it (https://docs.anthropic.com/en/api/messages,
@@ -66,6 +67,7 @@ const thinking = z.discriminatedUnion('type', [
 
 export const messagesRequestSchema = z.strictObject({
   model: z.string().min(1).max(200),
+  ...ROUTING_FIELDS,
   max_tokens: z.number().int().min(1),
   messages: z.array(message).min(1),
   system: z.union([z.string(), z.array(textBlock)]).optional(),

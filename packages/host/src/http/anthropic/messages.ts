@@ -2,6 +2,7 @@ import { GatewayError, type GengateUseCases, type ModelDescriptor, type ModelReg
 import type { Request, Response } from 'express';
 import { authOf } from '../middleware/authenticate.js';
 import type { RevocationWatch } from '../openai/revocation-watch.js';
+import { routingOf, servedBy } from '../openai/routing-fields.js';
 import { runChatCall, type ChatCallOutcome } from '../openai/run-chat-call.js';
 import { anthropicErrorOf } from './anthropic-errors.js';
 import { resolveAnthropicModel } from './anthropic-model-names.js';
@@ -56,7 +57,7 @@ export function messages(deps: MessagesDeps) {
     const { options, dropped: droppedParams } = toCallOptions(body, maxTokens, anthropic);
     const auth = authOf(res);
     const recorded = toRunRequest({ ...body, max_tokens: maxTokens });
-    const start = await deps.gengate.runInline.begin(auth, model.id, recorded.body, { fingerprint: body, ...(recorded.heldInput !== undefined ? { heldInput: recorded.heldInput } : {}) });
+    const start = await deps.gengate.runInline.begin(auth, model.id, { ...recorded.body, ...routingOf(body) }, { fingerprint: body, ...(recorded.heldInput !== undefined ? { heldInput: recorded.heldInput } : {}) });
     if (start.kind !== 'started') throw new Error('an inline call without an Idempotency-Key cannot be a replay');
     const run = start.run;
     res.setHeader('x-gengate-task-id', run.taskId);
@@ -72,14 +73,25 @@ export function messages(deps: MessagesDeps) {
     const call = { ...options, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
     try {
       if (body.stream !== true) {
-        const outcome = await runChatCall(run, call, signals, () => undefined, () => undefined, 'stream', { onPart: (p) => void builder.add(p), warnings });
+        const outcome = await runChatCall(run, call, signals, () => undefined, (route) => builder.servedBy(servedBy(model.id, route)), 'stream', { onPart: (p) => void builder.add(p), warnings });
         if (outcome.end === 'client_gone') return;
         if (outcome.end !== 'completed') throw failure(outcome);
         res.json(builder.message());
         return;
       }
       await stream(res, deps.keepAliveMs, builder, (onEvents, onOpen) =>
-        runChatCall(run, call, signals, () => undefined, onOpen, 'stream', { onPart: (p) => onEvents(builder.add(p)), warnings }),
+        runChatCall(
+          run,
+          call,
+          signals,
+          () => undefined,
+          (route) => {
+            builder.servedBy(servedBy(model.id, route));
+            onOpen();
+          },
+          'stream',
+          { onPart: (p) => onEvents(builder.add(p)), warnings },
+        ),
       );
     } finally {
       watch.stop();

@@ -142,12 +142,20 @@ export function usageView(u: { inputTokens: number; outputTokens: number }): Ope
 
 /** Builds the chunks of one streamed answer (same id, created and model on each). */
 export class ChunkWriter {
+  private provider: string | null = null;
+
   constructor(
     private readonly id: string,
-    private readonly model: string,
+    private model: string,
     private readonly created: number,
     private readonly includeUsage: boolean,
   ) {}
+
+  /** The route that answered (known at the stream's first byte): every chunk names its model and provider, as OpenRouter's do. */
+  servedBy(served: { readonly model: string; readonly provider: string | null }): void {
+    this.model = served.model;
+    this.provider = served.provider;
+  }
 
   chunk(delta: Record<string, unknown>, finishReason: FinishReason | null = null): string {
     return this.event([{ index: 0, delta, logprobs: null, finish_reason: finishReason }], this.includeUsage ? { usage: null } : {});
@@ -158,6 +166,7 @@ export class ChunkWriter {
   }
 
   private event(choices: unknown[], extra: Record<string, unknown>): string {
-    return `data: ${JSON.stringify({ id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, system_fingerprint: null, choices, ...extra })}\n\n`;
+    const provider = this.provider !== null ? { provider: this.provider } : {};
+    return `data: ${JSON.stringify({ id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, ...provider, system_fingerprint: null, choices, ...extra })}\n\n`;
   }
 }

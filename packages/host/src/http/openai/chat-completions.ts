@@ -1,11 +1,12 @@
 import { GatewayError, type BlobStore, type GengateUseCases, type TaskStore } from '@gengate/core';
 import type { Request, Response } from 'express';
 import { authOf } from '../middleware/authenticate.js';
-import { ChunkWriter, usageView, type ChatAccumulator } from './chat-chunks.js';
+import { ChunkWriter, usageView } from './chat-chunks.js';
 import { parseChatRequest, toCallOptions, toRunRequest, type ChatCompletionRequest } from './chat-request.js';
 import { resolveModel } from './model-names.js';
 import { openAIErrorOf } from './openai-errors.js';
 import type { RevocationWatch } from './revocation-watch.js';
+import { routingOf, servedBy } from './routing-fields.js';
 import { runChatCall, type ChatCallOutcome } from './run-chat-call.js';
 
 export interface ChatCompletionsDeps {
@@ -39,7 +40,7 @@ export function chatCompletions(deps: ChatCompletionsDeps) {
       throw new GatewayError('invalid_request', `${model.id} is served by an adapter without streaming (adapter contract before v3); use POST /api/v1/run/${model.id}.`, { param: 'model' });
     }
     const auth = authOf(res);
-    const start = await deps.gengate.runInline.begin(auth, model.id, toRunRequest(body), {
+    const start = await deps.gengate.runInline.begin(auth, model.id, { ...toRunRequest(body), ...routingOf(body) }, {
       ...(key !== undefined && !streamed ? { idempotencyKey: key } : {}),
       fingerprint: body,
     });
@@ -63,8 +64,12 @@ export function chatCompletions(deps: ChatCompletionsDeps) {
         answerOnce(res, outcome, id, created, model.id);
         return;
       }
-      await stream(res, body, deps.keepAliveMs, new ChunkWriter(id, model.id, created, body.stream_options?.include_usage === true), (onDelta, onOpen) =>
-        runChatCall(run, options, { clientGone: clientGone.signal, revoked: watch.signal }, onDelta, onOpen),
+      const writer = new ChunkWriter(id, model.id, created, body.stream_options?.include_usage === true);
+      await stream(res, body, deps.keepAliveMs, writer, (onDelta, onOpen) =>
+        runChatCall(run, options, { clientGone: clientGone.signal, revoked: watch.signal }, onDelta, (route) => {
+          writer.servedBy(servedBy(model.id, route));
+          onOpen();
+        }),
       );
     } finally {
       watch.stop();
@@ -72,12 +77,15 @@ export function chatCompletions(deps: ChatCompletionsDeps) {
   };
 }
 
-function completion(id: string, created: number, model: string, acc: ChatAccumulator, usage: ChatCallOutcome['usage']): Record<string, unknown> {
+function completion(id: string, created: number, requested: string, outcome: ChatCallOutcome): Record<string, unknown> {
+  const { acc, usage } = outcome;
+  const served = servedBy(requested, outcome.route);
   return {
     id,
     object: 'chat.completion',
     created,
-    model,
+    model: served.model,
+    ...(served.provider !== null ? { provider: served.provider } : {}),
     choices: [{ index: 0, message: acc.message(), logprobs: null, finish_reason: acc.finish ?? 'stop' }],
     usage: usage ? usageView(usage) : { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
     system_fingerprint: null,
@@ -92,7 +100,7 @@ function failure(outcome: ChatCallOutcome): GatewayError {
 function answerOnce(res: Response, outcome: ChatCallOutcome, id: string, created: number, model: string): void {
   if (outcome.end === 'client_gone') return;
   if (outcome.end !== 'completed') throw failure(outcome);
-  res.json(completion(id, created, model, outcome.acc, outcome.usage));
+  res.json(completion(id, created, model, outcome));
 }
 
 type StreamCall = (onDelta: (delta: Record<string, unknown>) => void, onOpen: () => void) => Promise<ChatCallOutcome>;

@@ -2,6 +2,7 @@ import type { JSONSchema7, LanguageModelV4CallOptions, LanguageModelV4Message, L
 import { GatewayError } from '@gengate/core';
 import { isPrivateUrlLiteral } from '@gengate/core/internal';
 import { z } from 'zod';
+import { ROUTING_FIELDS } from './routing-fields.js';
 
 /*
  * The request of POST /v1/chat/completions, as OpenAI documents it
@@ -36,6 +37,7 @@ const tool = z.object({
 
 export const chatCompletionRequestSchema = z.strictObject({
   model: z.string().min(1).max(200),
+  ...ROUTING_FIELDS,
   messages: z.array(message).min(1),
   stream: z.boolean().nullable().optional(),
   stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),

@@ -1,10 +1,11 @@
 import { GatewayError, isUpstreamError, type BlobStore, type GengateUseCases, type TaskStore } from '@gengate/core';
-import { runToCompletion } from '@gengate/core/adapter';
 import { upstreamFailureMessage } from '@gengate/core/internal';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { authOf } from '../middleware/authenticate.js';
 import { resolveModel } from './model-names.js';
+import { runRoutedInline } from './routed-inline-call.js';
+import { ROUTING_FIELDS, routingOf, servedByTask } from './routing-fields.js';
 
 /*
  * POST /v1/images/generations as OpenAI documents it (https://platform.openai.com/docs/api-reference/images/create):
@@ -14,6 +15,7 @@ import { resolveModel } from './model-names.js';
  */
 const imageRequestSchema = z.strictObject({
   model: z.string().min(1).max(200),
+  ...ROUTING_FIELDS,
   prompt: z.string().min(1).max(32_000),
   n: z.number().int().min(1).max(10).nullable().optional(),
   size: z
@@ -63,7 +65,7 @@ export function imageGenerations(deps: { gengate: Pick<GengateUseCases, 'registr
     if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) {
       throw new GatewayError('invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', { param: 'Idempotency-Key' });
     }
-    const start = await deps.gengate.runInline.begin(auth, model.id, toRunRequest(body), { ...(key !== undefined ? { idempotencyKey: key } : {}), fingerprint: body });
+    const start = await deps.gengate.runInline.begin(auth, model.id, { ...toRunRequest(body), ...routingOf(body) }, { ...(key !== undefined ? { idempotencyKey: key } : {}), fingerprint: body });
     let taskId: string;
     if (start.kind === 'replay') taskId = start.taskId;
     else {
@@ -74,10 +76,9 @@ export function imageGenerations(deps: { gengate: Pick<GengateUseCases, 'registr
       res.on('close', () => {
         if (!res.writableFinished) clientGone.abort(new Error('client closed the connection'));
       });
-      const call = run.adapterCall(clientGone.signal);
       try {
-        const result = await runToCompletion(run.adapter, call, { timeoutMs: 10 * 60_000 });
-        await run.succeed(result);
+        const { result, attempt } = await runRoutedInline(run, clientGone.signal, 10 * 60_000);
+        await run.succeed(result, attempt);
       } catch (error) {
         const availability = deps.gengate.registry.availabilityOf(model.id);
         const message = isUpstreamError(error) ? upstreamFailureMessage(error, { provider: model.provider, settings: availability.settings ?? [], secrets: [] }) : 'The image generation failed.';
@@ -91,7 +92,7 @@ export function imageGenerations(deps: { gengate: Pick<GengateUseCases, 'registr
 }
 
 async function answer(
-  deps: { gengate: Pick<GengateUseCases, 'getTask'>; tasks: TaskStore; blobs: BlobStore },
+  deps: { gengate: Pick<GengateUseCases, 'getTask' | 'registry'>; tasks: TaskStore; blobs: BlobStore },
   auth: { userId: string; apiKeyId: string | null },
   taskId: string,
   format: 'b64_json' | 'url',
@@ -112,5 +113,8 @@ async function answer(
     u?.inputTokens !== undefined && u.outputTokens !== undefined
       ? { usage: { input_tokens: u.inputTokens, output_tokens: u.outputTokens, total_tokens: u.inputTokens + u.outputTokens } }
       : {};
-  return { created: Math.floor(task.createdAt.getTime() / 1000), data, ...usage };
+  // The route that served it (issue 21), as OpenRouter names it: the model that answered and its provider.
+  const served = servedByTask(deps.gengate.registry, task);
+  const route = served.provider !== null ? { model: served.model, provider: served.provider } : {};
+  return { created: Math.floor(task.createdAt.getTime() / 1000), data, ...usage, ...route };
 }

@@ -1,5 +1,5 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { isUpstreamError, UpstreamError, type InlineRun } from '@gengate/core';
+import { isUpstreamError, UpstreamError, type InlineAttempt, type InlineRun, type RouteCandidate } from '@gengate/core';
 import type { GenerationResult } from '@gengate/core/adapter';
 
 /** What a dialect adds to a call: its own view of every part (Anthropic's blocks) and warnings for the task. */
@@ -8,8 +8,8 @@ export interface ChatCallExtras {
   readonly warnings?: readonly { readonly param: string; readonly message: string }[];
   /** Files stored after the answer's own, from the settled answer (a stored /v1/responses answer keeps its conversation so). */
   readonly files?: (acc: ChatAccumulator, usage: ChatUsage, end: CallEnd) => GenerationResult['files'];
-  /** The language model to call, when the dialect asked the adapter for a particular one (default: `languageModel(modelId)`). */
-  readonly model?: LanguageModelV4;
+  /** The language model to call on a route, when the dialect asks the adapter for a particular one (default: `languageModel(routeId)`). */
+  readonly modelFor?: (attempt: InlineAttempt) => LanguageModelV4;
 }
 import { ChatAccumulator, type ChatUsage } from './chat-chunks.js';
 
@@ -31,50 +31,101 @@ export interface ChatCallOutcome {
   /** What the task was charged (0 when it failed uncharged). */
   readonly chargedMicro: number;
   readonly usage: ChatUsage | null;
+  /** The route that answered (its first byte reached the client), or null when none did. */
+  readonly route: RouteCandidate | null;
 }
 
+/** Parts that say nothing to the client: held back until the first real part, so an attempt can still fail over. */
+const SILENT = new Set<LanguageModelV4StreamPart['type']>(['stream-start', 'response-metadata', 'raw']);
+
 /**
- * Runs one upstream chat call of an inline task: `doStream` on the adapter's language model with the
- * task's signal, every part handed to `onDelta` as it comes, then the task settled once: from the
- * upstream's reported usage; on a client disconnect, a revocation or a broken upstream after output, from
- * the input plus the output counted so far; nothing when the upstream failed before any output.
+ * Runs the upstream chat call of an inline task over its candidate routes (issue 21): `doStream` on a
+ * route's language model with the task's signal. Until the first part that the client would see, a failure
+ * (connection refused, 5xx, 429, an error part) is reported to the run and, when its policy allows, the
+ * next candidate is tried, invisibly to the client; `onOpen(route)` is called with the route whose first
+ * real part arrived, then every part is handed to `onDelta`. After that there is no fallback: the task is
+ * settled once, from the upstream's reported usage; on a client disconnect, a revocation or a broken
+ * upstream after output, from the input plus the output counted so far, at the answering route's price;
+ * nothing when no route produced anything.
  */
 export async function runChatCall(
   run: InlineRun,
   options: LanguageModelV4CallOptions,
   signals: { readonly clientGone: AbortSignal; readonly revoked: AbortSignal },
   onDelta: (delta: Record<string, unknown>, acc: ChatAccumulator) => void,
-  onOpen: () => void = () => undefined,
+  onOpen: (route: RouteCandidate) => void = () => undefined,
   mode: 'stream' | 'generate' = 'stream',
   extras: ChatCallExtras = {},
 ): Promise<ChatCallOutcome> {
-  const acc = new ChatAccumulator();
-  const model = extras.model ?? run.adapter.languageModel?.(run.model.id);
-  if (!model) throw new Error(`${run.model.id} has no language model`);
+  let acc = new ChatAccumulator();
   const abortSignal = AbortSignal.any([run.signal, signals.clientGone, signals.revoked]);
-  let end: CallEnd = 'completed';
+  let end: CallEnd = 'upstream_error';
   let error: UpstreamError | null = null;
-  try {
-    const { stream } = mode === 'stream' ? await model.doStream({ ...options, abortSignal }) : await generatedAsStream(model, { ...options, abortSignal });
-    onOpen();
-    const reader = stream.getReader();
-    for (;;) {
-      const next = await reader.read();
-      if (next.done) break;
-      const part: LanguageModelV4StreamPart = next.value;
+  let answering: InlineAttempt | null = null;
+  let tried = 0;
+  for (const route of run.candidates) {
+    const attempt = await run.attempt(route);
+    if (!attempt) continue;
+    tried++;
+    acc = new ChatAccumulator();
+    let opened = false;
+    const pending: LanguageModelV4StreamPart[] = [];
+    const take = (part: LanguageModelV4StreamPart): void => {
       const delta = acc.add(part);
-      if (acc.error !== null) break;
+      if (acc.error !== null) return;
       extras.onPart?.(part);
       if (delta) onDelta(delta, acc);
+    };
+    const open = (): void => {
+      opened = true;
+      answering = attempt;
+      onOpen(route);
+      for (const p of pending.splice(0)) take(p);
+    };
+    try {
+      const model = extras.modelFor?.(attempt) ?? attempt.adapter.languageModel?.(route.routeId);
+      if (!model) throw new Error(`${route.routeId} has no language model`);
+      const { stream } = mode === 'stream' ? await model.doStream({ ...options, abortSignal }) : await generatedAsStream(model, { ...options, abortSignal });
+      const reader = stream.getReader();
+      for (;;) {
+        const next = await reader.read();
+        if (next.done) break;
+        const part: LanguageModelV4StreamPart = next.value;
+        if (!opened) {
+          if (part.type === 'error') throw part.error;
+          if (SILENT.has(part.type)) {
+            pending.push(part);
+            continue;
+          }
+          open();
+        }
+        take(part);
+        if (acc.error !== null) break;
+      }
+      if (!opened) open();
+      if (acc.error !== null) throw acc.error;
+      if (acc.finish === null) throw new UpstreamError('the provider ended the stream without finishing the answer', { kind: 'network' });
+      end = 'completed';
+      error = null;
+      break;
+    } catch (thrown) {
+      end = signals.clientGone.aborted ? 'client_gone' : signals.revoked.aborted ? 'revoked' : run.signal.aborted ? 'aborted' : 'upstream_error';
+      error = end === 'upstream_error' || end === 'aborted' ? classify(run, attempt, thrown) : null;
+      if (opened) {
+        // Bytes reached the client: never resubmitted elsewhere; settled below at this route's price.
+        if (!acc.produced && error) await run.recordAttemptFailure(attempt, error);
+        break;
+      }
+      answering = null;
+      if (end !== 'upstream_error' || !error) break;
+      const { fallback } = await run.recordAttemptFailure(attempt, error);
+      if (!fallback) break;
     }
-    if (acc.error !== null) throw acc.error;
-    if (acc.finish === null) throw new UpstreamError('the provider ended the stream without finishing the answer', { kind: 'network' });
-  } catch (thrown) {
-    end = signals.clientGone.aborted ? 'client_gone' : signals.revoked.aborted ? 'revoked' : run.signal.aborted ? 'aborted' : 'upstream_error';
-    if (end === 'upstream_error' || end === 'aborted') error = classify(run, thrown);
   }
-  const settled = await settle(run, acc, end, error, extras.warnings ?? [], extras.files);
-  return { acc, end, error, ...settled };
+  if (tried === 0) error = new UpstreamError(`no route of ${run.plan.modelId} is available now (every route's circuit breaker is open)`, { kind: 'server', isRetryable: true });
+  const settled = await settle(run, acc, end, error, answering, extras.warnings ?? [], extras.files);
+  const route = (answering as InlineAttempt | null)?.route ?? null;
+  return { acc, end, error, ...settled, route };
 }
 
 /** A non-streamed call (`doGenerate`), read through the same parts as a stream. */
@@ -95,13 +146,19 @@ async function generatedAsStream(model: LanguageModelV4, options: LanguageModelV
   return { stream: new ReadableStream({ start: (controller) => { for (const p of parts) controller.enqueue(p); controller.close(); } }) };
 }
 
-function classify(run: InlineRun, thrown: unknown): UpstreamError {
+function classify(run: InlineRun, attempt: InlineAttempt, thrown: unknown): UpstreamError {
   if (isUpstreamError(thrown)) return thrown;
   if (run.signal.aborted) return new UpstreamError(`the call was stopped: ${String((run.signal.reason as Error | undefined)?.message ?? 'cancelled')}`, { kind: 'timeout' });
-  return run.adapter.upstreamError?.(thrown) ?? new UpstreamError(thrown instanceof Error ? thrown.message : String(thrown), { kind: 'network' });
+  return attempt.adapter.upstreamError?.(thrown) ?? new UpstreamError(thrown instanceof Error ? thrown.message : String(thrown), { kind: 'network' });
 }
 
-async function settle(run: InlineRun, acc: ChatAccumulator, end: CallEnd, error: UpstreamError | null, extraWarnings: NonNullable<ChatCallExtras['warnings']>, extraFiles: ChatCallExtras['files'] = () => []): Promise<Pick<ChatCallOutcome, 'chargedMicro' | 'usage'>> {
+async function settle(
+  run: InlineRun,
+  acc: ChatAccumulator,
+  end: CallEnd,
+  error: UpstreamError | null,
+  answering: InlineAttempt | null,
+  extraWarnings: NonNullable<ChatCallExtras['warnings']>, extraFiles: ChatCallExtras['files'] = () => []): Promise<Pick<ChatCallOutcome, 'chargedMicro' | 'usage'>> {
   if (end === 'completed' || acc.produced) {
     const req = run.request;
     const promptChars = req.modality === 'chat' ? req.prompt.length + (req.system?.length ?? 0) : 0;
@@ -115,7 +172,7 @@ async function settle(run: InlineRun, acc: ChatAccumulator, end: CallEnd, error:
       warnings,
       metadata: { ...(acc.upstreamId ? { requestId: acc.upstreamId } : {}), ...(acc.rawFinish ? { finishReason: acc.rawFinish } : {}), ...(acc.upstreamModel ? { model: acc.upstreamModel } : {}) },
     };
-    const { chargedMicro } = await run.succeed(result);
+    const { chargedMicro } = answering ? await run.succeed(result, answering, end === 'upstream_error' && error ? error : undefined) : await run.succeed(result);
     return { chargedMicro, usage };
   }
   await run.fail(failureMessage(end, error));

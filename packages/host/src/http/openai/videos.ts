@@ -5,6 +5,7 @@ import { authOf } from '../middleware/authenticate.js';
 import { methodNotAllowed } from '../middleware/error-handler.js';
 import { streamFile } from '../routes/files-delivery.js';
 import { resolveModel } from './model-names.js';
+import { routingOfForm, servedByTask } from './routing-fields.js';
 
 /*
  * Video jobs in the shape of OpenAI's Videos API (https://platform.openai.com/docs/api-reference/videos:
@@ -62,13 +63,15 @@ async function formFields(req: Request): Promise<Record<string, string>> {
   return out;
 }
 
-function view(task: TaskRecord): Record<string, unknown> {
+function view(task: TaskRecord, registry: Parameters<typeof servedByTask>[0]): Record<string, unknown> {
+  const served = servedByTask(registry, task);
   const vp = (task.request.video_params ?? {}) as { duration?: number; aspect_ratio?: string; resolution?: string };
   const status = task.status === 'waiting' ? 'queued' : task.status === 'generating' ? 'in_progress' : task.status === 'success' ? 'completed' : 'failed';
   return {
     id: task.id,
     object: 'video',
-    model: task.modelId,
+    model: served.model,
+    ...(served.provider !== null ? { provider: served.provider } : {}),
     status,
     progress: task.status === 'success' ? 100 : Math.round((task.progress ?? 0) * 100),
     seconds: String(vp.duration ?? ''),
@@ -99,16 +102,16 @@ export function videosRoutes(deps: { gengate: Pick<GengateUseCases, 'registry' |
       if (f['size'] !== undefined && !size) throw new GatewayError('invalid_request', `size must be one of ${Object.keys(SIZES).join(', ')}.`, { param: 'size' });
       const seconds = f['seconds'] === undefined ? undefined : Number(f['seconds']);
       if (seconds !== undefined && !Number.isInteger(seconds)) throw new GatewayError('invalid_request', 'seconds must be a whole number of seconds.', { param: 'seconds' });
-      const known = new Set(['model', 'prompt', 'seconds', 'size']);
+      const known = new Set(['model', 'prompt', 'seconds', 'size', 'models', 'provider']);
       const extra = Object.keys(f).find((k) => !known.has(k));
       if (extra) throw new GatewayError('unsupported_parameter', `${extra} is not accepted on /v1/videos.`, { param: extra });
       const videoParams = { ...(seconds !== undefined ? { duration: seconds } : {}), ...(size ?? {}) };
       const auth = authOf(res);
       const key = req.get('Idempotency-Key');
-      const accepted = await deps.gengate.submitRun.execute(auth, model.id, { prompt: f['prompt'], video_params: videoParams }, key !== undefined && /^[\x21-\x7e]{1,255}$/.test(key) ? { idempotencyKey: key } : {});
+      const accepted = await deps.gengate.submitRun.execute(auth, model.id, { prompt: f['prompt'], video_params: videoParams, ...routingOfForm(f) }, key !== undefined && /^[\x21-\x7e]{1,255}$/.test(key) ? { idempotencyKey: key } : {});
       const task = await deps.tasks.findForUser(accepted.task_id, auth.userId);
       if (!task) throw new Error('the accepted task is missing');
-      res.json(view(task));
+      res.json(view(task, deps.gengate.registry));
     })
     .get(async (req, res) => {
       const auth = authOf(res);
@@ -123,13 +126,13 @@ export function videosRoutes(deps: { gengate: Pick<GengateUseCases, 'registry' |
       if (req.query['order'] === 'asc') all.reverse();
       const start = after === null ? 0 : all.findIndex((t) => t.id === after) + 1;
       const data = all.slice(start, start + limit);
-      res.json({ object: 'list', data: data.map(view), first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: start + limit < all.length });
+      res.json({ object: 'list', data: data.map((t) => view(t, deps.gengate.registry)), first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: start + limit < all.length });
     })
     .all(methodNotAllowed('GET', 'POST'));
   router
     .route('/videos/:video_id')
     .get(async (req, res) => {
-      res.json(view(await find(req, authOf(res).userId)));
+      res.json(view(await find(req, authOf(res).userId), deps.gengate.registry));
     })
     .delete(async (req, res) => {
       const auth = authOf(res);
@@ -143,7 +146,7 @@ export function videosRoutes(deps: { gengate: Pick<GengateUseCases, 'registry' |
   router.get('/videos/:video_id/content', async (req, res) => {
     const task = await find(req, authOf(res).userId);
     const output = task.status === 'success' ? task.outputs[0] : undefined;
-    if (!output) throw new GatewayError('not_found', `The video job ${task.id} has no content (${view(task)['status'] as string}).`, { param: 'video_id' });
+    if (!output) throw new GatewayError('not_found', `The video job ${task.id} has no content (${view(task, deps.gengate.registry)['status'] as string}).`, { param: 'video_id' });
     if (!(await deps.blobs.stat(output.key))) throw new GatewayError('not_found', `The content of video job ${task.id} was deleted.`, { param: 'video_id' });
     await streamFile(req, res, deps.blobs, output.key, 'private, max-age=0');
   });

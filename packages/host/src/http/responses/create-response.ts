@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { authOf } from '../middleware/authenticate.js';
 import { resolveModel } from '../openai/model-names.js';
 import type { RevocationWatch } from '../openai/revocation-watch.js';
+import { routingOf, servedBy } from '../openai/routing-fields.js';
 import { runChatCall, type ChatCallExtras, type ChatCallOutcome } from '../openai/run-chat-call.js';
 import { echoedFields, ResponseBuilder, usageOf, type ResponseEvent } from './response-builder.js';
 import { toCallOptions, toRunRequest } from './responses-prompt.js';
@@ -44,7 +45,8 @@ export function createResponse(deps: CreateResponseDeps) {
       throw new GatewayError('invalid_request', `${model.id} is served by an adapter without streaming (adapter contract before v3); use POST /api/v1/run/${model.id}.`, { param: 'model' });
     }
     // OpenAI's adapter hands its Responses model here, which takes reasoning items back (responses-reasoning.ts).
-    const languageModel = adapter.languageModel(model.id, { wire: 'responses' });
+    // A routed model asks its first route (each attempt asks its own route's adapter below).
+    const languageModel = adapter.languageModel(deps.gengate.registry.routesOf(model.id)[0]?.id ?? model.id, { wire: 'responses' });
     const passThrough = passesReasoningItems(languageModel);
     const auth = authOf(res);
     const previousId = body.previous_response_id ?? null;
@@ -58,7 +60,7 @@ export function createResponse(deps: CreateResponseDeps) {
       throw new GatewayError('invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', { param: 'Idempotency-Key' });
     }
     const runRequest = toRunRequest(body, items);
-    const start = await deps.gengate.runInline.begin(auth, model.id, runRequest.body, {
+    const start = await deps.gengate.runInline.begin(auth, model.id, { ...runRequest.body, ...routingOf(body) }, {
       ...(key !== undefined && !streamed ? { idempotencyKey: key } : {}),
       ...(runRequest.heldInput !== undefined ? { heldInput: runRequest.heldInput } : {}),
       fingerprint: body,
@@ -86,7 +88,8 @@ export function createResponse(deps: CreateResponseDeps) {
         options,
         signals,
         (delta) => builder.add(delta),
-        () => {
+        (route) => {
+          builder.servedBy(servedBy(model.id, route));
           if (!streamed) return;
           sse.open();
           builder.open();
@@ -95,7 +98,7 @@ export function createResponse(deps: CreateResponseDeps) {
         {
           files,
           warnings,
-          model: languageModel,
+          modelFor: (attempt) => attempt.adapter.languageModel?.(attempt.route.routeId, { wire: 'responses' }) ?? languageModel,
           onPart: (part) => {
             // What the AI SDK ignored or dropped (a setting the model lacks, a reasoning item without its encrypted content) is said on the task.
             if (part.type === 'stream-start') warnings.push(...taskWarningsFrom(part.warnings, 'chat'));

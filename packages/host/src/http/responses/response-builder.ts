@@ -91,8 +91,16 @@ export class ResponseBuilder {
     private readonly emit: (event: ResponseEvent) => void,
   ) {}
 
+  /** The route that answered (issue 21): its model and provider, once known. */
+  private served: { readonly model: string; readonly provider: string | null } | null = null;
+
   get id(): string {
     return `resp_${this.taskId}`;
+  }
+
+  /** The route that answered (known at the first byte): the Response names its model and provider, as OpenRouter's answers do. */
+  servedBy(served: { readonly model: string; readonly provider: string | null }): void {
+    this.served = served;
   }
 
   /** The Response object as it stands. */
@@ -106,7 +114,8 @@ export class ResponseBuilder {
       background: false,
       error: extra.error ?? null,
       incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
-      model: this.base.model,
+      model: this.served?.model ?? this.base.model,
+      ...(this.served?.provider ? { provider: this.served.provider } : {}),
       output: structuredClone(this.output),
       output_text: text,
       ...this.base.echoed,

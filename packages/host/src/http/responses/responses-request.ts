@@ -1,5 +1,6 @@
 import { GatewayError } from '@gengate/core';
 import { z } from 'zod';
+import { ROUTING_FIELDS } from '../openai/routing-fields.js';
 
 /*
  * The request of POST /v1/responses, as OpenAI documents it
@@ -81,6 +82,7 @@ const textFormat = z.discriminatedUnion('type', [
 
 export const responseRequestSchema = z.strictObject({
   model: z.string().min(1).max(200),
+  ...ROUTING_FIELDS,
   input: z.union([z.string(), z.array(inputItemSchema)]),
   instructions: z.string().nullable().optional(),
   stream: z.boolean().nullable().optional(),
