@@ -13,6 +13,7 @@ import { replaceableKeyStore } from './014-replaceable-key-store.js';
 import { retention } from './016-retention.js';
 import { signInLinks } from './017-sign-in-links.js';
 import { moneyRules } from './018-money-rules.js';
+import { traceContext } from './024-trace-context.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in order. Append new ones; never edit an applied one. */
@@ -32,5 +33,6 @@ export const MIGRATIONS: readonly Migration[] = [
   retention,
   signInLinks,
   moneyRules,
+  traceContext,
 ];
 export type { Migration };
