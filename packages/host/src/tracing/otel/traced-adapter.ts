@@ -24,8 +24,18 @@ export function tracedAdapter(accepted: AcceptedProviderAdapter, tracer: Tracer)
     } : undefined);
   };
   const { generate, start, status, cancel } = a;
+  // Each member read by name (a getter on an adapter class is read, not lost as a spread would lose it).
   return {
-    ...a,
+    specificationVersion: a.specificationVersion,
+    providerId: a.providerId,
+    models: a.models,
+    // Read through at each use, as the registry reads the adapter's own (it may change, e.g. a key configured later).
+    get availability() {
+      return a.availability;
+    },
+    get trustedOrigins() {
+      return a.trustedOrigins;
+    },
     isLongRunning: (modelId) => a.isLongRunning(modelId),
     ...(a.languageModel ? { languageModel: a.languageModel.bind(a) } : {}),
     ...(a.upstreamError ? { upstreamError: a.upstreamError.bind(a) } : {}),
