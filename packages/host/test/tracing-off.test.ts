@@ -44,7 +44,7 @@ const otelModules = (urls: readonly string[]) =>
   urls.filter((u) => /\/node_modules\/(@opentelemetry\/(?!api\/)|@ai-sdk\/otel\/)|\/packages\/host\/src\/tracing\/otel\//.test(u));
 
 describe('tracing off by default', () => {
-  it('without OTEL_* variables: no OpenTelemetry SDK module (nor gengate's span code) is loaded and no tracer provider is registered', { timeout: 60_000 }, async () => {
+  it("without OTEL_* variables: no OpenTelemetry SDK module (nor gengate's span code) is loaded and no tracer provider is registered", { timeout: 60_000 }, async () => {
     const off = await run({});
     expect(off.tracing).toBe(false);
     expect(off.globals).toEqual({ api: false, tracerProvider: false });
