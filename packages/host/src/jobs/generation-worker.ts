@@ -43,9 +43,15 @@ const NO_GROUP_LIMIT = 1_000_000;
 export async function startGenerationWorker(boss: PgBoss, gengate: Pick<GengateUseCases, 'executeTask' | 'failTask'>, opts: GenerationWorkerOptions): Promise<GenerationWorker> {
   const shutdown = new AbortController();
   const tracing = opts.tracing;
-  // With tracing off a job runs as it is; on, under its task's trace (one read of the task's trace context).
+  // With tracing off a job runs as it is; on, under its task's trace (one read of the task's trace context;
+  // when that read fails, e.g. tasks kept in replaced stores, the job runs in a trace of its own, never fails for it).
   const traced = <T>(job: TracedJob, run: () => Promise<T>): Promise<T> =>
-    tracing ? tracing.taskOf(job.taskId).then((task) => tracing.tracing.job(job, task, run)) : run();
+    tracing
+      ? tracing.taskOf(job.taskId).then(
+          (task) => tracing.tracing.job(job, task, run),
+          () => tracing.tracing.job(job, null, run),
+        )
+      : run();
   const log = opts.logger.child({ component: 'generation-worker' });
   const tiers = Object.fromEntries(
     (opts.providerIds ?? []).flatMap((id) => {
