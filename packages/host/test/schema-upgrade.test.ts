@@ -102,6 +102,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
       'gengate_recount_active_tasks',
       'gengate_submit_task',
       'gengate_usage_rollup',
+      'gengate_submit_task_traced',
     ]);
     // (The job functions name pg-boss's tables through their schema parameter, none of gengate's.)
     const onJobsOnly = ['gengate_notify_task_ended', 'gengate_enqueue_job', 'gengate_complete_job'];

@@ -18,6 +18,11 @@ export interface TaskIntakeRequest {
    * is never queued: give `maxQueued: 0`, so a user whose running slots are taken is refused.
    */
   readonly inline?: boolean;
+  /**
+   * The W3C `traceparent` of the submission's span, kept with the task so its jobs join the submission's
+   * trace (set by the host's tracing decorator when tracing is on; an intake without a queue may ignore it).
+   */
+  readonly traceParent?: string;
   /** With an Idempotency-Key: the key, the hash of the request and the response to remember. */
   readonly idempotency: { readonly key: string; readonly requestHash: string; readonly response: JsonObject } | null;
 }

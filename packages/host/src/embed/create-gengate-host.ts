@@ -111,6 +111,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
   const apiUrl = () => `${publicUrl()}${mountPath}`;
   const stripe = options.stripe ? await loadStripe(options.stripe, apiUrl) : null;
   const paymentProcessorGiven = stripe?.processor ?? options.paymentProcessor;
+  const tracing = options.tracing ?? null;
   const openai = options.openai === undefined || options.openai === false ? null : options.openai === true ? {} : options.openai;
 
   // The container: the PostgreSQL stores, the host's parts, core's settings and use cases (see each module
@@ -123,7 +124,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
       settings,
       urls: { publicUrl, mountPath, apiUrl },
       connection,
-      adapters: options.adapters,
+      adapters: tracing ? tracing.adapters(options.adapters) : options.adapters,
       secrets: options.secrets ?? [],
       filesDir: options.filesDir ?? join(process.cwd(), '.gengate', 'files'),
       smtp: { url: options.smtp?.url ?? null, from: options.smtp?.from ?? 'gengate <no-reply@localhost>' },
@@ -152,6 +153,13 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     coreModule,
   );
   options.configure?.(container);
+  if (tracing) {
+    // Spans as decorators around the ports (whatever the embedder bound to them): the submission, the
+    // settlement, the result files. The adapters' upstream calls were wrapped above.
+    container.onActivation(TOKENS.TaskIntake, (_ctx, intake) => tracing.intake(intake));
+    container.onActivation(TOKENS.TaskCompletion, (_ctx, completion) => tracing.completion(completion));
+    container.onActivation(TOKENS.BlobStore, (_ctx, store) => tracing.blobStore(store));
+  }
 
   // The composition root's one resolve, now that the embedder's rebindings are in: the routers and workers
   // received their use cases and ports here, and nothing is looked up in the container after this.
@@ -200,9 +208,10 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     }
     next();
   };
+  if (tracing) router.use(tracing.http);
   router.use(ready);
   router.use(api);
-  const openaiRouter = openaiApi ? Router().use(ready).use(openaiApi) : null;
+  const openaiRouter = openaiApi ? (tracing ? Router().use(tracing.http) : Router()).use(ready).use(openaiApi) : null;
 
   let workers: HostWorkers | null = null;
   let closing: Promise<void> | null = null;
@@ -231,7 +240,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     async startWorkers(which = {}) {
       if (workers) throw new Error('startWorkers() was already called');
       await start();
-      workers = await workerStarter.start(which);
+      workers = await workerStarter.start(which, tracing);
     },
     async stopWorkers(opts = {}) {
       await workers?.stop(graceDeadline(opts.graceMs ?? settings.shutdownGraceMs, logger));
@@ -245,6 +254,8 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
         await grace.bounded(sharedRouteHealth.close(), 'route health', 500);
         if (starting) await grace.bounded(boss.stop({ graceful: true, timeout: Math.max(grace.remaining(), 100) }), 'job queue', 500);
         if (ownPool) await grace.bounded(pool.end(), 'database', 500);
+        // Last, so the spans of the shutdown itself are flushed (startTracing's exporter; nothing for loadTracing).
+        if (tracing) await grace.bounded(tracing.shutdown(), 'trace export', 500);
       })();
       return closing;
     },

@@ -1,3 +1,4 @@
+import type { HostTracing } from '../tracing/host-tracing.js';
 import type { AuthContext, BlobStore, CreateGengateOptions, KeyRateLimiter, Mailer, PaymentProcessor, AcceptedProviderAdapter } from '@gengate/core';
 import type { Request } from 'express';
 import type pg from 'pg';
@@ -98,6 +99,12 @@ export interface GengateHostOptions {
    * once, right after this call; see hostModule and postgresStoresModule for what is bound).
    */
   readonly configure?: CreateGengateOptions['configure'];
+  /**
+   * OpenTelemetry traces (docs/observability.md): `await startTracing()` (from the standard OTEL_*
+   * variables; null when they leave tracing off) or `await loadTracing()` (on a tracer provider of your own).
+   * Absent or null: no span is built and no OpenTelemetry package is loaded.
+   */
+  readonly tracing?: HostTracing | null;
   /** The address settings.ops.metricsPort listens on; default 127.0.0.1. */
   readonly metricsHost?: string;
 }

@@ -234,10 +234,10 @@ export function hostModule(config: HostModuleConfig): ContainerModule {
           ops: Ops,
           urls: HostUrls,
         ) => ({
-          start: (which) => {
+          start: (which, tracing) => {
             if (!boss) throw new Error('the host has no job queue (HOST_TOKENS.Boss is bound to null)');
             return startHostWorkers(
-              { boss, gengate: useCases, pool, schema, connection, blobStore, callbacks, resultUrls, mailer, logger, settings: s, generateExpireSeconds: generateExpireSeconds(s), metrics: ops.metrics, apiUrl: urls.apiUrl },
+              { boss, gengate: useCases, pool, schema, connection, blobStore, callbacks, resultUrls, mailer, logger, settings: s, generateExpireSeconds: generateExpireSeconds(s), metrics: ops.metrics, apiUrl: urls.apiUrl, tracing: tracing ?? null },
               which,
             );
           },

@@ -1,3 +1,4 @@
+import type { HostTracing } from '../tracing/host-tracing.js';
 import type { GengateUseCases, TokenName } from '@gengate/core';
 import type { Router } from 'express';
 import type { CallbackRepository } from '../callbacks/callback-repository.js';
@@ -28,7 +29,8 @@ export type HostOpenAIOptions = Pick<OpenAIRouterOptions, 'modelAliases' | 'keep
 
 /** Starts the queue workers of this process (the host's startWorkers()). */
 export interface HostWorkerStarter {
-  start(which: HostWorkerSelection): Promise<HostWorkers>;
+  /** `tracing`: the host's traces (createGengateHost's `tracing` option); absent or null: no spans. */
+  start(which: HostWorkerSelection, tracing?: HostTracing | null): Promise<HostWorkers>;
 }
 
 /**

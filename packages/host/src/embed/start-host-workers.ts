@@ -15,6 +15,8 @@ import type { ConnectionSettings } from '../postgres/connection-settings.js';
 import type { HostWorkerSelection } from './gengate-host-options.js';
 import type { GraceDeadline } from './grace-deadline.js';
 import type { GengateHostSettings } from './host-settings.js';
+import { taskTraceReader } from '../postgres/task-trace-query.js';
+import type { HostTracing } from '../tracing/host-tracing.js';
 
 export interface HostWorkerDeps {
   readonly boss: PgBoss;
@@ -32,6 +34,8 @@ export interface HostWorkerDeps {
   readonly metrics: Pick<WorkerMetrics, 'callback' | 'mailSent'>;
   /** The API's absolute URL (public URL plus mount path), named in the alert mail's top-up hint. */
   readonly apiUrl: () => string;
+  /** The host's traces; null when tracing is off (the workers then build no span). */
+  readonly tracing?: HostTracing | null;
 }
 
 export interface HostWorkers {
@@ -50,6 +54,7 @@ export async function startHostWorkers(d: HostWorkerDeps, which: HostWorkerSelec
         providerLimits: (id) => settings.providerLimits(id),
         providerIds: gengate.registry.adapters().map((a) => a.providerId),
         logger,
+        ...(d.tracing ? { tracing: { tracing: d.tracing, taskOf: taskTraceReader(d.pool, d.schema) } } : {}),
       })
     : null;
   // Where workers run: job wake-ups after other processes' commits, and a cancel reaching any API

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { runAsJob } from '../postgres/current-job.js';
 import { QUEUES } from '../postgres/boss-queues.js';
 import { workWithScout } from './scouted-work.js';
+import type { HostTracing, TaskTrace, TracedJob } from '../tracing/host-tracing.js';
 
 interface GenerateJob {
   taskId: string;
@@ -29,6 +30,8 @@ export interface GenerationWorkerOptions {
   /** Provider ids whose limits the queue should know of (pg-boss group tiers). */
   readonly providerIds?: readonly string[];
   readonly logger: Logger;
+  /** With tracing on: each job runs under its task's trace, read by `taskOf` (absent: no span, no read). */
+  readonly tracing?: { readonly tracing: HostTracing; readonly taskOf: (taskId: string) => Promise<TaskTrace | null> };
 }
 
 const EXHAUSTED = 'The task could not be completed after several attempts; no credits were charged.';
@@ -40,6 +43,16 @@ const NO_GROUP_LIMIT = 1_000_000;
  */
 export async function startGenerationWorker(boss: PgBoss, gengate: Pick<GengateUseCases, 'executeTask' | 'failTask'>, opts: GenerationWorkerOptions): Promise<GenerationWorker> {
   const shutdown = new AbortController();
+  const tracing = opts.tracing;
+  // With tracing off a job runs as it is; on, under its task's trace (one read of the task's trace context;
+  // when that read fails, e.g. tasks kept in replaced stores, the job runs in a trace of its own, never fails for it).
+  const traced = <T>(job: TracedJob, run: () => Promise<T>): Promise<T> =>
+    tracing
+      ? tracing.taskOf(job.taskId).then(
+          (task) => tracing.tracing.job(job, task, run),
+          () => tracing.tracing.job(job, null, run),
+        )
+      : run();
   const log = opts.logger.child({ component: 'generation-worker' });
   const tiers = Object.fromEntries(
     (opts.providerIds ?? []).flatMap((id) => {
@@ -62,7 +75,8 @@ export async function startGenerationWorker(boss: PgBoss, gengate: Pick<GengateU
     for (const job of jobs) {
       const signal = AbortSignal.any([shutdown.signal, job.signal]);
       // The task's end (success or failure) completes this job in its own transaction (runAsJob).
-      const outcome = await runAsJob({ queue: QUEUES.generate, id: job.id, attempt: job.retryCount }, () => gengate.executeTask.runGeneration(job.data.taskId, signal));
+      const run = () => runAsJob({ queue: QUEUES.generate, id: job.id, attempt: job.retryCount }, () => gengate.executeTask.runGeneration(job.data.taskId, signal));
+      const outcome = await traced({ kind: 'generate', taskId: job.data.taskId, readyAt: readyAt(job) }, run);
       log.debug({ taskId: job.data.taskId, outcome }, 'generation job done');
     }
   });
@@ -84,9 +98,8 @@ export async function startGenerationWorker(boss: PgBoss, gengate: Pick<GengateU
       jobs.map(async (job): Promise<JobResult> => {
         try {
           const signal = AbortSignal.any([shutdown.signal, job.signal]);
-          const outcome = await runAsJob({ queue: QUEUES.check, id: job.id, attempt: job.retryCount }, () =>
-            gengate.executeTask.checkStatus(job.data.taskId, job.data.checkNumber, signal),
-          );
+          const run = () => runAsJob({ queue: QUEUES.check, id: job.id, attempt: job.retryCount }, () => gengate.executeTask.checkStatus(job.data.taskId, job.data.checkNumber, signal));
+          const outcome = await traced({ kind: 'check', taskId: job.data.taskId, checkNumber: job.data.checkNumber, readyAt: readyAt(job) }, run);
           log.debug({ taskId: job.data.taskId, check: job.data.checkNumber, outcome }, 'status check done');
           return { id: job.id, status: 'completed' };
         } catch (err) {
@@ -113,4 +126,9 @@ export async function startGenerationWorker(boss: PgBoss, gengate: Pick<GengateU
       shutdown.abort(new Error('worker stopped'));
     },
   };
+}
+
+/** When a job could first run: the later of its creation and its startAfter (a delayed job waits from then). */
+function readyAt(job: { createdOn: Date; startAfter: Date }): Date {
+  return job.startAfter.getTime() > job.createdOn.getTime() ? job.startAfter : job.createdOn;
 }

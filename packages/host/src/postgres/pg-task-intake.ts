@@ -11,6 +11,8 @@ import { checkSchemaName } from './schema.js';
 import { isRefusal, pipelinedStatement } from './statement-pipeline.js';
 
 const submitSql = (schema: string) => `select ${schema}.gengate_submit_task($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) as admitted`;
+/** The same with the submission's trace context ($19) kept on the task (migration 024): only when tracing is on. */
+const submitTracedSql = (schema: string) => `select ${schema}.gengate_submit_task_traced($19, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) as admitted`;
 
 /**
  * The TaskIntake on PostgreSQL: one statement, gengate_submit_task(), its own transaction (no BEGIN and
@@ -25,6 +27,7 @@ const submitSql = (schema: string) => `select ${schema}.gengate_submit_task($1, 
 @injectable()
 export class PgTaskIntake implements TaskIntake {
   private readonly submit: string;
+  private readonly submitTraced: string;
 
   constructor(
     @inject(HOST_TOKENS.Pool) private readonly pool: pg.Pool,
@@ -36,6 +39,7 @@ export class PgTaskIntake implements TaskIntake {
   ) {
     const s = checkSchemaName(schema);
     this.submit = submitSql(s);
+    this.submitTraced = submitTracedSql(s);
     this.wakeIfAdmitted = (taskId) => jobReadyStatement(QUEUES.generate, { sql: `exists (select 1 from ${s}.tasks where id = $3 and admitted)`, value: taskId });
   }
 
@@ -49,7 +53,7 @@ export class PgTaskIntake implements TaskIntake {
     try {
       const res = await pipelinedStatement<{ admitted: boolean }>(
         this.pool,
-        { text: this.submit, values: this.parameters(r, jobId) },
+        r.traceParent === undefined ? { text: this.submit, values: this.parameters(r, jobId) } : { text: this.submitTraced, values: [...this.parameters(r, jobId), r.traceParent] },
         r.inline === true ? undefined : this.wakeIfAdmitted(r.task.id),
       );
       return { outcome: 'accepted', admitted: res.rows[0]?.admitted === true };

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { bool, int } from '../env-values.js';
 import type { OpsSettings } from '../ops/start-ops.js';
 import { DEFAULT_SCHEMA, SCHEMA_NAME } from '../postgres/schema.js';
+import { traceExporters, type TraceExporterName } from '../tracing/tracing-switch.js';
 import { DASHBOARD_ENV, dashboardSettings, type DashboardSettings } from '../dashboard/dashboard-settings.js';
 import type { PgRouteHealthOptions } from '../postgres/pg-route-health.js';
 import { ROUTE_HEALTH_ENV, routeHealthIssues, routeHealthSettings } from '../postgres/route-health-settings.js';
@@ -176,6 +177,8 @@ export interface GengateConfig {
   readonly shutdownGraceMs: number;
   readonly deadlineSeconds: { readonly chat: number; readonly image: number; readonly video: number };
   readonly sandboxLatencyMs: number | null;
+  /** OpenTelemetry trace exporters from OTEL_TRACES_EXPORTER (empty: tracing off, the default; docs/observability.md). */
+  readonly traceExporters: readonly TraceExporterName[];
   readonly sandboxLatencyJitterMs: number;
   readonly payments:
     | { readonly processor: 'manual' }
@@ -302,6 +305,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     throw new ConfigError(lines.join('\n'));
   }
   const c = parsed.data;
+  let exporters: readonly TraceExporterName[];
+  try {
+    exporters = traceExporters(env);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   const role: ServerRole = c.ROLE ?? (c.RUN_WORKER ? 'all' : 'api');
   return {
     port: c.PORT,
@@ -332,6 +341,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     shutdownGraceMs: c.SHUTDOWN_GRACE_MS,
     deadlineSeconds: { chat: c.DEADLINE_CHAT_SECONDS, image: c.DEADLINE_IMAGE_SECONDS, video: c.DEADLINE_VIDEO_SECONDS },
     sandboxLatencyMs: c.SANDBOX_LATENCY_MS ?? null,
+    traceExporters: exporters,
     sandboxLatencyJitterMs: c.SANDBOX_LATENCY_JITTER_MS,
     payments:
       c.PAYMENT_PROCESSOR === 'stripe'

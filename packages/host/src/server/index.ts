@@ -7,6 +7,7 @@
 import '../node-version-guard.js';
 export { startServer, type RunningServer, type StartServerOptions } from './start-server.js';
 export { loadConfig, ConfigError, type GengateConfig, type ServerRole } from './config.js';
+export type { TraceExporterName } from '../tracing/tracing-switch.js';
 export { createLogger } from './logger.js';
 export { startEmbeddedPostgres } from './embedded-postgres.js';
 export { openDatabase, type OpenDatabase } from './database.js';

@@ -12,6 +12,7 @@ import type { GengateConfig, ServerRole } from './config.js';
 import { openDatabase } from './database.js';
 import { createBlobStore } from '../storage/create-blob-store.js';
 import { createStandaloneDashboard } from '../dashboard/standalone-dashboard.js';
+import { startTracingWith } from '../tracing/start-tracing.js';
 
 export interface RunningServer {
   /** Base URL of the API root, e.g. http://127.0.0.1:3000 (the API is under /api/v1). */
@@ -75,7 +76,11 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   const p = config.payments;
   let dashboard: ReturnType<typeof createStandaloneDashboard> | null = null;
   const dashboardEnabled = serveApi && config.dashboard.enabled;
+  // Traces only when OTEL_TRACES_EXPORTER asks for them: otherwise no OpenTelemetry package is loaded.
+  const tracing = await startTracingWith(config.traceExporters);
+  if (tracing) logger.info({ exporters: config.traceExporters }, 'OpenTelemetry traces on');
   const host = await createGengateHost({
+    tracing,
     database: { pool: db.pool },
     schema: db.schema,
     adapters: options.adapters ?? [...defaultAdapters(config), ...(options.extraAdapters ?? [])],

