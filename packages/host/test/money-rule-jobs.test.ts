@@ -119,7 +119,7 @@ describe('the jobs the money rules insert (migration 018)', () => {
       const submit = async () => {
         const id = crypto.randomUUID();
         const task = { id, userId: auth.userId, apiKeyId: auth.apiKeyId, modelId: IMAGE, modality: 'image' as const, request: { prompt: 'p' }, callbackUrl: null, quotedMicro: 2_000_000, quotedCostMicro: 20_000 };
-        expect(await intake.accept({ task, maxRunning: 1, maxQueued: 5, providerId: 'sandbox', idempotency: null })).toMatchObject({ outcome: 'accepted' });
+        expect(await intake.accept({ task, maxRunning: 1, maxQueued: 5, providerId: 'sandbox', at: new Date(), idempotency: null })).toMatchObject({ outcome: 'accepted' });
         return task;
       };
       sent.length = 0;

@@ -627,6 +627,9 @@ export interface components {
             provider_params?: {
                 [key: string]: unknown;
             };
+            provider?: components["schemas"]["RoutingPolicy"];
+            /** @description *gengate extension* (OpenRouter's `models`): fallback model ids of the same modality, tried after the requested model's routes. */
+            models?: string[];
         };
         VideoParams: {
             /** @description Default 16:9 (or the model's first ratio). */
@@ -702,6 +705,56 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description *gengate extension.* Fraction done, only while `generating` and only where the provider reports it. */
             progress?: number;
+            route?: components["schemas"]["TaskRoute"];
+            extensions?: components["schemas"]["TaskExtensions"];
+        };
+        /** @description *gengate extension*, routed tasks only (a routed model, a fallback model of `models`, or routing fields in the request): the route that served the task (while it runs: the route of its latest attempt), the catalog id of the provider model called. Absent before the first attempt. */
+        TaskRoute: {
+            /** @description The provider model called, e.g. `fal.kling-v2.1-master`. */
+            id: string;
+            provider: string;
+        };
+        /** @description *gengate extensions* of a routed task (see `route`). Absent before the first attempt. */
+        TaskExtensions: {
+            /** @description The attempt log, in order; attempts are counted across routes (docs/routing-mechanism.md). */
+            attempts: components["schemas"]["RouteAttempt"][];
+        };
+        RouteAttempt: {
+            /** @description The route (provider model id) tried. */
+            route: string;
+            provider: string;
+            /**
+             * @description `started`: a long-running job the upstream accepted (it is followed on this route, never resubmitted elsewhere); `skipped`: the route's circuit breaker was open, nothing was sent.
+             * @enum {string}
+             */
+            outcome: "success" | "started" | "error" | "skipped";
+            /** @description The upstream error class (`network`, `server`, `rate_limited`, `timeout`, `content_policy`, `invalid_input`, ...), `deadline`, `circuit_open`; null unless the attempt failed or was skipped. */
+            error_class: string | null;
+            /** @description The upstream's HTTP status, where it answered one. */
+            upstream_status: number | null;
+            started_at: components["schemas"]["Timestamp"];
+            ended_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description *gengate extension*, OpenRouter's `provider` object (the fields gengate takes). Entries of `order`, `only` and
+         *     `ignore` name a provider (`fal`: all its routes) or a route (`fal.kling-v2.1-master`).
+         */
+        RoutingPolicy: {
+            /** @description Routes or providers tried first, in this order. */
+            order?: string[];
+            /** @description Only these routes or providers. */
+            only?: string[];
+            /** @description Never these routes or providers. */
+            ignore?: string[];
+            /**
+             * @description Order the candidates by quoted price, latency p50 or success rate (from the routes' health).
+             * @enum {string}
+             */
+            sort?: "price" | "latency" | "success_rate";
+            /** @description false: only the first candidate is tried. Default true. */
+            allow_fallbacks?: boolean;
+            /** @description The most this task may cost, in credits per task (as quotes are shown); routes quoted above it are not candidates. */
+            max_price?: number;
         };
         /** @description A listed task (gengate extension): the Task object plus what a list shows. */
         TaskListItem: {
@@ -711,6 +764,8 @@ export interface components {
             result_urls: string[];
             error_message: string | null;
             created_at: components["schemas"]["Timestamp"];
+            route?: components["schemas"]["TaskRoute"];
+            extensions?: components["schemas"]["TaskExtensions"];
             progress?: number;
             model_id: string;
             modality: components["schemas"]["Modality"];
@@ -764,7 +819,7 @@ export interface components {
             secret: string;
         };
         Model: {
-            /** @description `<category>.<model_name>`; used as `model_id` in paths. */
+            /** @description `<category>.<model_name>` for a provider model, or the unprefixed id of a routed model (`kling-v2.1-master`, served by several provider routes); used as `model_id` in paths. */
             id: string;
             name: string;
             provider: string;
@@ -772,7 +827,24 @@ export interface components {
             description: string;
             tags: string[];
             is_popular: boolean;
+            /** @description For a routed model, true while one of its routes is active. */
             is_active: boolean;
+            /** @description *gengate extension*, routed models only: the provider models that serve it, in the operator's order. */
+            routes?: components["schemas"]["ModelRoute"][];
+            price_range?: components["schemas"]["PriceRange"];
+        };
+        ModelRoute: {
+            /** @description The provider model (a route id for `provider.order`, `only` and `ignore`). */
+            id: string;
+            provider: string;
+            is_active: boolean;
+            /** @description The quote of a task with the model's default parameters on this route, in credits (null when this route needs more than a prompt to quote). */
+            default_task_credits: number | null;
+        };
+        /** @description *gengate extension*, routed models only: the lowest and highest `default_task_credits` among the active routes (null when none is active). */
+        PriceRange: {
+            min_credits: number | null;
+            max_credits: number | null;
         };
         /** @description The Model fields and, *gengate extension*, what a run request to it may contain. */
         ModelDetail: {
@@ -788,6 +860,8 @@ export interface components {
             capabilities: Record<string, never>;
             /** @description *gengate extension.* A JSON Schema (2020-12) of the run request body this model accepts, including its `provider_params`. */
             parameters: Record<string, never>;
+            routes?: components["schemas"]["Model"]["routes"];
+            price_range?: components["schemas"]["PriceRange"];
             /** @description *gengate extension.* Why the model cannot run now (its provider is not configured, naming the setting), else null. */
             inactive_reason: string | null;
             /** @description *gengate extension.* The recommended polling interval for this model. */
@@ -1060,7 +1134,7 @@ export interface components {
          * @description The stable error type (docs/errors.md); branch on it, not on the message.
          * @enum {string}
          */
-        ErrorType: "invalid_request" | "invalid_json" | "sign_in_link_invalid" | "invalid_body" | "unsupported_parameter" | "authentication_failed" | "session_required" | "insufficient_credits" | "key_budget_exceeded" | "ip_not_allowed" | "csrf_failed" | "operator_only" | "sign_up_closed" | "model_not_allowed_for_key" | "provider_not_allowed_for_key" | "modality_not_allowed_for_key" | "result_url_invalid" | "model_not_found" | "model_inactive" | "task_not_found" | "api_key_not_found" | "alert_not_found" | "not_found" | "method_not_allowed" | "conflict" | "result_url_expired" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "limit_exceeded" | "provider_not_configured" | "rate_limited" | "key_concurrency_exceeded" | "too_many_tasks" | "internal_error" | "upstream_error" | "overloaded" | "service_unavailable";
+        ErrorType: "invalid_request" | "invalid_json" | "sign_in_link_invalid" | "invalid_body" | "unsupported_parameter" | "invalid_routing" | "authentication_failed" | "session_required" | "insufficient_credits" | "key_budget_exceeded" | "ip_not_allowed" | "csrf_failed" | "operator_only" | "sign_up_closed" | "model_not_allowed_for_key" | "provider_not_allowed_for_key" | "modality_not_allowed_for_key" | "result_url_invalid" | "model_not_found" | "model_inactive" | "task_not_found" | "api_key_not_found" | "alert_not_found" | "not_found" | "method_not_allowed" | "conflict" | "result_url_expired" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "limit_exceeded" | "no_route_available" | "provider_not_configured" | "rate_limited" | "key_concurrency_exceeded" | "too_many_tasks" | "internal_error" | "upstream_error" | "overloaded" | "service_unavailable";
         /** @description The body of every refused request; `code` repeats the HTTP status. */
         Error: {
             code: number;
