@@ -97,7 +97,7 @@ describe('the jobs the money rules insert (migration 018)', () => {
     expect(await ledgerViolations(h.db.url)).toEqual([]);
   });
 
-  it('takes one statement, its own transaction (no BEGIN or COMMIT), for a submission, a success admitting a queued task and a failure', async () => {
+  it('takes one statement, its own transaction (no BEGIN or COMMIT), for a submission and a failure; a success admitting a queued task two', async () => {
     await worker?.stop(); // nothing else touches these tasks
     worker = undefined;
     // A pool whose clients count what they are sent (pipelined, as the host's).
@@ -135,7 +135,9 @@ describe('the jobs the money rules insert (migration 018)', () => {
         maxRunning: 1,
       });
       expect(ended).toBe(true);
-      expect(sent).toEqual(['select gengate.gengate_finish_success($1,']);
+      // Since migration 020 the end does not lock the account row; the queued task it found is admitted by
+      // a second statement right after its commit (gengate_admit_after_end, with the lock).
+      expect(sent).toEqual(['select gengate.gengate_finish_success($1,', 'select gengate.gengate_admit_after_end($1,']);
       expect(woken).toEqual([[QUEUES.generate, 1]]);
       sent.length = 0;
       expect(await completion.fail({ taskId: queued.id, errorMessage: 'no', at: new Date(), maxRunningPerUser: { chat: 8, image: 1, video: 50 } })).not.toBeNull();

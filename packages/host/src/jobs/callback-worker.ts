@@ -7,7 +7,6 @@ import type { CallbackRepository } from '../callbacks/callback-repository.js';
 import { AttemptAbortedError, ForbiddenTargetError, postCallback } from '../callbacks/post-callback.js';
 import type { WorkerMetrics } from '../ops/gengate-metrics.js';
 import { QUEUES } from '../postgres/boss-queues.js';
-import { workWithScout } from './scouted-work.js';
 
 export interface CallbackWorkerOptions {
   readonly allowPrivate: boolean;
@@ -53,11 +52,13 @@ export async function startCallbackWorker(
     batchSize: 1,
     localConcurrency: concurrency,
     localGroupConcurrency: Math.min(opts.perUserConcurrency ?? 4, concurrency),
-    // New jobs wake a worker through NOTIFY; polling (one scout: workWithScout) finds retries whose delay has passed.
+    // New jobs wake a worker through NOTIFY; polling finds retries whose delay has passed.
     pollingIntervalSeconds: 2,
+    notifyPollingIntervalSeconds: 2,
+    includeMetadata: true,
   } as const;
   const count = (result: 'delivered' | 'retried' | 'abandoned') => opts.metrics?.callback(result);
-  await workWithScout<{ taskId: string }>(boss, QUEUES.callback, workOptions, async (jobs: JobWithMetadata<{ taskId: string }>[]) => {
+  await boss.work(QUEUES.callback, workOptions, async (jobs: JobWithMetadata<{ taskId: string }>[]) => {
     for (const job of jobs) {
       // pg-boss retries a job that throws until its retry limit; the attempt that reaches it is the last.
       const lastAttempt = job.retryCount >= job.retryLimit;

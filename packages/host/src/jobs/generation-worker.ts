@@ -3,7 +3,6 @@ import type { JobResult, JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { runAsJob } from '../postgres/current-job.js';
 import { QUEUES } from '../postgres/boss-queues.js';
-import { workWithScout } from './scouted-work.js';
 import type { HostTracing, TaskTrace, TracedJob } from '../tracing/host-tracing.js';
 
 interface GenerateJob {
@@ -63,15 +62,16 @@ export async function startGenerationWorker(boss: PgBoss, gengate: Pick<GengateU
 
   // New jobs wake workers through NOTIFY; polling (also when notify is active) finds delayed jobs whose time
   // has come; while more than one job is ready (queue stats, refreshed every 2 s), workers fetch without pause.
-  // One scout polls (workWithScout); the other workers are woken.
   const generateOptions = {
     batchSize: 1,
     localConcurrency: opts.concurrency ?? 8,
+    includeMetadata: true,
     pollingIntervalSeconds: 0.5,
+    notifyPollingIntervalSeconds: 0.5,
     burstWhenReadyExceeds: 1,
     ...(Object.keys(tiers).length > 0 ? { groupConcurrency: { default: NO_GROUP_LIMIT, tiers } } : {}),
   } as const;
-  await workWithScout<GenerateJob>(boss, QUEUES.generate, generateOptions, async (jobs: JobWithMetadata<GenerateJob>[]) => {
+  await boss.work<GenerateJob, void, typeof generateOptions>(QUEUES.generate, generateOptions, async (jobs: JobWithMetadata<GenerateJob>[]) => {
     for (const job of jobs) {
       const signal = AbortSignal.any([shutdown.signal, job.signal]);
       // The task's end (success or failure) completes this job in its own transaction (runAsJob).
