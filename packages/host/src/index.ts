@@ -16,6 +16,7 @@ import './node-version-guard.js';
 export { createGengateHost, type GengateHost } from './embed/create-gengate-host.js';
 export type { GengateHostOptions, HostWorkerSelection, StripeHostOptions } from './embed/gengate-host-options.js';
 export { DEFAULT_HOST_SETTINGS, resolveHostSettings, type GengateHostSettings, type GengateHostSettingsInput } from './embed/host-settings.js';
+export type { PgRouteHealthOptions } from './postgres/pg-route-health.js';
 export type { EnsureUserInput } from './embed/ensure-user.js';
 // What a feature throws when its optional peer dependency is not installed (docs/embedding.md).
 export { OptionalDependencyMissing, OPTIONAL_DEPENDENCIES, type OptionalDependency } from './optional-dependency.js';

@@ -12,6 +12,7 @@ import './node-version-guard.js';
 // The container modules createGengateHost loads (their bindings and lifetimes: docs/architecture.md).
 export { hostModule, type HostModuleConfig } from './embed/host-module.js';
 export { postgresStoresModule, type PostgresStoresModuleOptions } from './postgres/postgres-stores-module.js';
+export { PgRouteHealth, type PgRouteHealthOptions } from './postgres/pg-route-health.js';
 export type { FileUrlSettings } from './host-tokens.js';
 export { HostResultUrls } from './storage/host-result-urls.js';
 export type { KeyCacheOptions } from './postgres/cached-key-store.js';

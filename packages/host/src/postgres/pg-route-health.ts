@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock, Logger, RouteHealth, RouteHealthState, RouteOutcome } from '@gengate/core';
+import type { Clock, Logger, RouteBreakerOptionsInput, RouteHealth, RouteHealthState, RouteOutcome } from '@gengate/core';
 import {
   addTally,
   admitDecision,
@@ -20,7 +20,6 @@ import {
   type BreakerRecord,
   type FailureRun,
   type RouteBreakerOptions,
-  type RouteBreakerOptionsInput,
   type RouteTally,
 } from '@gengate/core/internal';
 import type { Queryable } from './queryable.js';

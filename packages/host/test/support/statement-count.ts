@@ -22,9 +22,13 @@ export const IDLE_POLLING = 'pg-boss: fetch of other queues (callback jobs; idle
 /** pg-boss's supervision, queue statistics and gengate's queue gauge: on timers, whatever the tasks do. */
 export const MAINTENANCE = 'background: pg-boss maintenance, queue statistics, queue gauge';
 
+/** The route breakers' flush of batched outcomes and each process's refresh of their shared state: on timers (PgRouteHealth). */
+export const ROUTE_HEALTH_SYNC = 'background: route breakers, batched outcomes and shared-state refresh';
+
 /** What a statement is, by its text (first match wins). */
 const KINDS: readonly (readonly [string, RegExp])[] = [
   [MAINTENANCE, /^BEGIN;\s*SET LOCAL lock_timeout|pgboss\.version|pg_class|pg_stat_user_tables|from "?pgboss"?\.queue\b|q\.queued_count/i],
+  [ROUTE_HEALTH_SYNC, /\.route_health(_seconds)?\b/i],
   ['BEGIN', /^\s*begin\b/i],
   ['COMMIT', /^\s*commit\b/i],
   ['ROLLBACK', /^\s*rollback\b/i],
