@@ -180,6 +180,7 @@ describe('the usage charts and key budgets in Chromium, with usage made by real 
     await byProvider.locator('.recharts-legend-wrapper').getByText('sandbox', { exact: true }).waitFor();
     await byProvider.getByText('Show the figures as a table').click();
     await byProvider.locator('tbody tr').first().waitFor();
+    await page.mouse.move(0, 0); // no tooltip left open in the picture
     await page.getByTestId('operator-usage').screenshot({ path: `${SCREENSHOTS}/charts-05-operator-usage.png` });
     shots.push(`${SCREENSHOTS}/charts-05-operator-usage.png`);
 
