@@ -43,8 +43,8 @@ function arbitraries(ctx: Ctx) {
   const templates = [
     '/dashboard/api/config', '/dashboard/api/auth/link', '/dashboard/api/auth/verify', '/dashboard/api/session', '/dashboard/api/operator/users',
     '/dashboard/api/operator/users/{}', '/dashboard/api/operator/users/{}/credits', '/dashboard/api/operator/users/{}/api-keys/{}',
-    '/dashboard/api/operator/providers', '/dashboard/api/operator/queue', '/dashboard/api/operator/failures', '/dashboard/api/{}', '/dashboard/api/auth/{}',
-    '/api/v1/api-keys', '/api/v1/billing/balance', '/api/v1/run/tasks', '/api/v1/billing/alerts',
+    '/dashboard/api/operator/providers', '/dashboard/api/operator/queue', '/dashboard/api/operator/failures', '/dashboard/api/operator/usage', '/dashboard/api/{}', '/dashboard/api/auth/{}',
+    '/api/v1/api-keys', '/api/v1/billing/balance', '/api/v1/run/tasks', '/api/v1/billing/alerts', '/api/v1/usage',
   ];
   const path = fc.tuple(fc.constantFrom(...templates), fc.array(segment, { minLength: 2, maxLength: 2 })).map(([t, segs]) => {
     let i = 0;
@@ -55,7 +55,7 @@ function arbitraries(ctx: Ctx) {
     {
       weight: 2,
       arbitrary: fc
-        .array(fc.tuple(fc.constantFrom('page', 'per_page', 'search', 'hours', 'x'), fc.oneof(fc.string({ maxLength: 20 }), fc.integer().map(String))), { maxLength: 4 })
+        .array(fc.tuple(fc.constantFrom('page', 'per_page', 'search', 'hours', 'x', 'from', 'to', 'group_by', 'format'), fc.oneof(fc.string({ maxLength: 20 }), fc.integer().map(String))), { maxLength: 4 })
         .map((pairs) => `?${pairs.map(([k, v]) => `${k}=${pct(v)}`).join('&')}`),
     },
     { weight: 1, arbitrary: fc.constantFrom('?search[]=a&search[]=b', '?page=1e400', '?hours=-1', `?search=${'q'.repeat(5_000)}`) },

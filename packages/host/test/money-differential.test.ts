@@ -8,7 +8,8 @@ import { openPgMoneyHarness } from './support/pg-money-implementation.js';
  * the memory implementation (core's TypeScript rules) and the PostgreSQL one (PgTaskIntake,
  * PgTaskCompletion and the SQL functions behind them). After EVERY step both must have answered alike and
  * hold the same transactions, balances, holds, alerts, queued jobs and task states (ids and timestamps
- * normalised), and the ledger invariant must hold on both.
+ * normalised), and the ledger invariant must hold on both. At the end of each sequence both answer
+ * the same usage (GET /usage's figures) for every user.
  *
  * MONEY_DIFF_RUNS sets the number of sequences (default 1,000), MONEY_DIFF_SEED replays a run (the seed
  * is printed at the start and, with the shrunk sequence, in the failure).
@@ -73,6 +74,15 @@ describe('money differential: memory and PostgreSQL agree after every step of ra
           expect(ledgerViolations(m), `${at}: ledger invariant`).toEqual([]);
           expect(ledgerViolations(p), `${at}: ledger invariant`).toEqual([]);
           steps++;
+        }
+        // The usage each user sees (issue 22): the memory reader and PostgreSQL's rollups give the same figures
+        // (latencies aside: they are the implementations' own clock readings).
+        for (const [u] of credits.entries()) {
+          const figures = async (d: MoneyDriver) => {
+            const { report } = await d.impl.gengate.usage.forCaller(d.authOf(`u${u}`), { group_by: 'model' });
+            return [...report.data, report.totals].map(({ latency_p50_ms: _p50, latency_p95_ms: _p95, ...rest }) => rest);
+          };
+          expect(await figures(postgres), `u${u}: PostgreSQL's usage (expected: memory's)`).toEqual(await figures(memory));
         }
       }),
       { numRuns: RUNS, seed: SEED },

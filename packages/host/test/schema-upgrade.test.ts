@@ -95,10 +95,11 @@ describe('upgrading a database whose gengate tables are in public', () => {
       'gengate_notify_task_ended',
       'gengate_recount_active_tasks',
       'gengate_submit_task',
+      'gengate_usage_rollup',
     ]);
     // (The job functions name pg-boss's tables through their schema parameter, none of gengate's.)
     const onJobsOnly = ['gengate_notify_task_ended', 'gengate_enqueue_job', 'gengate_complete_job'];
-    for (const b of bodies.filter((x) => !onJobsOnly.includes(x.proname))) expect(b.prosrc).toMatch(/gengate\.(tasks|accounts|api_keys|balance_alerts)/);
+    for (const b of bodies.filter((x) => !onJobsOnly.includes(x.proname))) expect(b.prosrc).toMatch(/gengate\.(tasks|accounts|api_keys|balance_alerts|usage_rollups)/);
     // The admission counts the trigger keeps on the account row agree with the tasks.
     expect(await count(pool, `select count(*)::int as n from gengate.gengate_recount_active_tasks()`)).toBe(0);
     await pool.end();

@@ -31,6 +31,8 @@ interface Row {
   latency_hist: string;
 }
 
+const DAY_MS = 86_400_000;
+
 /** `{1,2,3}` (an int8[] as text) as numbers. */
 function parseHistogram(text: string): number[] {
   const inner = text.slice(1, -1);
@@ -38,7 +40,9 @@ function parseHistogram(text: string): number[] {
 }
 
 /**
- * Reads the rollups of migration 023: one statement, grouped in SQL. The histogram is merged element by
+ * Reads the rollups of migration 023: one statement, grouped in SQL, over the daily rows for the whole UTC
+ * days of the range and the hourly rows for the hours at its ends (or the hourly rows only, grouped by
+ * hour or within a day). The histogram is merged element by
  * element (47 sums over the array's subscripts), names sort by code point (`collate "C"`, as the memory
  * reader compares), a missing key sorts first.
  */
@@ -49,30 +53,47 @@ export class PgUsageReader implements UsageReader {
   ) {}
 
   async read(q: UsageQuery): Promise<readonly UsageGroupRow[]> {
-    const values: unknown[] = [q.from, q.to];
-    const where = ['r.hour >= $1', 'r.hour < $2'];
+    const values: unknown[] = [];
     const param = (v: unknown) => {
       values.push(v);
       return `$${values.length}`;
     };
-    if (q.userId !== null) where.push(`r.user_id = ${param(q.userId)}`);
-    if (q.modelId !== undefined) where.push(`r.model_id = ${param(q.modelId)}`);
-    if (q.apiKeyId !== undefined) where.push(`r.api_key_id = ${param(q.apiKeyId)}`);
-    if (q.provider !== undefined) where.push(`r.provider = ${param(q.provider)}`);
+    const filters: string[] = [];
+    if (q.userId !== null) filters.push(`user_id = ${param(q.userId)}`);
+    if (q.modelId !== undefined) filters.push(`model_id = ${param(q.modelId)}`);
+    if (q.apiKeyId !== undefined) filters.push(`api_key_id = ${param(q.apiKeyId)}`);
+    if (q.provider !== undefined) filters.push(`provider = ${param(q.provider)}`);
+    const s = this.schema;
+    const columns = 'user_id, api_key_id, model_id, provider, credits_micro, tasks, failures, input_tokens, output_tokens, images, video_ms, latency_hist';
+    const hourly = (from: Date, to: Date) =>
+      `select hour, ${columns} from ${s}.usage_rollups where ${[`hour >= ${param(from)}`, `hour < ${param(to)}`, ...filters].join(' and ')}`;
+    // Whole UTC days inside the range come from the daily rows (24 times fewer), the hours at its ends from the hourly ones.
+    const firstDay = Math.ceil(q.from.getTime() / DAY_MS) * DAY_MS;
+    const lastDay = Math.floor(q.to.getTime() / DAY_MS) * DAY_MS;
+    const parts =
+      q.groupBy.includes('hour') || firstDay >= lastDay
+        ? [hourly(q.from, q.to)]
+        : [
+            ...(q.from.getTime() < firstDay ? [hourly(q.from, new Date(firstDay))] : []),
+            `select (day::timestamp at time zone 'UTC') as hour, ${columns} from ${s}.usage_rollups_daily where ${[
+              `day >= ${param(new Date(firstDay).toISOString().slice(0, 10))}::date`,
+              `day < ${param(new Date(lastDay).toISOString().slice(0, 10))}::date`,
+              ...filters,
+            ].join(' and ')}`,
+            ...(lastDay < q.to.getTime() ? [hourly(new Date(lastDay), q.to)] : []),
+          ];
     const dims = q.groupBy.map((g) => DIMENSIONS[g]);
     const select = dims.map((d) => `${d.expr} as ${d.as}`).join(', ');
     const hist = Array.from({ length: LATENCY_BUCKETS }, (_, i) => `sum(r.latency_hist[${i + 1}])`).join(', ');
     const order = q.groupBy
       .map((g) => (g === 'key' ? 'g.api_key_id nulls first' : g === 'hour' || g === 'user' ? `g.${DIMENSIONS[g].as}` : `g.${DIMENSIONS[g].as} collate "C"`))
       .join(', ');
-    const s = this.schema;
     const sql = `
 with g as (
   select ${select}, sum(r.credits_micro) as credits_micro, sum(r.tasks) as tasks, sum(r.failures) as failures,
     sum(r.input_tokens) as input_tokens, sum(r.output_tokens) as output_tokens, sum(r.images) as images, sum(r.video_ms) as video_ms,
     array[${hist}]::bigint[]::text as latency_hist
-  from ${s}.usage_rollups r
-  where ${where.join(' and ')}
+  from (${parts.join('\n    union all ')}) r
   group by ${dims.map((_, i) => i + 1).join(', ')}
 )
 select g.*${q.groupBy.includes('key') ? ', k.name as key_name' : ''}${q.groupBy.includes('user') ? ', u.email as user_email' : ''}

@@ -1,15 +1,16 @@
 import type { Migration } from './migration.js';
 
 /*
- * Usage rollups (issue 22): per hour (UTC) × user × API key × model × provider, the credits charged,
+ * Usage rollups (issue 22): per hour (UTC) × user × API key × model × provider, and the same per UTC day, the credits charged,
  * tasks ended, failures, tokens, images, milliseconds of video and a latency histogram, kept in the same
- * transaction as each task's settlement. GET /usage reads them (pg-usage-reader.ts).
+ * transaction as each task's settlement (two upserts: the hour's row and the day's). GET /usage reads them
+ * (pg-usage-reader.ts): whole days from the daily table, the partial days at a range's ends from the hourly one.
  *
  * Kept by a trigger on the task row, not by the money functions of 018 (which other work replaces): a
  * task that becomes `success` or `fail` (or is inserted as one) queues a deferred constraint trigger that
  * runs at COMMIT of the settling transaction, when the ledger's usage deduction for the task (written after
- * the task update inside gengate_finish_success, or by the unit-of-work path) is there to be read. One
- * upsert per settlement; a rolled-back settlement never reaches it.
+ * the task update inside gengate_finish_success, or by the unit-of-work path) is there to be read. Two
+ * upserts per settlement; a rolled-back settlement never reaches them.
  *
  * The grain's key is (user_id, hour, api_key_id, model_id, provider). An API key belongs to one owner, so
  * an organization column can be added later beside user_id and filled from the key without changing the
@@ -29,13 +30,27 @@ const tokens = (t: string, field: string) => `coalesce(round((${t}.usage->>'${fi
 const videoMs = (t: string) => `coalesce(round((${t}.usage->>'videoSeconds')::numeric * 1000), 0)::bigint`;
 const latencyMs = (t: string) => `greatest(0, floor(extract(epoch from (${t}.finished_at - ${t}.created_at)) * 1000))::bigint`;
 
+const HIST_SUMS = (r: string) => Array.from({ length: LATENCY_BUCKET_COUNT }, (_, i) => `sum(${r}.latency_hist[${i + 1}])`).join(', ');
+
+/** The upsert of one ended task into a rollup table whose period column is `period` (the hour, or the UTC day). */
+const upsertSql = (schema: string, table: string, period: string, value: string) => `
+  insert into ${schema}.${table} as r (${period}, user_id, api_key_id, model_id, provider, credits_micro, tasks, failures,
+      input_tokens, output_tokens, images, video_ms, latency_hist)
+    values (${value}, new.user_id, coalesce(new.api_key_id, '${NO_KEY_UUID}'), new.model_id, split_part(new.model_id, '.', 1), v_credits, 1,
+      case when new.status = 'fail' then 1 else 0 end, ${tokens('new', 'inputTokens')}, ${tokens('new', 'outputTokens')},
+      ${tokens('new', 'images')}, ${videoMs('new')}, v_hist)
+    on conflict (user_id, ${period}, api_key_id, model_id, provider) do update set
+      credits_micro = r.credits_micro + excluded.credits_micro, tasks = r.tasks + 1, failures = r.failures + excluded.failures,
+      input_tokens = r.input_tokens + excluded.input_tokens, output_tokens = r.output_tokens + excluded.output_tokens,
+      images = r.images + excluded.images, video_ms = r.video_ms + excluded.video_ms,
+      latency_hist[coalesce(v_bucket, 1)] = r.latency_hist[coalesce(v_bucket, 1)] + case when v_bucket is null then 0 else 1 end;`;
+
 const rollupFunctionSql = (schema: string) => `
 create or replace function ${schema}.gengate_usage_rollup() returns trigger language plpgsql as $$
 declare
   v_credits bigint;
   v_bucket integer;
   v_hist integer[];
-  v_hour timestamptz;
 begin
   if new.finished_at is null or new.status not in ('success', 'fail') then return null; end if;
   select coalesce(-sum(credits_micro), 0) into v_credits from ${schema}.transactions where task_id = new.id and payment_method = 'usage';
@@ -44,30 +59,37 @@ begin
     v_bucket := width_bucket(${latencyMs('new')}, ${LATENCY_BOUNDS_SQL}) + 1;
     v_hist[v_bucket] := 1;
   end if;
-  v_hour := date_trunc('hour', new.finished_at, 'UTC');
-  insert into ${schema}.usage_rollups as r (hour, user_id, api_key_id, model_id, provider, credits_micro, tasks, failures,
-      input_tokens, output_tokens, images, video_ms, latency_hist)
-    values (v_hour, new.user_id, coalesce(new.api_key_id, '${NO_KEY_UUID}'), new.model_id, split_part(new.model_id, '.', 1), v_credits, 1,
-      case when new.status = 'fail' then 1 else 0 end, ${tokens('new', 'inputTokens')}, ${tokens('new', 'outputTokens')},
-      ${tokens('new', 'images')}, ${videoMs('new')}, v_hist)
-    on conflict (user_id, hour, api_key_id, model_id, provider) do update set
-      credits_micro = r.credits_micro + excluded.credits_micro, tasks = r.tasks + 1, failures = r.failures + excluded.failures,
-      input_tokens = r.input_tokens + excluded.input_tokens, output_tokens = r.output_tokens + excluded.output_tokens,
-      images = r.images + excluded.images, video_ms = r.video_ms + excluded.video_ms,
-      latency_hist[coalesce(v_bucket, 1)] = r.latency_hist[coalesce(v_bucket, 1)] + case when v_bucket is null then 0 else 1 end;
+${upsertSql(schema, 'usage_rollups', 'hour', `date_trunc('hour', new.finished_at, 'UTC')`)}
+${upsertSql(schema, 'usage_rollups_daily', 'day', `(new.finished_at at time zone 'UTC')::date`)}
   return null;
 end $$;`;
 
-const backfillSql = (schema: string) => `
+/**
+ * Every ended task added to the rollups (the benchmark rebuilds its rollups with it): the hourly rows in
+ * one INSERT … SELECT … GROUP BY, first summed per group and latency bucket (one cheap aggregate per task),
+ * then pivoted into the histogram per group; the daily rows summed from the hourly ones.
+ */
+export const backfillSql = (schema: string) => `
 insert into ${schema}.usage_rollups (hour, user_id, api_key_id, model_id, provider, credits_micro, tasks, failures,
     input_tokens, output_tokens, images, video_ms, latency_hist)
-select date_trunc('hour', t.finished_at, 'UTC'), t.user_id, coalesce(t.api_key_id, '${NO_KEY_UUID}'), t.model_id, split_part(t.model_id, '.', 1),
-  coalesce(-sum(x.credits_micro), 0), count(*), count(*) filter (where t.status = 'fail'),
-  sum(${tokens('t', 'inputTokens')}), sum(${tokens('t', 'outputTokens')}), sum(${tokens('t', 'images')}), sum(${videoMs('t')}),
-  array[${Array.from({ length: LATENCY_BUCKET_COUNT }, (_, i) => `count(*) filter (where t.bucket = ${i})`).join(', ')}]::integer[]
-from (select tt.*, case when tt.status = 'success' then width_bucket(${latencyMs('tt')}, ${LATENCY_BOUNDS_SQL}) end as bucket
-      from ${schema}.tasks tt where tt.status in ('success', 'fail') and tt.finished_at is not null) t
-left join ${schema}.transactions x on x.task_id = t.id and x.payment_method = 'usage'
+select hour, user_id, api_key_id, model_id, provider, sum(credits_micro), sum(tasks), sum(failures), sum(input_tokens), sum(output_tokens),
+  sum(images), sum(video_ms), array[${Array.from({ length: LATENCY_BUCKET_COUNT }, (_, i) => `coalesce(sum(n) filter (where bucket = ${i}), 0)`).join(', ')}]::integer[]
+from (
+  select date_trunc('hour', t.finished_at, 'UTC') as hour, t.user_id, coalesce(t.api_key_id, '${NO_KEY_UUID}') as api_key_id, t.model_id,
+    split_part(t.model_id, '.', 1) as provider, t.bucket,
+    coalesce(-sum(x.credits_micro), 0) as credits_micro, count(*) as tasks, count(*) filter (where t.status = 'fail') as failures,
+    sum(${tokens('t', 'inputTokens')}) as input_tokens, sum(${tokens('t', 'outputTokens')}) as output_tokens, sum(${tokens('t', 'images')}) as images,
+    sum(${videoMs('t')}) as video_ms, count(*) filter (where t.status = 'success') as n
+  from (select tt.*, case when tt.status = 'success' then width_bucket(${latencyMs('tt')}, ${LATENCY_BOUNDS_SQL}) end as bucket
+        from ${schema}.tasks tt where tt.status in ('success', 'fail') and tt.finished_at is not null) t
+  left join ${schema}.transactions x on x.task_id = t.id and x.payment_method = 'usage'
+  group by 1, 2, 3, 4, 5, 6) per_bucket
+group by 1, 2, 3, 4, 5;
+insert into ${schema}.usage_rollups_daily (day, user_id, api_key_id, model_id, provider, credits_micro, tasks, failures,
+    input_tokens, output_tokens, images, video_ms, latency_hist)
+select (r.hour at time zone 'UTC')::date, r.user_id, r.api_key_id, r.model_id, r.provider, sum(r.credits_micro), sum(r.tasks), sum(r.failures),
+  sum(r.input_tokens), sum(r.output_tokens), sum(r.images), sum(r.video_ms), array[${HIST_SUMS('r')}]::integer[]
+from ${schema}.usage_rollups r
 group by 1, 2, 3, 4, 5;`;
 
 /** The rollup trigger on the task row (also used by the benchmark to time settlements with and without it). */
@@ -81,7 +103,7 @@ create constraint trigger tasks_usage_rollup_inserted after insert on ${schema}.
 
 export const usageRollups: Migration = {
   version: 23,
-  name: 'usage rollups per hour, user, key, model and provider, kept at settlement by a deferred trigger; backfilled',
+  name: 'usage rollups per hour and per day, user, key, model and provider, kept at settlement by a deferred trigger; backfilled',
   up: (schema) => `
 create table ${schema}.usage_rollups (
   hour timestamptz not null,
@@ -101,6 +123,24 @@ create table ${schema}.usage_rollups (
 );
 -- The operator's view across users reads by time.
 create index usage_rollups_hour on ${schema}.usage_rollups (hour);
+-- The same per UTC day: a range of whole days reads 24 times fewer rows (the reader takes the partial days at its ends from the hourly table).
+create table ${schema}.usage_rollups_daily (
+  day date not null,
+  user_id uuid not null,
+  api_key_id uuid not null,
+  model_id text not null,
+  provider text not null,
+  credits_micro bigint not null,
+  tasks bigint not null,
+  failures bigint not null,
+  input_tokens bigint not null,
+  output_tokens bigint not null,
+  images bigint not null,
+  video_ms bigint not null,
+  latency_hist integer[] not null check (cardinality(latency_hist) = ${LATENCY_BUCKET_COUNT}),
+  primary key (user_id, day, api_key_id, model_id, provider)
+);
+create index usage_rollups_daily_day on ${schema}.usage_rollups_daily (day);
 ${rollupFunctionSql(schema)}
 ${usageTriggersSql(schema)}
 ${backfillSql(schema)}
