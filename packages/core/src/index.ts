@@ -66,7 +66,7 @@ export type { TaskOutputFile, TaskRecord, TaskStatus, TaskView, TaskWarning } fr
 export type { ModelDescriptor, ModelView } from './model/model.js';
 export type { Modality } from './model/modality.js';
 export type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, BudgetPeriod, CreatedApiKeyView, KeyControls, KeyRefusal, KeyUsage } from './model/api-key.js';
-export { BUDGET_PERIODS, NO_KEY_CONTROLS } from './model/api-key.js';
+export { BUDGET_PERIODS, keyControlsOf, NO_KEY_CONTROLS } from './model/api-key.js';
 export type { KeyBudgetStore } from './ports/key-budget-store.js';
 export type { UserRecord } from './model/user.js';
 export { TRANSACTION_STATUSES } from './model/billing.js';

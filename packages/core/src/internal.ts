@@ -32,7 +32,7 @@ export type { ModelDescriptor, ModelView, ProviderParamsObject, ProviderParamsSc
 export { isEndState, TASK_STATUSES } from './model/task.js';
 export type { TaskOutputFile, TaskRecord, TaskStatus, TaskView, TaskWarning } from './model/task.js';
 export type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, BudgetPeriod, CreatedApiKeyView, KeyControls, KeyRefusal, KeyUsage } from './model/api-key.js';
-export { BUDGET_PERIODS, NO_KEY_CONTROLS } from './model/api-key.js';
+export { BUDGET_PERIODS, keyControlsOf, NO_KEY_CONTROLS } from './model/api-key.js';
 export type { KeyBudgetStore } from './ports/key-budget-store.js';
 export type { UserRecord } from './model/user.js';
 export { TRANSACTION_STATUSES } from './model/billing.js';

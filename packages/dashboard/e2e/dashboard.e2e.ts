@@ -118,8 +118,18 @@ describe('the dashboard in Chromium, against the standalone host', () => {
     // Rename it.
     await page.getByRole('article', { name: 'API key browser test' }).getByRole('button', { name: 'Edit' }).click();
     await page.getByRole('article', { name: 'API key browser test' }).getByLabel('Name').fill('browser key');
+    // ... and give it a daily budget, a soft threshold, a concurrency cap and an allow-list (issue 22).
+    const editing = page.getByRole('article', { name: 'API key browser test' });
+    await editing.getByLabel('Spend limit (credits)').fill('50');
+    await editing.getByLabel('Resets every').selectOption('day');
+    await editing.getByLabel(/E-mail at/).fill('80');
+    await editing.getByLabel('Most tasks at once').fill('3');
+    await editing.getByLabel(/Allowed modalities/).fill('image video');
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('article', { name: 'API key browser key' }).waitFor();
+    const budgeted = page.getByRole('article', { name: 'API key browser key' });
+    await budgeted.getByText(/Budget: spent 0 of 50 credits per day · remaining 50 · resets .* · e-mail at 80%/).waitFor();
+    await budgeted.getByText('Tasks running or waiting: 0 of at most 3 · allowed: modalities image, video').waitFor();
+    await shot('04b-keys-budget');
 
     // Playground: a sandbox image of a requested size.
     await nav('Playground').click();

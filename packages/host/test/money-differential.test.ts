@@ -1,4 +1,4 @@
-import { contractAdapter, ledgerViolations, MONEY_CONTRACT_SCHEDULING, MoneyDriver, openMemoryMoneyImplementation, type MoneyCommand } from '@gengate/testing/host';
+import { contractAdapter, ledgerViolations, MONEY_CONTRACT_SCHEDULING, MoneyClock, MoneyDriver, openMemoryMoneyImplementation, type MoneyCommand } from '@gengate/testing/host';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPgMoneyHarness } from './support/pg-money-implementation.js';
@@ -39,6 +39,20 @@ const command: fc.Arbitrary<MoneyCommand> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('revoke'), user, reissue: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('topup'), user, usd: fc.integer({ min: 1, max: 2 }), complete: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('alert'), user, thresholdCredits: fc.option(fc.integer({ min: 1, max: 24 }), { nil: null }) }) },
+  // Issue 22: the key's spend controls, its allow-list, and the clock crossing budget periods.
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('budget'),
+      user,
+      limitCredits: fc.option(fc.integer({ min: 1, max: 12 }), { nil: null, freq: 4 }),
+      period: fc.constantFrom('day', 'week', 'month', 'none'),
+      maxConcurrent: fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }),
+      softPercent: fc.option(fc.integer({ min: 1, max: 100 }), { nil: null }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('allow'), user, models: fc.constantFrom('contract', 'other', null) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('advance'), hours: fc.constantFrom(1, 14, 24, 24 * 7, 24 * 31) }) },
 );
 /** Starting credits per user: few, so refusals and alert crossings are common. */
 const users = fc.array(fc.integer({ min: 0, max: 14 }), { minLength: 2, maxLength: 3 });
@@ -53,14 +67,16 @@ describe('money differential: memory and PostgreSQL agree after every step of ra
     await pg?.close();
   });
 
-  it(`${RUNS} sequences of submit, resubmit, start, retry, succeed, fail, cancel, revoke, top-up and alert commands`, { timeout: 1_800_000 }, async () => {
+  it(`${RUNS} sequences of submit, resubmit, start, retry, succeed, fail, cancel, revoke, top-up, alert, key budget, allow-list and clock commands`, { timeout: 1_800_000 }, async () => {
     console.info(`money differential: ${RUNS} sequences, seed ${SEED} (replay: MONEY_DIFF_SEED=${SEED})`);
-    const config = { adapters: [contractAdapter()], scheduling: MONEY_CONTRACT_SCHEDULING };
     let steps = 0;
     await fc.assert(
       fc.asyncProperty(users, fc.array(command, { minLength: 1, maxLength: 10 }), async (credits, commands) => {
-        const memory = new MoneyDriver(await openMemoryMoneyImplementation(config), config);
-        const postgres = new MoneyDriver(await pg.open(config), config);
+        // Each side its own clock, moved alike by the 'advance' commands.
+        const memoryConfig = { adapters: [contractAdapter()], scheduling: MONEY_CONTRACT_SCHEDULING, clock: new MoneyClock() };
+        const pgConfig = { ...memoryConfig, clock: new MoneyClock() };
+        const memory = new MoneyDriver(await openMemoryMoneyImplementation(memoryConfig), memoryConfig);
+        const postgres = new MoneyDriver(await pg.open(pgConfig), pgConfig);
         for (const c of credits) {
           await memory.addUser(c);
           await postgres.addUser(c);

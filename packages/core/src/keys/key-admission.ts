@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, KeyControls, KeyRefusal } from '../model/api-key.js';
+import { keyControlsOf, type ApiKeyRecord, type KeyControls, type KeyRefusal } from '../model/api-key.js';
 import type { Modality } from '../model/modality.js';
 import type { TransactionScope } from '../ports/stores.js';
 import { budgetPeriodStart, budgetResetsAt } from './key-budget-period.js';
@@ -31,7 +31,7 @@ export async function admitOnKey(
   task: { readonly modelId: string; readonly provider: string; readonly modality: Modality; readonly quotedMicro: number },
   at: Date,
 ): Promise<{ refusal: KeyRefusal } | { afterHold(taskId: string): Promise<void> }> {
-  const c = key.controls;
+  const c = keyControlsOf(key);
   const listed = allowListRefusal(c, { id: task.modelId, provider: task.provider, modality: task.modality });
   if (listed) return { refusal: listed };
   const periodStart = budgetPeriodStart(c.budgetPeriod, at);

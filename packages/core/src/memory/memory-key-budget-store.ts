@@ -11,12 +11,14 @@ export class MemoryKeyBudgetStore implements KeyBudgetStore {
   async usage(keyId: string, periodStart: Date) {
     const period = periodStart.toISOString();
     let spentMicro = 0;
+    const settled = new Set<string>();
     for (const h of this.db.holds.values()) {
       if (h.keyId !== keyId || h.keyPeriodStart !== period) continue;
       if (h.state === 'held') spentMicro += h.amountMicro;
-      else if (h.state === 'settled') {
-        for (const t of this.db.transactions) if (t.taskId === h.taskId && t.paymentMethod === 'usage' && t.status === 'completed') spentMicro -= t.creditsMicro;
-      }
+      else if (h.state === 'settled') settled.add(h.taskId);
+    }
+    if (settled.size > 0) {
+      for (const t of this.db.transactions) if (t.taskId !== null && settled.has(t.taskId) && t.paymentMethod === 'usage' && t.status === 'completed') spentMicro -= t.creditsMicro;
     }
     let activeTasks = 0;
     for (const t of this.db.tasks.values()) if (t.apiKeyId === keyId && (t.status === 'waiting' || t.status === 'generating')) activeTasks++;

@@ -79,7 +79,7 @@ export class MemoryKeyStore implements KeyStore {
       name: patch.name ?? k.name,
       limits: { ...k.limits, ...patch.limits },
       ipWhitelist: patch.ipWhitelist ?? k.ipWhitelist,
-      controls: { ...k.controls, ...patch.controls },
+      controls: { ...NO_KEY_CONTROLS, ...k.controls, ...patch.controls },
     };
     this.db.keys.set(id, next);
     return next;

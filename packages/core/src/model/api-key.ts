@@ -49,6 +49,11 @@ export type KeyRefusal =
   | { readonly outcome: 'key_concurrency_exceeded'; readonly limit: number }
   | { readonly outcome: 'key_budget_exceeded'; readonly limitMicro: number; readonly spentMicro: number; readonly resetsAt: Date | null };
 
+/** A key's controls, NO_KEY_CONTROLS when its store keeps none. */
+export function keyControlsOf(k: Pick<ApiKeyRecord, 'controls'>): KeyControls {
+  return k.controls ?? NO_KEY_CONTROLS;
+}
+
 /** What a key has used in its current budget period (GET /api-keys). */
 export interface KeyUsage {
   readonly periodStart: Date;
@@ -69,7 +74,8 @@ export interface ApiKeyRecord {
   readonly limits: ApiKeyLimits;
   /** IPv4/IPv6 addresses or CIDR ranges; empty = any address. */
   readonly ipWhitelist: readonly string[];
-  readonly controls: KeyControls;
+  /** The key's spend controls; absent (a KeyStore that keeps none, e.g. one written before them) = NO_KEY_CONTROLS. */
+  readonly controls?: KeyControls;
   readonly createdAt: Date;
   readonly lastUsedAt: Date | null;
   readonly revokedAt: Date | null;

@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import { TOKENS } from '../ports/tokens.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { admitQueued, DEFAULT_SCHEDULING, type SchedulingOptions } from '../execution/scheduling.js';
-import { NO_KEY_CONTROLS, type ApiKeyLimits, type ApiKeyRecord, type ApiKeyView, type CreatedApiKeyView, type KeyControls, type KeyUsage } from '../model/api-key.js';
+import { keyControlsOf, NO_KEY_CONTROLS, type ApiKeyLimits, type ApiKeyRecord, type ApiKeyView, type CreatedApiKeyView, type KeyControls, type KeyUsage } from '../model/api-key.js';
 import type { Clock, IdGenerator } from '../ports/system.js';
 import type { ApiKeyPatch, KeyStore, TransactionScope, UnitOfWork } from '../ports/stores.js';
 import { createApiKeySchema, updateApiKeySchema, type UpdateApiKeyInput } from '../keys/api-key-schemas.js';
@@ -14,7 +14,7 @@ import type { AuthContext } from './auth-context.js';
 
 /** The key as listed: its settings and, when `usage` is given, what it used this period (else zero). */
 export function toApiKeyView(k: ApiKeyRecord, usage: KeyUsage | null = null, at: Date = new Date()): ApiKeyView {
-  const c = k.controls;
+  const c = keyControlsOf(k);
   const spent = usage?.spentMicro ?? 0;
   return {
     id: k.id,
@@ -61,6 +61,11 @@ export async function issueApiKey(
   return { record, secret };
 }
 
+async function usageOf(tx: TransactionScope, k: ApiKeyRecord, at: Date): Promise<KeyUsage> {
+  const periodStart = budgetPeriodStart(keyControlsOf(k).budgetPeriod, at);
+  return { periodStart, ...(await tx.keyBudgets.usage(k.id, periodStart)) };
+}
+
 /** The controls a create or update body sets (absent fields untouched; null removes a limit). */
 function controlsPatch(b: Omit<UpdateApiKeyInput, 'name'>): Partial<KeyControls> {
   const c: { -readonly [K in keyof KeyControls]?: KeyControls[K] } = {};
@@ -88,15 +93,17 @@ export class ManageKeys {
     @inject(TOKENS.UnitOfWork) private readonly uow: UnitOfWork,
     @inject(TOKENS.Ids) private readonly ids: IdGenerator,
     @inject(TOKENS.Scheduling) private readonly scheduling: SchedulingOptions = DEFAULT_SCHEDULING,
-    @inject(TOKENS.Stores) private readonly stores: TransactionScope | null = null,
     @inject(TOKENS.Clock) private readonly clock: Clock = { now: () => new Date() },
   ) {}
 
-  /** What the key used in the period `at` falls in (zero without a budget store). */
-  private async usageOf(k: ApiKeyRecord, at: Date): Promise<KeyUsage | null> {
-    if (!this.stores) return null;
-    const periodStart = budgetPeriodStart(k.controls.budgetPeriod, at);
-    return { periodStart, ...(await this.stores.keyBudgets.usage(k.id, periodStart)) };
+  /** The keys as listed, with what each used in the period `at` falls in (read in one unit of work: one snapshot). */
+  private views(keys: readonly ApiKeyRecord[], at: Date): Promise<ApiKeyView[]> {
+    if (keys.length === 0) return Promise.resolve([]);
+    return this.uow.run(async (tx) => {
+      const out: ApiKeyView[] = [];
+      for (const k of keys) out.push(toApiKeyView(k, await usageOf(tx, k, at), at));
+      return out;
+    });
   }
 
   async create(auth: AuthContext, body: unknown): Promise<CreatedApiKeyView> {
@@ -120,7 +127,7 @@ export class ManageKeys {
   async list(auth: AuthContext): Promise<{ data: ApiKeyView[] }> {
     const keys = await this.keys.listActiveForUser(auth.userId);
     const at = this.clock.now();
-    return { data: await Promise.all(keys.map(async (k) => toApiKeyView(k, await this.usageOf(k, at), at))) };
+    return { data: await this.views(keys, at) };
   }
 
   async update(auth: AuthContext, id: string, body: unknown): Promise<ApiKeyView> {
@@ -140,8 +147,9 @@ export class ManageKeys {
     if (Object.keys(controls).length > 0) Object.assign(patch, { controls });
     const updated = isUuid(id) ? await this.keys.update(id.toLowerCase(), auth.userId, patch) : null;
     if (!updated) throw notFound(id);
-    const at = this.clock.now();
-    return toApiKeyView(updated, await this.usageOf(updated, at), at);
+    const [view] = await this.views([updated], this.clock.now());
+    if (!view) throw notFound(id);
+    return view;
   }
 
   /**

@@ -1,4 +1,5 @@
 import { budgetResetsAt } from '../keys/key-budget-period.js';
+import { keyControlsOf } from '../model/api-key.js';
 import type { Mailer } from '../ports/mailer.js';
 import type { KeyBudgetMail, KeyStore, UserStore } from '../ports/stores.js';
 import { microToCredits } from '../util/money.js';
@@ -23,13 +24,14 @@ export class SendKeyBudgetMail {
     const spent = microToCredits(m.spentMicro);
     const limit = microToCredits(m.limitMicro);
     const percent = Math.floor((m.spentMicro * 100) / m.limitMicro);
-    const resets = budgetResetsAt(key.controls.budgetPeriod, new Date(m.periodStart));
+    const controls = keyControlsOf(key);
+    const resets = budgetResetsAt(controls.budgetPeriod, new Date(m.periodStart));
     await this.mailer.send({
       to: user.email,
       subject: `gengate key budget: '${key.name}' has used ${percent}% of its ${limit} credits`,
       text:
         `Your API key '${key.name}' (${key.mask}) has spent ${spent} of its ${limit} credit spend limit ` +
-        `(${percent}%, at or above its soft threshold of ${key.controls.softThresholdPercent ?? '?'}%) in the period that started ${m.periodStart}.\n\n` +
+        `(${percent}%, at or above its soft threshold of ${controls.softThresholdPercent ?? '?'}%) in the period that started ${m.periodStart}.\n\n` +
         (resets ? `The budget starts again at ${resets.toISOString()}. ` : 'This budget does not reset (budget_period none). ') +
         'Submissions that would go past the limit are refused with key_budget_exceeded; raise spend_limit with PUT /api/v1/api-keys/{id}. ' +
         'You will not get this mail again for this key until the next period.\n',

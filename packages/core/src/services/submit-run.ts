@@ -6,6 +6,7 @@ import type { SchedulingOptions } from '../execution/scheduling.js';
 import { PriceBook } from '../pricing/price-book.js';
 import type { Clock, IdGenerator, Logger } from '../ports/system.js';
 import { allowListRefusal } from '../keys/key-admission.js';
+import { keyControlsOf } from '../model/api-key.js';
 import { keyRefusalError } from '../keys/key-refusal-error.js';
 import type { TaskIntake, TaskIntakeResult } from '../ports/task-intake.js';
 import { OPEN_GATE, type SubmissionGate } from '../ports/submission-gate.js';
@@ -53,7 +54,7 @@ export class SubmitRun {
     const model = this.registry.requireRunnable(modelId);
     // The key's allow-lists as authenticated (maybe cached): a refusal before validation, nothing written.
     // The intake checks them again against the stored key, in the transaction that holds.
-    const listed = auth.key ? allowListRefusal(auth.key.controls, model) : null;
+    const listed = auth.key ? allowListRefusal(keyControlsOf(auth.key), model) : null;
     if (listed) throw keyRefusalError(listed, { modelId: model.id, provider: model.provider, modality: model.modality });
     const { request, normalized } = validateRunRequest(model, body);
     if (!this.allowPrivateInputs) refusePrivateInputs(normalized);

@@ -100,9 +100,12 @@ export function ledgerViolations(state: MoneyState): string[] {
       const unfinished = t.status === 'waiting' || t.status === 'generating';
       if (open !== unfinished) found.push(`${user}: task ${t.task} is ${t.status} with${open ? '' : 'out'} an open hold`);
     }
-    // A key's budget is never overshot: what it held and charged this period stays within its limit.
+    // A key's remaining budget is its limit less what it spent, never below 0 (a limit lowered below the
+    // period's spend leaves it at 0; overshooting by submissions is what the contract's examples refuse).
     for (const [i, k] of s.keys.entries()) {
-      if (k.spendLimit !== null && k.spent > k.spendLimit) found.push(`${user}: key ${i} spent ${k.spent} of a ${k.spendLimit} credit limit`);
+      const expected = k.spendLimit === null ? null : Math.max(0, Math.round((k.spendLimit - k.spent) * 1e6) / 1e6);
+      if (k.remaining !== expected) found.push(`${user}: key ${i} has ${k.remaining} remaining of a ${k.spendLimit} limit with ${k.spent} spent`);
+      if (k.spent < 0 || k.concurrentTasks < 0) found.push(`${user}: key ${i} spent ${k.spent} with ${k.concurrentTasks} tasks`);
     }
     for (const t of s.transactions.filter((x) => x.paymentMethod === 'usage')) {
       const hold = s.holds.find((h) => h.task === t.task);
