@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createTestDatabase, startSmtpCapture, type SmtpCapture, type TestDatabase } from '@gengate/testing/host';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnServer, tempDataDir, waitFor, type SpawnedServer } from '../../host/test/support/spawn-server.js';
+import { runCli, spawnServer, tempDataDir, waitFor, type SpawnedServer } from '../../host/test/support/spawn-server.js';
 import { launchChromium, linkIn, screenshot, SCREENSHOTS, watchErrors } from './browser.js';
 
 /** The UTC midnight `daysBack` days before today, as the usage page sends it. */
@@ -19,6 +19,7 @@ describe('the usage charts and key budgets in Chromium, with usage made by real 
   let page: Page;
   let errors: string[];
   let secret = '';
+  const dataDir = tempDataDir();
   const email = `charts-${Date.now()}@example.com`;
   const shots: string[] = [];
   const usageRequests: URL[] = [];
@@ -50,7 +51,7 @@ describe('the usage charts and key budgets in Chromium, with usage made by real 
     db = await createTestDatabase();
     server = await spawnServer({
       DATABASE_URL: db.url,
-      GENGATE_DATA_DIR: tempDataDir(),
+      GENGATE_DATA_DIR: dataDir,
       SMTP_URL: smtp.url,
       DASHBOARD_OPEN_SIGNUP: 'true',
       DASHBOARD_SIGNUP_CREDITS: '100',
@@ -169,12 +170,26 @@ describe('the usage charts and key budgets in Chromium, with usage made by real 
     await expect.poll(() => page.locator('[data-testid="chart-key-budgets"] .recharts-bar-rectangle').count(), { timeout: 15_000 }).toBe(2); // spent and left
     await shot('charts-04-key-budget');
 
+    // The operator's view: every user's spend per day, by user and by provider.
+    expect(JSON.parse(await runCli(['users', 'role', '--email', email, '--operator'], { DATABASE_URL: db.url, GENGATE_DATA_DIR: dataDir }))).toMatchObject({ role: 'operator' });
+    await page.reload();
+    await nav('Operator').click();
+    const byUser = page.locator('[data-testid="chart-operator-users"][data-state="ready"]');
+    await byUser.locator('.recharts-legend-wrapper').getByText(email).waitFor();
+    const byProvider = page.locator('[data-testid="chart-operator-providers"][data-state="ready"]');
+    await byProvider.locator('.recharts-legend-wrapper').getByText('sandbox', { exact: true }).waitFor();
+    await byProvider.getByText('Show the figures as a table').click();
+    await byProvider.locator('tbody tr').first().waitFor();
+    await page.mouse.move(0, 0); // no tooltip left open in the picture
+    await page.getByTestId('operator-usage').screenshot({ path: `${SCREENSHOTS}/charts-05-operator-usage.png` });
+    shots.push(`${SCREENSHOTS}/charts-05-operator-usage.png`);
+
     // Phone-sized: the charts shrink with the page, no sideways scrolling.
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.reload();
+    await nav('Usage').click();
     await spend.waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
-    await shot('charts-05-phone-usage');
+    await shot('charts-06-phone-usage');
     expect(errors).toEqual([]);
   });
 });

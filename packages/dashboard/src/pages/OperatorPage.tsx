@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { api, query } from '../api/client';
 import type { ApiKey, FailuresView, Paged, ProviderRow, QueueView, UserSummary } from '../api/types';
 import { ConfirmButton, ErrorBanner, formatCredits, formatDate, Notice, Pager, useLoad } from '../components/common';
@@ -261,11 +261,17 @@ function Queue() {
   );
 }
 
+/** The usage charts carry the charting library: loaded with the first chart, not with the page. */
+const OperatorUsage = lazy(() => import('./OperatorUsage'));
+
 export function OperatorPage() {
   return (
     <>
       <h1>Operator</h1>
       <Users />
+      <Suspense fallback={<p aria-busy="true">Loading the usage charts…</p>}>
+        <OperatorUsage />
+      </Suspense>
       <Providers />
       <OperatorRoutes />
       <Queue />

@@ -6,6 +6,7 @@ import type { UsageReport } from '../api/usage-types';
 import { ErrorBanner, Notice, useLoad } from '../components/common';
 import { KeyBudgetChart } from '../components/charts/KeyBudgetChart';
 import { LatencyChart } from '../components/charts/LatencyChart';
+import { RangePicker } from '../components/charts/RangePicker';
 import { SpendChart } from '../components/charts/SpendChart';
 import { TasksChart } from '../components/charts/TasksChart';
 import { latencyByModel, rangeOf, RANGES, spendByDayAndModel, tasksByDay, type RangeDays } from '../usage/series';
@@ -32,15 +33,7 @@ export function UsagePage() {
         What your tasks cost and how they went, per UTC day, from {range.days[0]} to {range.days.at(-1)}. Credits: 100 credits = 1 USD.
       </p>
       <div className="row usage-toolbar">
-        <fieldset role="radiogroup" aria-label="Range" className="range-picker">
-          <legend>Range</legend>
-          {RANGES.map((r) => (
-            <label key={r}>
-              <input type="radio" name="range" value={r} checked={r === days} onChange={() => setParams({ days: String(r) }, { replace: true })} />
-              Last {r} days
-            </label>
-          ))}
-        </fieldset>
+        <RangePicker name="range" value={days} onChange={(r) => setParams({ days: String(r) }, { replace: true })} />
         <button
           type="button"
           className="secondary"

@@ -45,10 +45,10 @@ export function KeyBudgetChart({ keys, loading, error }: { keys: ApiKey[] | unde
       <ResponsiveContainer width="100%" height={Math.max(140, 48 * bars.length + 70)}>
         <BarChart data={points} layout="vertical" margin={{ top: 8, right: 16, bottom: 0, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" horizontal={false} />
-          <XAxis type="number" tickFormatter={formatCreditsShort} />
+          <XAxis type="number" domain={[0, 'dataMax']} tickFormatter={formatCreditsShort} />
           <YAxis type="category" dataKey="name" width={140} />
           <Tooltip formatter={(v, name) => [`${formatCredits(Number(v))} credits`, name]} />
-          <Legend />
+          <Legend itemSorter={null} />
           <Bar dataKey="spent" name="Spent" stackId="budget" fill={colourAt(0)} isAnimationActive={false} />
           <Bar dataKey="remaining" name="Left" stackId="budget" fill={OTHER_COLOUR} fillOpacity={0.35} isAnimationActive={false}>
             <LabelList dataKey="label" position="insideRight" fill="#222" />

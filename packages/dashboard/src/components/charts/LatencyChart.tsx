@@ -43,7 +43,7 @@ export function LatencyChart({ data, loading, error }: { data: LatencyPoint[] | 
           <XAxis type="number" tickFormatter={formatMs} />
           <YAxis type="category" dataKey="model" width={170} />
           <Tooltip formatter={(v, name) => [formatMs(Number(v)), name]} />
-          <Legend />
+          <Legend itemSorter={null} />
           <Bar dataKey="p50" name="p50 (median)" fill={colourAt(0)} isAnimationActive={false} />
           <Bar dataKey="p95" name="p95" fill={colourAt(1)} isAnimationActive={false} />
         </BarChart>

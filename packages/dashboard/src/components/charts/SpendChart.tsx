@@ -61,7 +61,7 @@ export function SpendChart({
             <XAxis dataKey="day" tickFormatter={shortDay} minTickGap={16} />
             <YAxis tickFormatter={formatCreditsShort} width={64} label={{ value: 'credits', angle: -90, position: 'insideLeft', offset: 0 }} />
             <Tooltip labelFormatter={(d) => `${shortDay(String(d))} (UTC)`} formatter={(v, name) => [`${formatCredits(Number(v))} credits`, name]} />
-            <Legend />
+            <Legend itemSorter={null} />
             {data.series.map((s, i) => (
               <Bar key={s.key} dataKey={s.key} name={s.name} stackId={id} fill={s.key === 'other' ? OTHER_COLOUR : colourAt(i)} isAnimationActive={false} />
             ))}

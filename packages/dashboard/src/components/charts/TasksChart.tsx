@@ -46,7 +46,7 @@ export function TasksChart({ data, loading, error }: { data: TasksPoint[] | unde
           <YAxis yAxisId="tasks" allowDecimals={false} width={48} label={{ value: 'tasks', angle: -90, position: 'insideLeft', offset: 0 }} />
           <YAxis yAxisId="rate" orientation="right" domain={[0, 100]} unit=" %" width={56} />
           <Tooltip labelFormatter={(d) => `${shortDay(String(d))} (UTC)`} formatter={(v, name) => [name === 'Failure rate' ? `${String(v)} %` : String(v), name]} />
-          <Legend />
+          <Legend itemSorter={null} />
           <Bar yAxisId="tasks" dataKey="succeeded" name="Succeeded" stackId="tasks" fill={colourAt(0)} isAnimationActive={false} />
           <Bar yAxisId="tasks" dataKey="failures" name="Failed" stackId="tasks" fill={FAILURE_COLOUR} isAnimationActive={false} />
           <Line yAxisId="rate" dataKey="failure_rate" name="Failure rate" stroke={colourAt(1)} strokeWidth={2} dot={{ r: 3 }} connectNulls isAnimationActive={false} />
