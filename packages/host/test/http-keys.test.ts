@@ -12,15 +12,26 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SECRET = /^gg_live_[A-Za-z0-9_-]{43}$/;
 const LISTED_KEYS = [
+  'allowed_modalities',
+  'allowed_models',
+  'allowed_providers',
+  'budget_period',
+  'concurrent_tasks',
   'created_at',
   'id',
   'ip_whitelist',
   'key',
   'last_used_at',
+  'max_concurrent_tasks',
   'name',
   'rate_limit_per_day',
   'rate_limit_per_hour',
   'rate_limit_per_minute',
+  'remaining',
+  'resets_at',
+  'soft_threshold_percent',
+  'spend_limit',
+  'spent',
 ];
 
 interface ListedKey {
@@ -112,6 +123,18 @@ describe('HTTP contract: API keys', () => {
       rate_limit_per_hour: null,
       rate_limit_per_day: null,
       ip_whitelist: ['192.168.0.0/16'],
+      // Issue 22's spend controls: none set, nothing spent.
+      spend_limit: null,
+      budget_period: 'none',
+      soft_threshold_percent: null,
+      allowed_models: null,
+      allowed_providers: null,
+      allowed_modalities: null,
+      max_concurrent_tasks: null,
+      spent: 0,
+      remaining: null,
+      resets_at: null,
+      concurrent_tasks: 0,
       created_at: a.created_at,
       last_used_at: null,
     });
