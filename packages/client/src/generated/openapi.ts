@@ -1180,7 +1180,7 @@ export interface components {
                     code?: 400;
                     error?: {
                         /** @enum {unknown} */
-                        type?: "invalid_request" | "invalid_json" | "invalid_body" | "unsupported_parameter";
+                        type?: "invalid_request" | "invalid_json" | "invalid_body" | "unsupported_parameter" | "invalid_routing";
                         param?: unknown;
                     };
                 };
@@ -1577,7 +1577,7 @@ export interface components {
                 };
             };
         };
-        /** @description `provider_not_configured`: the model is listed but its provider is not configured on this gateway; the message names the setting the operator must set. Nothing is held. */
+        /** @description `provider_not_configured`: the model is listed but its provider is not configured on this gateway; the message names the setting the operator must set. `no_route_available` (runs): no route of the model is left by the routing policy (`provider.only`/`ignore`/`max_price`) or can take the request. Nothing is held. */
         ProviderNotConfigured: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1601,8 +1601,8 @@ export interface components {
                     /** @constant */
                     code?: 422;
                     error?: {
-                        /** @constant */
-                        type?: "provider_not_configured";
+                        /** @enum {unknown} */
+                        type?: "provider_not_configured" | "no_route_available";
                         param?: unknown;
                     };
                 };

@@ -180,7 +180,10 @@ export class ExecuteTask {
       return step;
     } catch (thrown) {
       const error = slow.signal.aborted && !call.abortSignal.aborted ? slow.signal.reason : thrown;
-      await this.attempts.failed(p.task.id, start, call.abortSignal.aborted && call.abortSignal.reason instanceof DeadlineExceeded ? call.abortSignal.reason : error);
+      // Aborted by the task's deadline: a `deadline` of this route; by a cancel or a shutdown: says nothing of the route.
+      const reason: unknown = call.abortSignal.reason;
+      const recorded = !call.abortSignal.aborted ? error : reason instanceof DeadlineExceeded ? reason : new TaskCancelled('the attempt was aborted');
+      await this.attempts.failed(p.task.id, start, recorded);
       throw error;
     } finally {
       if (timer) clearTimeout(timer);
