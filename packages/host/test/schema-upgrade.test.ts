@@ -30,6 +30,17 @@ async function legacyDatabase(pool: pg.Pool, upTo: number): Promise<void> {
 
 const count = async (pool: pg.Pool, sql: string, values: unknown[] = []) => (await pool.query<{ n: number }>(sql, values)).rows[0]?.n;
 
+/** The api_keys columns of migration 019 (per-key spend controls), as today's key store writes them. */
+const KEY_CONTROL_STAND_INS = [
+  'spend_limit_micro bigint',
+  "budget_period text not null default 'none'",
+  'soft_threshold_percent integer',
+  'allowed_models text[]',
+  'allowed_providers text[]',
+  'allowed_modalities text[]',
+  'max_concurrent_tasks integer',
+];
+
 describe('upgrading a database whose gengate tables are in public', () => {
   const dbs: TestDatabase[] = [];
   afterAll(async () => {
@@ -46,6 +57,11 @@ describe('upgrading a database whose gengate tables are in public', () => {
     // the account through the view account_totals (migration 020: the row and its pending rows); at 12 the
     // account is the row alone, so the stand-in view is that, dropped before the upgrade.
     await pool.query('create view public.account_totals as select * from public.accounts');
+    // Likewise what today's stores write and read of the key's spend controls (migration 019): stand-ins, dropped before the upgrade.
+    await pool.query(KEY_CONTROL_STAND_INS.map((c) => `alter table public.api_keys add column ${c}`).join('; '));
+    await pool.query(`alter table public.holds add column api_key_id uuid, add column key_period_start timestamptz;
+      create table public.key_spend (api_key_id uuid, period_start timestamptz, held_micro bigint not null default 0,
+        charged_micro bigint not null default 0, soft_alerted boolean not null default false, primary key (api_key_id, period_start))`);
     const boss = await createBoss({ connectionString: db.url, logger });
     const old = createPgStores(pool, boss, { schema: 'public' });
     const gengate = createGengate({
@@ -63,6 +79,8 @@ describe('upgrading a database whose gengate tables are in public', () => {
     const { task_id: waiting } = await gengate.submitRun.execute(auth, 'sandbox.echo-chat', { prompt: 'submitted before the upgrade' });
     await boss.stop({ graceful: false });
     await pool.query('drop view public.account_totals');
+    await pool.query(KEY_CONTROL_STAND_INS.map((c) => `alter table public.api_keys drop column ${c.split(' ')[0]}`).join('; '));
+    await pool.query('alter table public.holds drop column api_key_id, drop column key_period_start; drop table public.key_spend');
     const rowsBefore = await count(pool, 'select ((select count(*) from users) + (select count(*) from api_keys) + (select count(*) from transactions) + (select count(*) from holds))::int as n');
 
     const server = await startServer(loadConfig({ DATABASE_URL: db.url, GENGATE_DATA_DIR: tempDataDir(), PORT: '0', SANDBOX_LATENCY_MS: '5' }), { logger });
@@ -98,15 +116,22 @@ describe('upgrading a database whose gengate tables are in public', () => {
       'gengate_finish_fail',
       'gengate_finish_success',
       'gengate_fold_pending',
+      'gengate_key_budget_admit',
+      'gengate_key_period_start',
+      'gengate_key_spend_charge',
+      'gengate_key_spend_hold',
       'gengate_notify_task_ended',
       'gengate_recount_active_tasks',
       'gengate_submit_task',
-      'gengate_usage_rollup',
       'gengate_submit_task_traced',
+      'gengate_usage_rollup',
     ]);
-    // (The job functions name pg-boss's tables through their schema parameter, none of gengate's.)
-    const onJobsOnly = ['gengate_notify_task_ended', 'gengate_enqueue_job', 'gengate_complete_job'];
-    for (const b of bodies.filter((x) => !onJobsOnly.includes(x.proname))) expect(b.prosrc).toMatch(/gengate\.(tasks|accounts|api_keys|balance_alerts|usage_rollups)/);
+    // (The job functions name pg-boss's tables through their schema parameter, none of gengate's; a key's
+    // period start is arithmetic on its arguments.)
+    const noGengateTable = ['gengate_notify_task_ended', 'gengate_enqueue_job', 'gengate_complete_job', 'gengate_key_period_start'];
+    for (const b of bodies.filter((x) => !noGengateTable.includes(x.proname))) {
+      expect(b.prosrc, b.proname).toMatch(/gengate\.(tasks|accounts|account_pending|account_totals|api_keys|balance_alerts|usage_rollups|holds|key_spend)/);
+    }
     // The admission counts the trigger keeps on the account row agree with the tasks.
     expect(await count(pool, `select count(*)::int as n from gengate.gengate_recount_active_tasks()`)).toBe(0);
     await pool.end();
