@@ -41,21 +41,27 @@ export class RouteAttempts {
     return null;
   }
 
-  /** The attempt answered: `success` (output), or `started` (a long-running job the upstream accepted). */
-  async succeeded(taskId: string, attempt: AttemptStart, outcome: Extract<RouteAttemptOutcome, 'success' | 'started'> = 'success'): Promise<void> {
-    await this.end(taskId, attempt, outcome, null);
+  /**
+   * The attempt answered: `success` (output), or `started` (a long-running job the upstream accepted).
+   * `alone`: it was the task's first and only attempt, on the model the task asked for. Such a task shows no
+   * route nor attempt log (task-view: only routed tasks do), so the breaker hears of it but the log is not
+   * written: the hot path of a plain task keeps its statement count.
+   */
+  async succeeded(taskId: string, attempt: AttemptStart, outcome: Extract<RouteAttemptOutcome, 'success' | 'started'> = 'success', alone = false): Promise<void> {
+    await this.end(taskId, attempt, outcome, null, !alone);
   }
 
   async failed(taskId: string, attempt: AttemptStart, error: unknown): Promise<void> {
     await this.end(taskId, attempt, 'error', error);
   }
 
-  private async end(taskId: string, a: AttemptStart, outcome: RouteAttemptOutcome, error: unknown): Promise<void> {
+  private async end(taskId: string, a: AttemptStart, outcome: RouteAttemptOutcome, error: unknown, logged = true): Promise<void> {
     const endedAt = this.clock.now();
     const ok = outcome !== 'error';
     const errorClass = ok ? null : errorClassOf(error);
     // A cancelled task or a shutdown says nothing about the route's health.
     if (errorClass !== 'aborted') this.health.record({ routeId: a.route.routeId, ok, errorClass, latencyMs: endedAt.getTime() - a.startedAt.getTime(), at: endedAt });
+    if (!logged) return;
     const upstreamStatus = !ok && isUpstreamError(error) ? error.statusCode : null;
     await this.log(taskId, { route: a.route.routeId, provider: a.route.providerId, outcome, errorClass, upstreamStatus, startedAt: a.startedAt, endedAt });
   }

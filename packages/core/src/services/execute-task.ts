@@ -22,6 +22,7 @@ import { ALWAYS_HEALTHY, type RouteHealth } from '../ports/route-health.js';
 import type { NormalizedRequest } from '../model/normalized-request.js';
 import type { JsonValue } from '../util/json.js';
 import { FailTask } from './fail-task.js';
+import { asksForRouting } from './task-view.js';
 import { UpstreamError } from '../errors/upstream-error.js';
 import { fallsBack } from '../routing/fallback-rule.js';
 import { RouteAttempts, type AttemptStart } from '../routing/route-attempts.js';
@@ -176,7 +177,8 @@ export class ExecuteTask {
     const attemptCall: AdapterCall = budget === null ? call : { ...call, abortSignal: AbortSignal.any([call.abortSignal, slow.signal]) };
     try {
       const step = await this.timed(p, p.adapter.isLongRunning(p.model.id) ? 'start' : 'generate', () => firstStep(p.adapter, attemptCall));
-      await this.attempts.succeeded(p.task.id, start, step.kind === 'started' ? 'started' : 'success');
+      const alone = (p.task.routeAttempts?.length ?? 0) === 0 && start.route.routeId === p.task.modelId && !asksForRouting(p.task);
+      await this.attempts.succeeded(p.task.id, start, step.kind === 'started' ? 'started' : 'success', alone);
       return step;
     } catch (thrown) {
       const error = slow.signal.aborted && !call.abortSignal.aborted ? slow.signal.reason : thrown;

@@ -22,6 +22,7 @@ import type { NormalizedRequest } from '../model/normalized-request.js';
 import { requestHash } from '../run/request-hash.js';
 import type { AuthContext } from './auth-context.js';
 import { FailTask } from './fail-task.js';
+import { asksForRouting } from './task-view.js';
 import { ALWAYS_HEALTHY, type RouteHealth } from '../ports/route-health.js';
 import { fallsBack } from '../routing/fallback-rule.js';
 import { RouteAttempts, type AttemptStart } from '../routing/route-attempts.js';
@@ -67,6 +68,8 @@ export interface InlineAttempt extends AttemptStart {
  */
 export class InlineRun {
   private ended = false;
+  /** Attempts begun on this run, skipped ones included (only a first attempt on the requested model goes unlogged). */
+  private attemptsStarted = 0;
   readonly signal: AbortSignal;
   private readonly timer: NodeJS.Timeout;
   readonly model: ModelDescriptor;
@@ -118,6 +121,7 @@ export class InlineRun {
 
   /** Starts an attempt on `route` when its breaker admits it; null when it is open (logged as skipped: try the next candidate). */
   async attempt(route: RouteCandidate): Promise<InlineAttempt | null> {
+    this.attemptsStarted++;
     const start = await this.deps.attempts.admit(this.task.id, route);
     if (!start) return null;
     return { ...start, route, adapter: this.deps.adapterFor(route.routeId), adapterCall: (signal) => this.callOn(route.model, route.request, signal) };
@@ -147,7 +151,8 @@ export class InlineRun {
     if (!this.close()) return { chargedMicro: 0, ended: false };
     try {
       // A stream that broke after output (`brokenBy`) is charged for what it produced, at its route's price, but logged as the route's failure.
-      if (attempt) await (brokenBy === undefined ? this.deps.attempts.succeeded(this.task.id, attempt) : this.deps.attempts.failed(this.task.id, attempt, brokenBy));
+      const alone = this.attemptsStarted === 1 && attempt?.route.routeId === this.task.modelId && !asksForRouting(this.task);
+      if (attempt) await (brokenBy === undefined ? this.deps.attempts.succeeded(this.task.id, attempt, 'success', alone) : this.deps.attempts.failed(this.task.id, attempt, brokenBy));
       const model = attempt?.route.model ?? this.model;
       const request = attempt?.route.request ?? this.request;
       const outcome = await this.deps.results.commitSuccess(this.task, model, request, result, AbortSignal.timeout(30_000));

@@ -2,6 +2,11 @@ import type { RouteAttempt } from '../model/routing.js';
 import type { RouteAttemptView, TaskRecord, TaskView } from '../model/task.js';
 import type { ResultUrlResolver } from '../ports/blob-store.js';
 
+/** The task's request carried routing fields (`provider`, `models`): its view shows the route even on a provider model. */
+export function asksForRouting(task: Pick<TaskRecord, 'request'>): boolean {
+  return task.request.provider !== undefined || task.request.models !== undefined;
+}
+
 export function toTaskView(task: TaskRecord, urls: ResultUrlResolver): TaskView {
   const view: TaskView = {
     task_id: task.id,
@@ -15,7 +20,7 @@ export function toTaskView(task: TaskRecord, urls: ResultUrlResolver): TaskView 
   // model (a fallback in `models`), or one whose request carried routing fields. A provider model's task
   // without them answers exactly the interface document's Task.
   const attempts = task.routeAttempts ?? [];
-  const routed = attempts.some((a) => a.route !== task.modelId) || task.request.provider !== undefined || task.request.models !== undefined;
+  const routed = attempts.some((a) => a.route !== task.modelId) || asksForRouting(task);
   if (!routed || attempts.length === 0) return view;
   const route = task.routeId ? attempts.findLast((a) => a.route === task.routeId) : undefined;
   if (task.routeId && route) view.route = { id: task.routeId, provider: route.provider };
