@@ -39,7 +39,7 @@ describe('real providers without credentials', () => {
     ['anthropic', 3],
     ['google', 7],
     ['fal', 5],
-    ['replicate', 4],
+    ['replicate', 5],
     ['runway', 3],
     ['fakecompat', 2],
   ])('GET /models lists the %s models (%d), all inactive', async (provider, count) => {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { coreModule, coreSettingsModule, GatewayError, resolveGengate, TOKENS, type BlobStore, type Gengate, type Mailer, type PaymentProcessor } from '@gengate/core';
+import { routeFamiliesFor } from '@gengate/adapters';
+import { coreModule, coreSettingsModule, GatewayError, resolveGengate, TOKENS, type AcceptedProviderAdapter, type BlobStore, type Gengate, type Mailer, type PaymentProcessor, type RoutedModelDeclaration } from '@gengate/core';
 import { Router, type RequestHandler } from 'express';
 import { Container } from 'inversify';
 import pg from 'pg';
@@ -148,7 +149,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
       scheduling: settings.scheduling,
       markup: settings.markup,
       allowPrivateInputs: settings.fetching.allowPrivate,
-      ...(settings.routedModels ? { routedModels: settings.routedModels } : {}),
+      routedModels: servedRoutedModels(options.adapters, settings.routedModels ?? []),
     }),
     coreModule,
   );
@@ -260,4 +261,14 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
       return closing;
     },
   };
+}
+
+/**
+ * The routed models the host serves: the adapters package's route families (ROUTE_FAMILIES) with the routes
+ * these adapters offer (a family without any is not served), then the operator's declarations, which replace
+ * a default family of the same id (docs/routing.md).
+ */
+function servedRoutedModels(adapters: readonly AcceptedProviderAdapter[], declared: readonly RoutedModelDeclaration[]): RoutedModelDeclaration[] {
+  const catalog = adapters.flatMap((a) => a.models.map((m) => m.id));
+  return [...routeFamiliesFor(catalog, declared.map((d) => d.id)), ...declared];
 }
