@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Clock, Logger, RouteBreakerOptionsInput, RouteHealth, RouteHealthState, RouteOutcome } from '@gengate/core';
 import {
@@ -87,6 +88,11 @@ export class PgRouteHealth implements RouteHealth {
   private flushing: Promise<void> = Promise.resolve();
   private lastPurge = 0;
   private closed = false;
+  /**
+   * The async context the process created this in: the timers start lazily, often inside a request, and
+   * must not carry that request's context (its log scope, its statement count) for the process's life.
+   */
+  private readonly home = new AsyncResource('gengate.route-health');
 
   constructor(
     private readonly db: Queryable,
@@ -103,6 +109,10 @@ export class PgRouteHealth implements RouteHealth {
 
   private start(): void {
     if (this.timers.length > 0 || this.closed) return;
+    this.home.runInAsyncScope(() => this.startTimers());
+  }
+
+  private startTimers(): void {
     const every = (ms: number, fn: () => Promise<void>) => {
       let running = false;
       const t = setInterval(() => {

@@ -133,7 +133,7 @@ describe('provider settings', () => {
       'provider anthropic is inactive: Provider anthropic is not configured: the operator must set ANTHROPIC_API_KEY. Its 3 models are listed with is_active false.',
       'provider google is inactive: Provider google is not configured: the operator must set GOOGLE_GENERATIVE_AI_API_KEY. Its 7 models are listed with is_active false.',
       'provider fal is inactive: Provider fal is not configured: the operator must set FAL_KEY. Its 5 models are listed with is_active false.',
-      'provider replicate is inactive: Provider replicate is not configured: the operator must set REPLICATE_API_TOKEN. Its 4 models are listed with is_active false.',
+      'provider replicate is inactive: Provider replicate is not configured: the operator must set REPLICATE_API_TOKEN. Its 5 models are listed with is_active false.',
       'provider runway is inactive: Provider runway is not configured: the operator must set RUNWAYML_API_SECRET. Its 3 models are listed with is_active false.',
       'provider openrouter is active (1 model)',
       'provider ollama is active (1 model)',
