@@ -101,6 +101,9 @@ begin
   -- The period's one soft-threshold mail: floor(limit * percent / 100), reached by this hold.
   if k.spend_limit_micro is not null and k.soft_threshold_percent is not null and not coalesce(v_alerted, false)
      and v_spent + p_quoted_micro >= (k.spend_limit_micro * k.soft_threshold_percent) / 100 then
+    -- The user's slots lock (migration 020) before key_spend is written: every writer of key_spend that
+    -- also takes that lock takes it first, so a submission and an end never wait on each other in a circle.
+    perform pg_advisory_xact_lock(hashtextextended('gengate-slots:' || k.user_id::text, 0));
     insert into ${schema}.key_spend (api_key_id, period_start, soft_alerted) values (p_key, v_period, true)
       on conflict (api_key_id, period_start) do update set soft_alerted = true;
     perform ${schema}.gengate_enqueue_job(p_boss, 'gengate-alert-mail', gen_random_uuid(),

@@ -92,7 +92,10 @@ const FINISH_RESULT = `jsonb_build_object('ended', true, 'generate', n_generate,
 
 /**
  * 020: the start of an end. A user with balance alerts keeps 018's locked path (the alert rule needs the
- * exact balance); any other end asks the counts trigger to append its decrement to account_pending.
+ * exact balance); any other end asks the counts trigger to append its decrement to account_pending, and
+ * holds the user's slots lock shared from here to its commit. Taken first, before the end writes any row a
+ * submission also writes (019's key_spend, through the hold's trigger): a queueing submission takes the lock
+ * exclusive and then writes those rows, so both take them in the same order (taken last, the two deadlocked).
  */
 const beginEnd = (schema: string) => `
   locked := exists (select 1 from ${schema}.balance_alerts where user_id = t.user_id);
@@ -100,13 +103,13 @@ const beginEnd = (schema: string) => `
     perform 1 from ${schema}.accounts where user_id = t.user_id for update;
   else
     perform set_config('gengate.defer_account', 'on', true);
+    perform pg_advisory_xact_lock_shared(${slotsKey('t.user_id')});
   end if;`;
 
-/** 020: the end of an unlocked end: wait out a queueing submission, then see whether a queued task waits for the slot. */
+/** 020: the end of an unlocked end (the slots lock held since beginEnd): see whether a queued task waits for the slot. */
 const endUnlocked = (schema: string) => `
   perform set_config('gengate.defer_account', 'off', true);
   if not locked then
-    perform pg_advisory_xact_lock_shared(${slotsKey('t.user_id')});
     admit_after := exists (select 1 from ${schema}.account_totals where user_id = t.user_id
       and case t.modality when 'chat' then queued_chat when 'image' then queued_image else queued_video end > 0);
   end if;`;
