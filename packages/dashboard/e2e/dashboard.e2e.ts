@@ -133,7 +133,7 @@ describe('the dashboard in Chromium, against the standalone host', () => {
 
     // Playground: a sandbox image of a requested size.
     await nav('Playground').click();
-    await page.getByLabel('Model').selectOption('sandbox.pixel-image');
+    await page.getByLabel('Model', { exact: true }).selectOption('sandbox.pixel-image');
     await page.getByTestId('capabilities').getByText('16–2048 px per side').waitFor();
     await page.getByTestId('prices').waitFor();
     await page.getByLabel('Prompt (required)').fill('a red fox in the snow');
@@ -154,7 +154,7 @@ describe('the dashboard in Chromium, against the standalone host', () => {
     await shot('06-playground-image-result');
 
     // Playground: a sandbox video (an animated GIF preview), its states watched.
-    await page.getByLabel('Model').selectOption('sandbox.motion-video');
+    await page.getByLabel('Model', { exact: true }).selectOption('sandbox.motion-video');
     await page.getByTestId('capabilities').getByText('Durations (s)').waitFor();
     await page.getByLabel('Prompt (required)').fill('a paper boat on a river');
     await page.getByLabel('Duration (seconds)').selectOption('5');
