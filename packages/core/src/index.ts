@@ -91,6 +91,9 @@ export type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, BudgetPeriod, CreatedApiKe
 export { BUDGET_PERIODS, keyControlsOf, NO_KEY_CONTROLS } from './model/api-key.js';
 export type { KeyBudgetStore } from './ports/key-budget-store.js';
 export type { UserRecord } from './model/user.js';
+export type { InvitationRecord, InvitationStatus, MemberRole, MembershipPatch, MembershipRecord, OrganizationRecord } from './model/organization.js';
+export { INVITATION_TTL_MS, MEMBER_ROLES } from './model/organization.js';
+export type { InvitationAcceptance, MembershipChange, OrganizationStore, OrganizationWithRole } from './ports/organization-store.js';
 export { TRANSACTION_STATUSES } from './model/billing.js';
 export type {
   BalanceAlertRecord,

@@ -117,10 +117,12 @@ describe('upgrading a database whose gengate tables are in public', () => {
       'gengate_finish_success',
       'gengate_fold_pending',
       'gengate_key_budget_admit',
+      'gengate_key_member_default',
       'gengate_key_period_start',
       'gengate_key_spend_charge',
       'gengate_key_spend_hold',
       'gengate_notify_task_ended',
+      'gengate_personal_organization',
       'gengate_recount_active_tasks',
       'gengate_submit_task',
       'gengate_submit_task_traced',
@@ -128,9 +130,9 @@ describe('upgrading a database whose gengate tables are in public', () => {
     ]);
     // (The job functions name pg-boss's tables through their schema parameter, none of gengate's; a key's
     // period start is arithmetic on its arguments.)
-    const noGengateTable = ['gengate_notify_task_ended', 'gengate_enqueue_job', 'gengate_complete_job', 'gengate_key_period_start'];
+    const noGengateTable = ['gengate_notify_task_ended', 'gengate_enqueue_job', 'gengate_complete_job', 'gengate_key_period_start', 'gengate_key_member_default'];
     for (const b of bodies.filter((x) => !noGengateTable.includes(x.proname))) {
-      expect(b.prosrc, b.proname).toMatch(/gengate\.(tasks|accounts|account_pending|account_totals|api_keys|balance_alerts|usage_rollups|holds|key_spend)/);
+      expect(b.prosrc, b.proname).toMatch(/gengate\.(tasks|accounts|account_pending|account_totals|api_keys|balance_alerts|usage_rollups|holds|key_spend|organizations)/);
     }
     // The admission counts the trigger keeps on the account row agree with the tasks.
     expect(await count(pool, `select count(*)::int as n from gengate.gengate_recount_active_tasks()`)).toBe(0);

@@ -65,7 +65,10 @@ export interface KeyUsage {
 
 export interface ApiKeyRecord {
   readonly id: string;
+  /** The organization the key belongs to and whose credits it spends (docs/organizations.md). */
   readonly userId: string;
+  /** The member who owns the key (their role and spend limit apply); absent = `userId` (a personal organization's owner). */
+  readonly memberId?: string;
   readonly name: string;
   /** SHA-256 hex of the full secret; the secret itself is never stored. */
   readonly secretHash: string;

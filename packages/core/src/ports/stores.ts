@@ -24,6 +24,8 @@ export interface UserStore {
 export interface NewApiKey {
   readonly id: string;
   readonly userId: string;
+  /** The member who owns the key; absent = `userId`. */
+  readonly memberId?: string;
   readonly name: string;
   readonly secretHash: string;
   readonly mask: string;
@@ -73,6 +75,8 @@ export interface KeyStore {
 export interface NewTask {
   readonly id: string;
   readonly userId: string;
+  /** The member who submitted it (the key's member, or the signed-in user); absent = `userId`. */
+  readonly memberId?: string;
   readonly apiKeyId: string | null;
   readonly modelId: string;
   readonly modality: Modality;

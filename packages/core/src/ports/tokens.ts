@@ -3,6 +3,7 @@ import type { Modality } from '../model/modality.js';
 import type { RoutedModelDeclaration } from '../model/routing.js';
 import type { BlobStore, ResultUrlResolver } from './blob-store.js';
 import type { ProviderCallLimiter } from './call-limiter.js';
+import type { OrganizationStore } from './organization-store.js';
 import type { RouteHealth } from './route-health.js';
 import type { PaymentProcessor } from './payment-processor.js';
 import type { AcceptedProviderAdapter } from './provider-adapter.js';
@@ -53,6 +54,8 @@ export const TOKENS = {
   SubmissionGate: token<SubmissionGate>('SubmissionGate'),
   /** The circuit breakers of the routes, shared by every process (default: every route admitted). */
   RouteHealth: token<RouteHealth>('RouteHealth'),
+  /** Organizations, members and invitations (docs/organizations.md). */
+  OrganizationStore: token<OrganizationStore>('OrganizationStore'),
   /** The usage rollups (default: none, reading usage answers 503). */
   UsageReader: token<UsageReader>('UsageReader'),
   /** The random source of the routes' weighted choice (default Math.random; tests bind a seeded one). */

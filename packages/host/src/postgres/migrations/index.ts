@@ -19,6 +19,7 @@ import { routeAttempts } from './021-route-attempts.js';
 import { routeHealth } from './022-route-health.js';
 import { usageRollups } from './023-usage-rollups.js';
 import { traceContext } from './024-trace-context.js';
+import { organizations } from './025-organizations.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in order. Append new ones; never edit an applied one. */
@@ -44,5 +45,6 @@ export const MIGRATIONS: readonly Migration[] = [
   routeHealth,
   usageRollups,
   traceContext,
+  organizations,
 ];
 export type { Migration };
