@@ -90,6 +90,7 @@ export type { Modality } from './model/modality.js';
 export type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, BudgetPeriod, CreatedApiKeyView, KeyControls, KeyRefusal, KeyUsage } from './model/api-key.js';
 export { BUDGET_PERIODS, keyControlsOf, NO_KEY_CONTROLS } from './model/api-key.js';
 export type { KeyBudgetStore } from './ports/key-budget-store.js';
+export type { MemberBudgetStore, MemberSpendLimit } from './ports/member-budget-store.js';
 export type { UserRecord } from './model/user.js';
 export type { InvitationRecord, InvitationStatus, MemberRole, MembershipPatch, MembershipRecord, OrganizationRecord } from './model/organization.js';
 export { INVITATION_TTL_MS, MEMBER_ROLES } from './model/organization.js';

@@ -34,6 +34,8 @@ export type { TaskOutputFile, TaskRecord, TaskStatus, TaskView, TaskWarning } fr
 export type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, BudgetPeriod, CreatedApiKeyView, KeyControls, KeyRefusal, KeyUsage } from './model/api-key.js';
 export { BUDGET_PERIODS, keyControlsOf, NO_KEY_CONTROLS } from './model/api-key.js';
 export type { KeyBudgetStore } from './ports/key-budget-store.js';
+export type { MemberBudgetStore, MemberSpendLimit } from './ports/member-budget-store.js';
+export { memberSpendOf, toMemberSpendView, type MemberSpend, type MemberSpendView } from './members/member-spend.js';
 export type { UserRecord } from './model/user.js';
 export { TRANSACTION_STATUSES } from './model/billing.js';
 export type {
@@ -279,6 +281,7 @@ export { SendAlertMail } from './services/send-alert-mail.js';
 export { SendKeyBudgetMail } from './services/send-key-budget-mail.js';
 export { budgetPeriodStart, budgetResetsAt } from './keys/key-budget-period.js';
 export { MemoryKeyBudgetStore } from './memory/memory-key-budget-store.js';
+export { MemoryMemberBudgetStore } from './memory/memory-member-budget-store.js';
 export { CANCELLED_MESSAGE, CancelTask } from './services/cancel-task.js';
 export { ReceiveWebhook } from './services/receive-webhook.js';
 export type { WebhookReceipt } from './services/receive-webhook.js';

@@ -52,6 +52,16 @@ const command: fc.Arbitrary<MoneyCommand> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('allow'), user, models: fc.constantFrom('contract', 'other', null) }) },
+  // The member's spend limit in their personal organization (docs/organizations.md), checked after the key's.
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('member'),
+      user,
+      limitCredits: fc.option(fc.integer({ min: 0, max: 12 }), { nil: null, freq: 4 }),
+      period: fc.constantFrom('day', 'week', 'month', 'none'),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('advance'), hours: fc.constantFrom(1, 14, 24, 24 * 7, 24 * 31) }) },
 );
 /** Starting credits per user: few, so refusals and alert crossings are common. */
@@ -67,7 +77,7 @@ describe('money differential: memory and PostgreSQL agree after every step of ra
     await pg?.close();
   });
 
-  it(`${RUNS} sequences of submit, resubmit, start, retry, succeed, fail, cancel, revoke, top-up, alert, key budget, allow-list and clock commands`, { timeout: 1_800_000 }, async () => {
+  it(`${RUNS} sequences of submit, resubmit, start, retry, succeed, fail, cancel, revoke, top-up, alert, key budget, allow-list, member limit and clock commands`, { timeout: 1_800_000 }, async () => {
     console.info(`money differential: ${RUNS} sequences, seed ${SEED} (replay: MONEY_DIFF_SEED=${SEED})`);
     let steps = 0;
     await fc.assert(

@@ -62,6 +62,10 @@ describe('upgrading a database whose gengate tables are in public', () => {
     await pool.query(`alter table public.holds add column api_key_id uuid, add column key_period_start timestamptz;
       create table public.key_spend (api_key_id uuid, period_start timestamptz, held_micro bigint not null default 0,
         charged_micro bigint not null default 0, soft_alerted boolean not null default false, primary key (api_key_id, period_start))`);
+    // And of a member's spend limit (migrations 025 and 026): the submitting member on the task and its hold, no memberships.
+    await pool.query(`alter table public.tasks add column member_id uuid;
+      alter table public.holds add column member_id uuid, add column member_period_start timestamptz;
+      create table public.organization_members (organization_id uuid, user_id uuid, spend_limit_micro bigint, budget_period text)`);
     const boss = await createBoss({ connectionString: db.url, logger });
     const old = createPgStores(pool, boss, { schema: 'public' });
     const gengate = createGengate({
@@ -81,6 +85,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
     await pool.query('drop view public.account_totals');
     await pool.query(KEY_CONTROL_STAND_INS.map((c) => `alter table public.api_keys drop column ${c.split(' ')[0]}`).join('; '));
     await pool.query('alter table public.holds drop column api_key_id, drop column key_period_start; drop table public.key_spend');
+    await pool.query('alter table public.tasks drop column member_id; alter table public.holds drop column member_id, drop column member_period_start; drop table public.organization_members');
     const rowsBefore = await count(pool, 'select ((select count(*) from users) + (select count(*) from api_keys) + (select count(*) from transactions) + (select count(*) from holds))::int as n');
 
     const server = await startServer(loadConfig({ DATABASE_URL: db.url, GENGATE_DATA_DIR: tempDataDir(), PORT: '0', SANDBOX_LATENCY_MS: '5' }), { logger });
@@ -121,6 +126,9 @@ describe('upgrading a database whose gengate tables are in public', () => {
       'gengate_key_period_start',
       'gengate_key_spend_charge',
       'gengate_key_spend_hold',
+      'gengate_member_budget_admit',
+      'gengate_member_spend_charge',
+      'gengate_member_spend_hold',
       'gengate_notify_task_ended',
       'gengate_personal_organization',
       'gengate_recount_active_tasks',
@@ -132,7 +140,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
     // period start is arithmetic on its arguments.)
     const noGengateTable = ['gengate_notify_task_ended', 'gengate_enqueue_job', 'gengate_complete_job', 'gengate_key_period_start', 'gengate_key_member_default'];
     for (const b of bodies.filter((x) => !noGengateTable.includes(x.proname))) {
-      expect(b.prosrc, b.proname).toMatch(/gengate\.(tasks|accounts|account_pending|account_totals|api_keys|balance_alerts|usage_rollups|holds|key_spend|organizations)/);
+      expect(b.prosrc, b.proname).toMatch(/gengate\.(tasks|accounts|account_pending|account_totals|api_keys|balance_alerts|usage_rollups|holds|key_spend|member_spend|organization_members|organizations)/);
     }
     // The admission counts the trigger keeps on the account row agree with the tasks.
     expect(await count(pool, `select count(*)::int as n from gengate.gengate_recount_active_tasks()`)).toBe(0);

@@ -14,6 +14,9 @@ export interface MemoryHold {
   /** The API key and budget period (ISO start) the hold counts against (KeyBudgetStore.recordHold). */
   readonly keyId?: string;
   readonly keyPeriodStart?: string;
+  /** The member and budget period (ISO start) the hold counts against (MemberBudgetStore.recordHold). */
+  readonly memberId?: string;
+  readonly memberPeriodStart?: string;
 }
 
 export interface MemoryJob {

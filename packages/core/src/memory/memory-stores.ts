@@ -113,6 +113,7 @@ export class MemoryTaskStore implements TaskStore {
   async insert(t: NewTask): Promise<TaskRecord> {
     const rec: TaskRecord = {
       ...t,
+      memberId: t.memberId ?? t.userId,
       status: 'waiting',
       chargedMicro: null,
       costMicro: null,

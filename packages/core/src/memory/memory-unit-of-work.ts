@@ -4,6 +4,7 @@ import type { UsageReader } from '../ports/usage-reader.js';
 import { MemoryDatabase } from './memory-database.js';
 import { MemoryUsageReader } from './memory-usage-reader.js';
 import { MemoryKeyBudgetStore } from './memory-key-budget-store.js';
+import { MemoryMemberBudgetStore } from './memory-member-budget-store.js';
 import {
   MemoryAlertStore,
   MemoryBillingLedger,
@@ -25,6 +26,7 @@ function storesOver(db: MemoryDatabase): TransactionScope {
     jobs: new MemoryJobQueue(db),
     idempotency: new MemoryIdempotencyStore(db),
     keyBudgets: new MemoryKeyBudgetStore(db),
+    memberBudgets: new MemoryMemberBudgetStore(db),
   };
 }
 

@@ -38,6 +38,11 @@ export interface TaskWarning {
 export interface TaskRecord {
   readonly id: string;
   readonly userId: string;
+  /**
+   * The member who submitted it (the key's member, or the signed-in user): whose spend limit it counts
+   * against (docs/organizations.md). Stored tasks from before organizations read as `userId`.
+   */
+  readonly memberId: string;
   readonly apiKeyId: string | null;
   readonly modelId: string;
   readonly modality: Modality;

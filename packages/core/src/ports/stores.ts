@@ -1,5 +1,6 @@
 import type { ApiKeyLimits, ApiKeyRecord, KeyControls } from '../model/api-key.js';
 import type { KeyBudgetStore } from './key-budget-store.js';
+import type { MemberBudgetStore } from './member-budget-store.js';
 import type { BalanceAlertRecord, PaymentMethod, TransactionRecord } from '../model/billing.js';
 import type { Modality } from '../model/modality.js';
 import type { TaskOutputFile, TaskRecord, TaskStatus, TaskWarning } from '../model/task.js';
@@ -279,6 +280,8 @@ export interface TransactionScope {
   readonly jobs: JobQueue;
   readonly idempotency: IdempotencyStore;
   readonly keyBudgets: KeyBudgetStore;
+  /** Members' spend per budget period, and their limits (docs/organizations.md). */
+  readonly memberBudgets: MemberBudgetStore;
 }
 
 /** Runs a function in one database transaction: all of its writes commit together or not at all. */

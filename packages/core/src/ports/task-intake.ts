@@ -39,6 +39,11 @@ export type TaskIntakeResult =
   | { readonly outcome: 'key_revoked' }
   /** The API key's own controls refused it (allow-lists, concurrency cap, spend limit): keys/key-admission.ts. */
   | { readonly outcome: 'key_refused'; readonly refusal: KeyRefusal }
+  /**
+   * The member's spend limit in the organization (held + charged in its period, plus this quote, would
+   * pass it): members/member-admission.ts; on PostgreSQL gengate_member_budget_admit (migration 026).
+   */
+  | { readonly outcome: 'member_budget_exceeded'; readonly limitMicro: number; readonly spentMicro: number; readonly resetsAt: Date | null }
   /** The user's running slots are taken and their queue is full. */
   | { readonly outcome: 'queue_full'; readonly admitted: number; readonly queued: number };
 

@@ -5,7 +5,7 @@ export type TaskOutcome = 'success' | 'fail';
 export type UpstreamOperation = 'generate' | 'start' | 'status';
 
 /** Why a submission was refused before anything was written. */
-export type SubmissionRefusal = 'overloaded' | 'insufficient_credits' | 'too_many_tasks' | 'key_revoked' | 'key_refused';
+export type SubmissionRefusal = 'overloaded' | 'insufficient_credits' | 'too_many_tasks' | 'key_revoked' | 'key_refused' | 'member_budget_exceeded';
 
 /**
  * What the use cases report for metrics. Every method is called on a hot path: implementations must be

@@ -4,6 +4,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
 import type { TaskIntake, TaskIntakeRequest, TaskIntakeResult } from '../ports/task-intake.js';
 import { admitOnKey } from '../keys/key-admission.js';
+import { admitOnMember } from '../members/member-admission.js';
 
 /** Ends the unit of work with a refusal: thrown inside it (so it rolls back), answered outside it. */
 class Refusal extends Error {
@@ -40,6 +41,9 @@ export class UnitOfWorkTaskIntake implements TaskIntake {
     const key = task.apiKeyId === null ? null : await tx.keys.findActiveForUser(task.apiKeyId, task.userId);
     const onKey = key === null ? null : await admitOnKey(tx, key, { ...task, provider: r.providerId }, r.at);
     if (onKey && 'refusal' in onKey) throw new Refusal({ outcome: 'key_refused', refusal: onKey.refusal });
+    // The member's spend limit in the organization, after the key's (the key's refusal comes first).
+    const onMember = await admitOnMember(tx, task, r.at);
+    if ('refusal' in onMember) throw new Refusal(onMember.refusal);
     try {
       // The hold locks the user's account: the counts below cannot race another submission of the user.
       await tx.ledger.hold(task.userId, task.id, task.quotedMicro);
@@ -52,6 +56,7 @@ export class UnitOfWorkTaskIntake implements TaskIntake {
     if (!admitted && counts.queued >= r.maxQueued) throw new Refusal({ outcome: 'queue_full', ...counts });
     await tx.tasks.insert({ ...task, admitted });
     if (onKey) await onKey.afterHold(task.id);
+    await onMember.afterHold(task.id);
     if (admitted && r.inline !== true) await tx.jobs.enqueueGeneration(task.id, { providerId: r.providerId });
     if (idempotency && !(await tx.idempotency.save(task.userId, idempotency.key, idempotency.requestHash, idempotency.response))) {
       throw new Refusal({ outcome: 'idempotency_race' });

@@ -7,6 +7,7 @@ import type { Clock, IdGenerator, Logger } from '../ports/system.js';
 import { allowListRefusal } from '../keys/key-admission.js';
 import { keyControlsOf } from '../model/api-key.js';
 import { keyRefusalError } from '../keys/key-refusal-error.js';
+import { memberBudgetError } from '../members/member-budget-error.js';
 import type { TaskIntake, TaskIntakeResult } from '../ports/task-intake.js';
 import { OPEN_GATE, type SubmissionGate } from '../ports/submission-gate.js';
 import { NO_TELEMETRY, type SubmissionRefusal, type Telemetry } from '../ports/telemetry.js';
@@ -82,6 +83,7 @@ export class SubmitRun {
         task: {
           id: taskId,
           userId: auth.userId,
+          memberId: auth.memberId ?? auth.userId,
           apiKeyId: auth.apiKeyId,
           modelId: model.id,
           modality: model.modality,
@@ -116,6 +118,7 @@ const REFUSAL_REASON: Readonly<Record<Exclude<TaskIntakeResult, { outcome: 'acce
   insufficient_credits: 'insufficient_credits',
   key_revoked: 'key_revoked',
   key_refused: 'key_refused',
+  member_budget_exceeded: 'member_budget_exceeded',
   queue_full: 'too_many_tasks',
 };
 
@@ -141,6 +144,8 @@ export function refusalOrReplay(
       );
     case 'key_refused':
       throw keyRefusalError(result.refusal, { modelId: model.id, provider: model.provider, modality: model.modality });
+    case 'member_budget_exceeded':
+      throw memberBudgetError(result);
     case 'idempotency_race':
       throw new Error('an Idempotency-Key was raced twice in a row');
   }

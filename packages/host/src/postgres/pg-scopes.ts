@@ -10,6 +10,7 @@ import { PgIdempotencyStore, idempotencySql } from './pg-idempotency-store.js';
 import { PgJobQueue } from './pg-job-queue.js';
 import { PgKeyStore, keySql } from './pg-key-store.js';
 import { PgKeyBudgetStore, keyBudgetSql } from './pg-key-budget-store.js';
+import { PgMemberBudgetStore, memberBudgetSql } from './pg-member-budget-store.js';
 import { PgTaskStore, taskSql } from './pg-task-store.js';
 import { PgUserStore, userSql } from './pg-user-store.js';
 import { PG_TOKENS } from './postgres-tokens.js';
@@ -57,11 +58,12 @@ export class PgScopes {
       jobs: new PgJobQueue(boss, db, readyNow),
       idempotency: pick(r.idempotency, db, () => new PgIdempotencyStore(db, sql.idempotency)),
       keyBudgets: new PgKeyBudgetStore(db, sql.keyBudgets),
+      memberBudgets: new PgMemberBudgetStore(db, sql.memberBudgets),
     };
   }
 }
 
 /** gengate's statements for one schema. */
 function statementsFor(schema: string) {
-  return { users: userSql(schema), keys: keySql(schema), tasks: taskSql(schema), ledger: ledgerSql(schema), alerts: alertSql(schema), idempotency: idempotencySql(schema), keyBudgets: keyBudgetSql(schema) };
+  return { users: userSql(schema), keys: keySql(schema), tasks: taskSql(schema), ledger: ledgerSql(schema), alerts: alertSql(schema), idempotency: idempotencySql(schema), keyBudgets: keyBudgetSql(schema), memberBudgets: memberBudgetSql(schema) };
 }

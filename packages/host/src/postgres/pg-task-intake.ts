@@ -10,9 +10,9 @@ import { PG_TOKENS } from './postgres-tokens.js';
 import { checkSchemaName } from './schema.js';
 import { isRefusal, pipelinedStatement } from './statement-pipeline.js';
 
-const submitSql = (schema: string) => `select ${schema}.gengate_submit_task($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) as admitted`;
-/** The same with the submission's trace context ($19) kept on the task (migration 024): only when tracing is on. */
-const submitTracedSql = (schema: string) => `select ${schema}.gengate_submit_task_traced($19, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) as admitted`;
+const submitSql = (schema: string) => `select ${schema}.gengate_submit_task($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) as admitted`;
+/** The same with the submission's trace context ($20) kept on the task (migration 024): only when tracing is on. */
+const submitTracedSql = (schema: string) => `select ${schema}.gengate_submit_task_traced($20, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) as admitted`;
 
 /**
  * The TaskIntake on PostgreSQL: one statement, gengate_submit_task(), its own transaction (no BEGIN and
@@ -86,11 +86,12 @@ export class PgTaskIntake implements TaskIntake {
       idem?.requestHash ?? null,
       idem ? JSON.stringify(idem.response) : null,
       r.at,
+      t.memberId ?? t.userId,
     ];
   }
 }
 
-/** gengate_submit_task's refusals, by SQLSTATE (see migrations 012 and 019). */
+/** gengate_submit_task's refusals, by SQLSTATE (see migrations 012, 019 and 026). */
 function refusalOf(e: { code: string; detail?: string }): Exclude<TaskIntakeResult, { outcome: 'accepted' }> | null {
   switch (e.code) {
     case 'GG402':
@@ -113,6 +114,11 @@ function refusalOf(e: { code: string; detail?: string }): Exclude<TaskIntakeResu
       const d = JSON.parse(e.detail ?? '{}') as { limit?: number; spent?: number; resetsAtMs?: number | null };
       const resetsAt = typeof d.resetsAtMs === 'number' ? new Date(d.resetsAtMs) : null;
       return { outcome: 'key_refused', refusal: { outcome: 'key_budget_exceeded', limitMicro: d.limit ?? 0, spentMicro: d.spent ?? 0, resetsAt } };
+    }
+    case 'GGM02': {
+      const d = JSON.parse(e.detail ?? '{}') as { limit?: number; spent?: number; resetsAtMs?: number | null };
+      const resetsAt = typeof d.resetsAtMs === 'number' ? new Date(d.resetsAtMs) : null;
+      return { outcome: 'member_budget_exceeded', limitMicro: d.limit ?? 0, spentMicro: d.spent ?? 0, resetsAt };
     }
     case 'GG410':
       return { outcome: 'idempotency_race' };

@@ -6,6 +6,8 @@ import { toSafeInt, type Queryable } from './queryable.js';
 export interface TaskRow {
   id: string;
   user_id: string;
+  /** Migration 025: the submitting member; null = user_id. */
+  member_id?: string | null;
   api_key_id: string | null;
   model_id: string;
   modality: TaskRecord['modality'];
@@ -72,6 +74,7 @@ const nullableInt = (v: string | null): number | null => (v === null ? null : to
 export const toTask = (r: TaskRow): TaskRecord => ({
   id: r.id,
   userId: r.user_id,
+  memberId: r.member_id ?? r.user_id,
   apiKeyId: r.api_key_id,
   modelId: r.model_id,
   modality: r.modality,
@@ -115,8 +118,8 @@ const LIST_WHERE = `user_id = $1 and ($2::text[] is null or status = any($2)) an
 
 /** The statements, built once per schema (createPgStores). */
 export const taskSql = (schema: string) => ({
-  insert: `insert into ${schema}.tasks (id, user_id, api_key_id, model_id, modality, status, request, callback_url, quoted_micro, quoted_cost_micro, admitted)
-       values ($1, $2, $3, $4, $5, 'waiting', $6, $7, $8, $9, $10) returning *`,
+  insert: `insert into ${schema}.tasks (id, user_id, api_key_id, model_id, modality, status, request, callback_url, quoted_micro, quoted_cost_micro, admitted, member_id)
+       values ($1, $2, $3, $4, $5, 'waiting', $6, $7, $8, $9, $10, $11) returning *`,
   byId: `select * from ${schema}.tasks where id = $1`,
   recordRouteAttempt: `update ${schema}.tasks set route_attempts = route_attempts || jsonb_build_array($2::jsonb),
          route_id = case when $3::boolean then route_id else $4 end where id = $1`,
@@ -169,7 +172,7 @@ export class PgTaskStore implements TaskStore {
   async insert(t: NewTask): Promise<TaskRecord> {
     const { rows } = await this.db.query<TaskRow>(
       this.sql.insert,
-      [t.id, t.userId, t.apiKeyId, t.modelId, t.modality, JSON.stringify(t.request), t.callbackUrl, t.quotedMicro, t.quotedCostMicro, t.admitted],
+      [t.id, t.userId, t.apiKeyId, t.modelId, t.modality, JSON.stringify(t.request), t.callbackUrl, t.quotedMicro, t.quotedCostMicro, t.admitted, t.memberId ?? t.userId],
     );
     return toTask(rows[0] as TaskRow);
   }

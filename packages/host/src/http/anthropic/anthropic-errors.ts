@@ -20,6 +20,7 @@ function dialectOf(type: ErrorType, status: number): { status: number; type: str
       return { status: 401, type: 'authentication_error' };
     case 'insufficient_credits':
     case 'key_budget_exceeded':
+    case 'member_budget_exceeded':
       return { status: 402, type: 'billing_error' };
     case 'ip_not_allowed':
     case 'model_not_allowed_for_key':
@@ -52,7 +53,7 @@ function dialectOf(type: ErrorType, status: number): { status: number; type: str
 export function anthropicErrorOf(error: GatewayError): { status: number; body: AnthropicErrorBody; headers: Readonly<Record<string, string>> } {
   const d = dialectOf(error.type, error.status);
   // A refusal that waiting cannot cure is not retried by the SDK (it honours x-should-retry).
-  const noRetry: Record<string, string> = error.type === 'insufficient_credits' || error.type === 'key_budget_exceeded' ? { 'x-should-retry': 'false' } : {};
+  const noRetry: Record<string, string> = error.type === 'insufficient_credits' || error.type === 'key_budget_exceeded' || error.type === 'member_budget_exceeded' ? { 'x-should-retry': 'false' } : {};
   const param = error.param !== null && !error.message.includes(error.param) ? ` (${error.param})` : '';
   return { status: d.status, headers: { ...error.headers, ...noRetry }, body: { type: 'error', error: { type: d.type, message: `${error.message}${param}` } } };
 }

@@ -24,6 +24,9 @@ function dialectOf(type: ErrorType, status: number): { status: number; type: str
     // A key's spend limit reads as OpenAI's exhausted quota (a project's budget), with gengate's code.
     case 'key_budget_exceeded':
       return { status: 429, type: 'insufficient_quota', code: 'key_budget_exceeded' };
+    // A member's spend limit in the organization, likewise.
+    case 'member_budget_exceeded':
+      return { status: 429, type: 'insufficient_quota', code: 'member_budget_exceeded' };
     // OpenAI's 403 PermissionDeniedError: the key may not use this model.
     case 'model_not_allowed_for_key':
     case 'provider_not_allowed_for_key':
@@ -52,7 +55,7 @@ function dialectOf(type: ErrorType, status: number): { status: number; type: str
 export function openAIErrorOf(error: GatewayError): { status: number; body: OpenAIErrorBody; headers: Readonly<Record<string, string>> } {
   const d = dialectOf(error.type, error.status);
   // A refusal that waiting cannot cure is not retried by the SDK (it honours x-should-retry).
-  const noRetry: Record<string, string> = error.type === 'insufficient_credits' || error.type === 'key_budget_exceeded' ? { 'x-should-retry': 'false' } : {};
+  const noRetry: Record<string, string> = error.type === 'insufficient_credits' || error.type === 'key_budget_exceeded' || error.type === 'member_budget_exceeded' ? { 'x-should-retry': 'false' } : {};
   return { status: d.status, headers: { ...error.headers, ...noRetry }, body: { error: { message: error.message, type: d.type, param: error.param, code: d.code } } };
 }
 

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { describeKeyBudgetContract } from './money-contract-key-budgets.js';
+import { describeMemberBudgetContract } from './money-contract-member-budgets.js';
 import { MoneyDriver } from './money-driver.js';
 import { MoneyClock, type MoneyContractHarness, type MoneyImplementationConfig } from './money-harness.js';
 import { contractAdapter, quoteOf } from './money-model.js';
@@ -255,5 +256,6 @@ export function describeMoneyContract(name: string, factory: () => Promise<Money
     });
 
     describe('key budgets', () => describeKeyBudgetContract(open));
+    describe('member spend limits', () => describeMemberBudgetContract(open));
   });
 }

@@ -1,4 +1,5 @@
 import { isGatewayError, TOKENS, type AuthContext, type TaskSuccess } from '@gengate/core';
+import { memberSpendOf, toMemberSpendView } from '@gengate/core/internal';
 import type { MoneyImplementation, MoneyImplementationConfig } from './money-harness.js';
 import { CONTRACT_MODEL, quoteOf } from './money-model.js';
 import { normaliseMoneyState, type MoneyState, type UserMoneyState } from './money-state.js';
@@ -44,6 +45,11 @@ export type MoneyCommand =
     }
   /** PUT /api-keys/{id}: the key's allowed models (null: all; `other`: only a model that is not the contract's). */
   | { readonly kind: 'allow'; readonly user: number; readonly models: 'contract' | 'other' | null }
+  /**
+   * PATCH /organizations/{id}/members/{user_id} of the user in their personal organization: their spend
+   * limit as its member (credits, null: none) and its period (docs/organizations.md, member spend limits).
+   */
+  | { readonly kind: 'member'; readonly user: number; readonly limitCredits: number | null; readonly period: 'day' | 'week' | 'month' | 'none' }
   /** The clock moves on (into the next budget day when past midnight UTC); a noop without a MoneyClock. */
   | { readonly kind: 'advance'; readonly hours: number };
 
@@ -121,9 +127,19 @@ export class MoneyDriver {
         resetsAt: k.resets_at,
         concurrentTasks: k.concurrent_tasks,
       }));
-      out[name] = { ...s, keys };
+      out[name] = { ...s, keys, member: await this.memberFigures(u.id) };
     }
     return out;
+  }
+
+  /** The user's spend figures as the member of their personal organization; null without an OrganizationStore. */
+  private async memberFigures(userId: string): Promise<UserMoneyState['member']> {
+    const c = this.g.container;
+    if (!c.isBound(TOKENS.OrganizationStore)) return null;
+    const m = await c.get(TOKENS.OrganizationStore).membership(userId, userId);
+    if (!m) return null;
+    const f = toMemberSpendView(await memberSpendOf(c.get(TOKENS.Stores).memberBudgets, m, c.get(TOKENS.Clock).now()));
+    return { spendLimit: m.spendLimitMicro === null ? null : m.spendLimitMicro / 1_000_000, budgetPeriod: m.budgetPeriod, spent: f.spent, remaining: f.remaining, resetsAt: f.resets_at };
   }
 
   /** Runs one command; a refusal by the gateway is an outcome (`error <type>`), anything else throws. */
@@ -272,6 +288,15 @@ export class MoneyDriver {
         const models = c.models === null ? null : [c.models === 'contract' ? CONTRACT_MODEL.id : 'contract.other'];
         const k = await this.g.keys.update(u.auth, u.auth.apiKeyId, { allowed_models: models });
         return `allowed ${k.allowed_models?.join(',') ?? 'all'}`;
+      }
+      case 'member': {
+        const u = this.user(c.user);
+        const changed = await this.g.container
+          .get(TOKENS.OrganizationStore)
+          .updateMember(u.id, u.id, { spendLimitMicro: c.limitCredits === null ? null : c.limitCredits * 1_000_000, budgetPeriod: c.period });
+        if (changed.outcome !== 'ok') return changed.outcome;
+        const f = await this.memberFigures(u.id);
+        return `member limit ${f?.spendLimit ?? 'none'} per ${f?.budgetPeriod ?? '?'}, spent ${f?.spent ?? '?'}`;
       }
       case 'advance': {
         if (!this.config.clock) return 'noop';

@@ -33,6 +33,11 @@ export interface UserMoneyState {
     resetsAt: string | null;
     concurrentTasks: number;
   }[];
+  /**
+   * The user's figures as the member of their personal organization (the Member object's spend fields;
+   * filled by MoneyDriver.state where the implementation binds an OrganizationStore; null otherwise).
+   */
+  readonly member: { spendLimit: number | null; budgetPeriod: string; spent: number; remaining: number | null; resetsAt: string | null } | null;
 }
 
 export type MoneyState = Readonly<Record<string, UserMoneyState>>;
@@ -77,6 +82,7 @@ export function normaliseMoneyState(raw: RawMoneyState, names: IdNames): MoneySt
         .map((j) => (j.taskId === null ? j.queue : `${j.queue}:${nameOf(names.tasks, j.taskId) ?? ''}`))
         .sort(),
       keys: [],
+      member: null,
     };
   }
   return out;
@@ -106,6 +112,12 @@ export function ledgerViolations(state: MoneyState): string[] {
       const expected = k.spendLimit === null ? null : Math.max(0, Math.round((k.spendLimit - k.spent) * 1e6) / 1e6);
       if (k.remaining !== expected) found.push(`${user}: key ${i} has ${k.remaining} remaining of a ${k.spendLimit} limit with ${k.spent} spent`);
       if (k.spent < 0 || k.concurrentTasks < 0) found.push(`${user}: key ${i} spent ${k.spent} with ${k.concurrentTasks} tasks`);
+    }
+    // Likewise a member's remaining limit.
+    if (s.member) {
+      const m = s.member;
+      const expected = m.spendLimit === null ? null : Math.max(0, Math.round((m.spendLimit - m.spent) * 1e6) / 1e6);
+      if (m.remaining !== expected || m.spent < 0) found.push(`${user}: member has ${m.remaining} remaining of a ${m.spendLimit} limit with ${m.spent} spent`);
     }
     for (const t of s.transactions.filter((x) => x.paymentMethod === 'usage')) {
       const hold = s.holds.find((h) => h.task === t.task);

@@ -1,0 +1,113 @@
+/*
+ * gengate_submit_task of migration 026: 020's body (020-submit-and-finish.ts: 019's p_at and key admission,
+ * 020's pending fold and slots lock) with the changes marked "026": p_member_id, the member's admission
+ * (gengate_member_budget_admit, 026-member-budgets.ts) after the key's, and the member written on the task
+ * and its hold. gengate_submit_task_traced is 024's wrapper with the same new parameter.
+ */
+
+/** The advisory lock key of a user's running slots (020): ends in flight hold it shared, a queueing submission exclusive. */
+const slotsKey = (user: string) => `hashtextextended('gengate-slots:' || ${user}::text, 0)`;
+
+export const submitTaskSql = (schema: string) => `
+create or replace function ${schema}.gengate_submit_task(
+  p_task_id uuid, p_user_id uuid, p_api_key_id uuid, p_model_id text, p_modality text, p_request jsonb,
+  p_callback_url text, p_quoted_micro bigint, p_quoted_cost_micro bigint,
+  p_max_running integer, p_max_queued integer,
+  p_boss text, p_job_id uuid, p_provider_id text,
+  p_idempotency_key text, p_request_hash text, p_response jsonb, p_at timestamptz, p_member_id uuid
+) returns boolean language plpgsql as $$
+declare
+  earlier record;
+  n_admitted integer;
+  n_queued integer;
+  admit boolean;
+  v_key_period timestamptz;
+  v_member uuid := coalesce(p_member_id, p_user_id);
+  v_member_period timestamptz;
+begin
+  if p_idempotency_key is not null then
+    select request_hash, response into earlier from ${schema}.idempotency_keys
+      where user_id = p_user_id and key = p_idempotency_key and created_at > now() - interval '24 hours' for update;
+    if found then
+      raise exception using errcode = 'GG409', message = 'gengate: idempotent replay',
+        detail = json_build_object('request_hash', earlier.request_hash, 'response', earlier.response)::text;
+    end if;
+  end if;
+
+  insert into ${schema}.accounts (user_id) values (p_user_id) on conflict do nothing;
+  perform 1 from ${schema}.accounts where user_id = p_user_id for update;
+  -- 020: the ends committed since the last fold, into the row (balance, held, counts) before it is read.
+  perform ${schema}.gengate_fold_pending(p_user_id);
+  if p_api_key_id is not null and not exists (select 1 from ${schema}.api_keys where id = p_api_key_id and revoked_at is null) then
+    raise exception using errcode = 'GG401', message = 'gengate: API key revoked';
+  end if;
+  -- 019: the key's own controls, under the account lock (every submission of a key is its user's).
+  if p_api_key_id is not null then
+    v_key_period := ${schema}.gengate_key_budget_admit(p_api_key_id, p_model_id, p_provider_id, p_modality, p_quoted_micro, p_at, p_boss);
+  end if;
+  -- 026: the member's spend limit, after the key's (the key's refusal comes first), under the same lock
+  -- (every submission of the organization's members takes it), before the balance hold.
+  v_member_period := ${schema}.gengate_member_budget_admit(p_user_id, v_member, p_quoted_micro, p_at);
+  update ${schema}.accounts set held_micro = held_micro + p_quoted_micro
+    where user_id = p_user_id and balance_micro - held_micro >= p_quoted_micro
+    returning case p_modality when 'chat' then running_chat when 'image' then running_image else running_video end,
+              case p_modality when 'chat' then queued_chat when 'image' then queued_image else queued_video end
+    into n_admitted, n_queued;
+  if not found then
+    raise exception using errcode = 'GG402', message = 'gengate: insufficient credits';
+  end if;
+
+  admit := n_admitted < p_max_running;
+  if not admit then
+    -- 020: at the limit. The ends in flight (they hold this lock shared) commit first; what they freed is folded.
+    perform pg_advisory_xact_lock(${slotsKey('p_user_id')});
+    if ${schema}.gengate_fold_pending(p_user_id) > 0 then
+      select case p_modality when 'chat' then running_chat when 'image' then running_image else running_video end,
+             case p_modality when 'chat' then queued_chat when 'image' then queued_image else queued_video end
+        into n_admitted, n_queued from ${schema}.accounts where user_id = p_user_id;
+      admit := n_admitted < p_max_running;
+    end if;
+  end if;
+  if not admit and n_queued >= p_max_queued then
+    raise exception using errcode = 'GG429', message = 'gengate: queue full',
+      detail = json_build_object('admitted', n_admitted, 'queued', n_queued)::text;
+  end if;
+
+  insert into ${schema}.tasks (id, user_id, api_key_id, model_id, modality, status, request, callback_url, quoted_micro, quoted_cost_micro, admitted, member_id)
+    values (p_task_id, p_user_id, p_api_key_id, p_model_id, p_modality, 'waiting', p_request, p_callback_url, p_quoted_micro, p_quoted_cost_micro, admit, v_member);
+  insert into ${schema}.holds (task_id, user_id, amount_micro, state, api_key_id, key_period_start, member_id, member_period_start)
+    values (p_task_id, p_user_id, p_quoted_micro, 'held', p_api_key_id, v_key_period, v_member, v_member_period);
+  if admit and p_job_id is not null then
+    perform ${schema}.gengate_enqueue_job(p_boss, 'gengate-generate', p_job_id, jsonb_build_object('taskId', p_task_id), p_provider_id, p_provider_id);
+  end if;
+
+  if p_idempotency_key is not null then
+    insert into ${schema}.idempotency_keys (user_id, key, request_hash, response) values (p_user_id, p_idempotency_key, p_request_hash, p_response)
+      on conflict (user_id, key) do update set request_hash = excluded.request_hash, response = excluded.response, created_at = now()
+      where idempotency_keys.created_at <= now() - interval '24 hours';
+    if not found then
+      raise exception using errcode = 'GG410', message = 'gengate: idempotency key raced';
+    end if;
+  end if;
+  return admit;
+end $$;`;
+
+/** 024's wrapper: gengate_submit_task, then the trace context in the same transaction. */
+export const submitTaskTracedSql = (schema: string) => `
+create or replace function ${schema}.gengate_submit_task_traced(
+  p_trace_parent text,
+  p_task_id uuid, p_user_id uuid, p_api_key_id uuid, p_model_id text, p_modality text, p_request jsonb,
+  p_callback_url text, p_quoted_micro bigint, p_quoted_cost_micro bigint,
+  p_max_running integer, p_max_queued integer,
+  p_boss text, p_job_id uuid, p_provider_id text,
+  p_idempotency_key text, p_request_hash text, p_response jsonb, p_at timestamptz, p_member_id uuid
+) returns boolean language plpgsql as $$
+declare
+  admit boolean;
+begin
+  admit := ${schema}.gengate_submit_task(p_task_id, p_user_id, p_api_key_id, p_model_id, p_modality, p_request,
+    p_callback_url, p_quoted_micro, p_quoted_cost_micro, p_max_running, p_max_queued,
+    p_boss, p_job_id, p_provider_id, p_idempotency_key, p_request_hash, p_response, p_at, p_member_id);
+  update ${schema}.tasks set trace_parent = p_trace_parent where id = p_task_id;
+  return admit;
+end $$;`;

@@ -1,0 +1,152 @@
+import { TOKENS, type Clock, type CreateGengateOptions } from '@gengate/core';
+import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
+import pg from 'pg';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/server/config.js';
+import { startServer, type RunningServer } from '../src/server/start-server.js';
+import { tempDataDir } from './support/spawn-server.js';
+
+/**
+ * A member's spend limit in an organization (docs/organizations.md, migration 026) across two processes:
+ * two hosts (each its own pool, key cache and container) on one database, API role only (no worker: every
+ * accepted task stays waiting with its hold). The member is the owner of their personal organization, with
+ * three keys; a sandbox pixel image is quoted 2 credits. The clock is injected into both hosts and starts
+ * on Thursday 2026-11-26 10:00 UTC.
+ */
+describe('a member spend limit under concurrency, over three keys and two processes', () => {
+  let db: TestDatabase;
+  let a: RunningServer;
+  let b: RunningServer;
+  let admin: pg.Client;
+  let rootKey: string;
+  let userId: string;
+  let now = new Date('2026-11-26T10:00:00.000Z').getTime();
+  const clock: Clock = { now: () => new Date(now) };
+  const configure: NonNullable<CreateGengateOptions['configure']> = (c) => {
+    c.rebind(TOKENS.Clock).toConstantValue(clock);
+  };
+
+  const call = (server: RunningServer, key: string, path: string, init: RequestInit = {}) =>
+    fetch(`${server.url}/api/v1${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers } });
+  const submit = (server: RunningServer, key: string) =>
+    call(server, key, '/run/sandbox.pixel-image', { method: 'POST', body: JSON.stringify({ prompt: 'member budget', image_params: { width: 64, height: 64 } }) });
+  const count = async (sql: string, values: unknown[] = []) => Number((await admin.query<{ n: string }>(sql, values)).rows[0]?.n ?? -1);
+  const heldMicro = () => count(`select coalesce(sum(amount_micro), 0) as n from gengate.holds where state = 'held'`);
+  const setMemberLimit = (credits: number | null, period: string) =>
+    admin.query(`update gengate.organization_members set spend_limit_micro = $3, budget_period = $4 where organization_id = $1 and user_id = $2`, [
+      userId,
+      userId,
+      credits === null ? null : credits * 1_000_000,
+      period,
+    ]);
+  const memberSpend = async () =>
+    (await admin.query<{ period: Date; spent: string }>(`select period_start as period, held_micro + charged_micro as spent from gengate.member_spend where member_id = $1 order by period_start`, [userId])).rows.map(
+      (r) => [r.period.toISOString(), Number(r.spent)],
+    );
+
+  async function newKey(body: object = {}): Promise<{ id: string; key: string }> {
+    const res = await call(a, rootKey, '/api-keys', { method: 'POST', body: JSON.stringify({ name: `k-${Math.random()}`, ...body }) });
+    expect(res.status).toBe(201);
+    return (await res.json()) as { id: string; key: string };
+  }
+
+  /** Answers of `n` submissions fired at once, round-robin over the keys and alternating between the two hosts. */
+  async function burst(keys: readonly string[], n: number): Promise<{ accepted: number; refused: Record<string, number> }> {
+    const answers = await Promise.all(
+      Array.from({ length: n }, async (_, i) => {
+        const res = await submit(i % 2 === 0 ? a : b, keys[i % keys.length] ?? '');
+        const body = (await res.json()) as { error?: { type: string } };
+        return res.status === 200 ? 'accepted' : `${res.status} ${body.error?.type ?? '?'}`;
+      }),
+    );
+    const refused: Record<string, number> = {};
+    for (const x of answers) if (x !== 'accepted') refused[x] = (refused[x] ?? 0) + 1;
+    return { accepted: answers.filter((x) => x === 'accepted').length, refused };
+  }
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const env = (): Record<string, string> => ({
+      DATABASE_URL: db.url,
+      GENGATE_DATA_DIR: tempDataDir(),
+      PORT: '0',
+      ROLE: 'api',
+      DASHBOARD_ENABLED: 'false',
+      TASKS_QUEUED_PER_USER: '10000',
+    });
+    a = await startServer(loadConfig(env()), { logger: pino({ level: 'silent' }), configure });
+    b = await startServer(loadConfig(env()), { logger: pino({ level: 'silent' }), configure });
+    const created = await a.gengate.admin.createUser({ email: 'member-budgets@example.com', credits: 100_000 });
+    rootKey = created.api_key;
+    userId = created.user_id;
+    admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+  });
+
+  afterAll(async () => {
+    await admin?.end();
+    await a?.close();
+    await b?.close();
+    await db?.drop();
+  });
+
+  it('200 concurrent submissions over 3 keys of one member whose daily limit covers exactly 50 quotes: 50 accepted, 150 member_budget_exceeded; the next UTC day accepts again', { timeout: 120_000 }, async () => {
+    const keys = [await newKey(), await newKey(), await newKey()];
+    await setMemberLimit(100, 'day');
+    const heldBefore = await heldMicro();
+    const result = await burst(
+      keys.map((k) => k.key),
+      200,
+    );
+    expect(result).toEqual({ accepted: 50, refused: { '402 member_budget_exceeded': 150 } });
+    expect(await count(`select count(*) as n from gengate.tasks where user_id = $1 and member_id = $1`, [userId])).toBe(50);
+    expect((await heldMicro()) - heldBefore).toBe(100_000_000);
+    // Every key took part: the limit is the member's, not a key's.
+    for (const k of keys) expect(await count(`select count(*) as n from gengate.tasks where api_key_id = $1`, [k.id])).toBeGreaterThan(0);
+    expect(await memberSpend()).toEqual([['2026-11-26T00:00:00.000Z', 100_000_000]]);
+
+    // The refusal names the limit and when it resets; it held nothing.
+    const refused = await submit(b, keys[0]?.key ?? '');
+    expect(refused.status).toBe(402);
+    const body = (await refused.json()) as { message: string; error: { type: string; resets_at: string } };
+    expect(body.error).toMatchObject({ type: 'member_budget_exceeded', resets_at: '2026-11-27T00:00:00.000Z' });
+    expect(body.message).toContain('spent 100 of your 100 credit spend limit');
+    expect((await heldMicro()) - heldBefore).toBe(100_000_000);
+
+    // 00:00 UTC the next day: a new period, in both processes.
+    now = new Date('2026-11-27T00:00:00.000Z').getTime();
+    expect((await submit(b, keys[1]?.key ?? '')).status).toBe(200);
+    expect((await submit(a, keys[2]?.key ?? '')).status).toBe(200);
+    expect(await memberSpend()).toEqual([
+      ['2026-11-26T00:00:00.000Z', 100_000_000],
+      ['2026-11-27T00:00:00.000Z', 4_000_000],
+    ]);
+  });
+
+  it("checks the key's own budget first, then the member's: the tighter one refuses", { timeout: 60_000 }, async () => {
+    now = new Date('2026-11-30T12:00:00.000Z').getTime(); // a Monday
+    await setMemberLimit(6, 'week');
+    const tight = await newKey({ spend_limit: 4, budget_period: 'day' });
+    const loose = await newKey();
+    expect((await submit(a, tight.key)).status).toBe(200);
+    expect((await submit(b, tight.key)).status).toBe(200);
+    // The key's 4 are spent (and the member has 2 of 6 left): the key refuses.
+    const byKey = await submit(a, tight.key);
+    expect(byKey.status).toBe(402);
+    expect(((await byKey.json()) as { error: { type: string; resets_at: string } }).error).toEqual({ type: 'key_budget_exceeded', param: null, resets_at: '2026-12-01T00:00:00.000Z' });
+    // Another key of the member: the member's limit has room for one more.
+    expect((await submit(b, loose.key)).status).toBe(200);
+    const byMember = await submit(a, loose.key);
+    expect(byMember.status).toBe(402);
+    expect(((await byMember.json()) as { error: { type: string; resets_at: string } }).error).toEqual({ type: 'member_budget_exceeded', param: null, resets_at: '2026-12-07T00:00:00.000Z' });
+    // Both exhausted: the key's refusal comes first.
+    const both = await submit(b, tight.key);
+    expect(((await both.json()) as { error: { type: string } }).error.type).toBe('key_budget_exceeded');
+    // Raising the member's limit takes effect on the next submission.
+    await setMemberLimit(8, 'week');
+    expect((await submit(a, loose.key)).status).toBe(200);
+    await setMemberLimit(null, 'week');
+    expect((await submit(b, loose.key)).status).toBe(200);
+  });
+});
