@@ -24,7 +24,17 @@ describe('ManageOrganizations: members', () => {
       ['member@example.com', 'member'],
       ['other@example.com', 'member'],
     ]);
-    expect(data[0]).toEqual({ user_id: expect.any(String), email: 'owner@example.com', role: 'owner', spend_limit: null, budget_period: 'month', joined_at: expect.any(String) });
+    expect(data[0]).toEqual({
+      user_id: expect.any(String),
+      email: 'owner@example.com',
+      role: 'owner',
+      spend_limit: null,
+      budget_period: 'month',
+      spent: 0,
+      remaining: null,
+      resets_at: '2026-04-01T00:00:00.000Z',
+      joined_at: expect.any(String),
+    });
   });
 
   it('role changes: owner only; limits: owner for anyone, admin for members only; member: insufficient_role', async () => {
@@ -33,7 +43,16 @@ describe('ManageOrganizations: members', () => {
     await expectGatewayError(() => k.orgs.updateMember(as(admin), org.id, owner.id, { spend_limit: 5 }), 'insufficient_role');
     await expectGatewayError(() => k.orgs.updateMember(as(admin), org.id, admin.id, { spend_limit: 5 }), 'insufficient_role');
     await expectGatewayError(() => k.orgs.updateMember(as(member), org.id, other.id, { spend_limit: 5 }), 'insufficient_role');
-    expect(await k.orgs.updateMember(as(admin), org.id, member.id, { spend_limit: 12.5, budget_period: 'week' })).toMatchObject({ user_id: member.id, role: 'member', spend_limit: 12.5, budget_period: 'week' });
+    expect(await k.orgs.updateMember(as(admin), org.id, member.id, { spend_limit: 12.5, budget_period: 'week' })).toMatchObject({
+      user_id: member.id,
+      role: 'member',
+      spend_limit: 12.5,
+      budget_period: 'week',
+      // Sunday 2026-03-01: the week started on Monday 23 February and ends on Monday 2 March (UTC).
+      spent: 0,
+      remaining: 12.5,
+      resets_at: '2026-03-02T00:00:00.000Z',
+    });
     expect(await k.orgs.updateMember(as(owner), org.id, admin.id, { role: 'member', spend_limit: 1 })).toMatchObject({ role: 'member', spend_limit: 1 });
     expect(await k.orgs.updateMember(as(owner), org.id, member.id, { spend_limit: null })).toMatchObject({ spend_limit: null, budget_period: 'week' });
     await expectGatewayError(() => k.orgs.updateMember(as(owner), org.id, randomUUID(), { spend_limit: 1 }), 'member_not_found', 'user_id');

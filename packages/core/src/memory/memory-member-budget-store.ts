@@ -1,5 +1,5 @@
 import type { MemberBudgetStore, MemberSpendLimit } from '../ports/member-budget-store.js';
-import type { MemoryDatabase } from './memory-database.js';
+import { memberKey, type MemoryDatabase } from './memory-database.js';
 
 /**
  * The MemberBudgetStore over the memory rows, computed from them (no cached figures): a period's spend is
@@ -9,9 +9,8 @@ export class MemoryMemberBudgetStore implements MemberBudgetStore {
   constructor(private readonly db: MemoryDatabase) {}
 
   async limitOf(organizationId: string, memberId: string): Promise<MemberSpendLimit | null> {
-    void organizationId;
-    void memberId;
-    return null;
+    const m = this.db.members.get(memberKey(organizationId, memberId));
+    return m ? { spendLimitMicro: m.spendLimitMicro, budgetPeriod: m.budgetPeriod } : null;
   }
 
   async spent(organizationId: string, memberId: string, periodStart: Date) {

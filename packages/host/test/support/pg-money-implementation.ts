@@ -62,7 +62,7 @@ export async function openPgMoneyHarness(options: { pipeline?: boolean } = {}): 
   return {
     db,
     async open(config): Promise<MoneyImplementation> {
-      const { stores, unitOfWork, taskIntake, taskCompletion, usageReader } = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
+      const { stores, unitOfWork, taskIntake, taskCompletion, usageReader, organizations } = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
       const gengate = createGengate({
         adapters: config.adapters,
         stores,
@@ -73,6 +73,7 @@ export async function openPgMoneyHarness(options: { pipeline?: boolean } = {}): 
         resultUrls: { urlFor: (k) => `http://gengate.test/api/v1/files/${k}` },
         paymentProcessor: new ManualPaymentProcessor(),
         scheduling: config.scheduling,
+        organizations,
         ...(usageReader ? { usageReader } : {}),
         ...(config.clock ? { clock: config.clock } : {}),
       });

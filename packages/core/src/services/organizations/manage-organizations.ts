@@ -1,7 +1,9 @@
 import { inject, injectable } from 'inversify';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { DEFAULT_SCHEDULING, type SchedulingOptions } from '../../execution/scheduling.js';
-import type { MembershipPatch } from '../../model/organization.js';
+import type { MembershipPatch, MembershipRecord } from '../../model/organization.js';
+import { memberSpendOf } from '../../members/member-spend.js';
+import type { MemberBudgetStore } from '../../ports/member-budget-store.js';
 import type { InvitationMailer } from '../../ports/invitation-mailer.js';
 import type { OrganizationStore } from '../../ports/organization-store.js';
 import type { KeyStore, TransactionScope, UnitOfWork } from '../../ports/stores.js';
@@ -36,10 +38,11 @@ function personalOrganization(what: string): GatewayError {
 @injectable()
 export class ManageOrganizations {
   private readonly invitations: OrganizationInvitations;
+  private readonly memberBudgets: MemberBudgetStore;
 
   constructor(
     @inject(TOKENS.OrganizationStore) private readonly store: OrganizationStore,
-    // Only its user store is kept (e-mail addresses): the key store comes by its own token.
+    // Only its user store (e-mail addresses) and member budgets (the Member's spend) are kept: the key store comes by its own token.
     @inject(TOKENS.Stores) stores: TransactionScope,
     @inject(TOKENS.KeyStore) private readonly keys: KeyStore,
     @inject(TOKENS.UnitOfWork) private readonly uow: UnitOfWork,
@@ -49,6 +52,12 @@ export class ManageOrganizations {
     @inject(TOKENS.Scheduling) private readonly scheduling: SchedulingOptions = DEFAULT_SCHEDULING,
   ) {
     this.invitations = new OrganizationInvitations(store, stores.users, mailer, ids, clock);
+    this.memberBudgets = stores.memberBudgets;
+  }
+
+  /** The Member object: the membership with its spend in the current period (members/member-spend.ts). */
+  private async memberView(m: MembershipRecord): Promise<MemberView> {
+    return toMemberView(m, await memberSpendOf(this.memberBudgets, m, this.clock.now()));
   }
 
   /** The caller's organizations, personal first, then by name; with an API key, its organization only. */
@@ -86,7 +95,7 @@ export class ManageOrganizations {
   async listMembers(auth: AuthContext, organizationId: string): Promise<{ data: MemberView[] }> {
     await roleIn(this.store, auth, organizationId);
     const members = await this.store.listMembers(organizationId.toLowerCase());
-    return { data: members.map(toMemberView) };
+    return { data: await Promise.all(members.map((m) => this.memberView(m))) };
   }
 
   /**
@@ -112,7 +121,7 @@ export class ManageOrganizations {
     const change = await this.store.updateMember(orgId, target.userId, patch);
     if (change.outcome === 'not_found') throw memberNotFound(userId);
     if (change.outcome === 'last_owner') throw lastOwner();
-    return toMemberView(change.member ?? target);
+    return this.memberView(change.member ?? target);
   }
 
   /**

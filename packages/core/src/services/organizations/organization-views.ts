@@ -1,6 +1,7 @@
 import type { BudgetPeriod } from '../../model/api-key.js';
 import type { InvitationRecord, InvitationStatus, MemberRole, MembershipRecord, OrganizationRecord } from '../../model/organization.js';
 import { microToCredits } from '../../util/money.js';
+import { toMemberSpendView, type MemberSpend } from '../../members/member-spend.js';
 
 /** An organization as the API shows it: `role` is the caller's role in it. */
 export interface OrganizationView {
@@ -11,13 +12,19 @@ export interface OrganizationView {
   created_at: string;
 }
 
-/** A member as the API shows it; `spend_limit` in credits (null: none). */
+/**
+ * A member as the API shows it; `spend_limit` in credits (null: none); `spent` = held + charged in the
+ * current period, `remaining` null without a limit, `resets_at` null for `none` (members/member-spend.ts).
+ */
 export interface MemberView {
   user_id: string;
   email: string;
   role: MemberRole;
   spend_limit: number | null;
   budget_period: BudgetPeriod;
+  spent: number;
+  remaining: number | null;
+  resets_at: string | null;
   joined_at: string;
 }
 
@@ -47,13 +54,14 @@ export function toOrganizationView(org: OrganizationRecord, role: MemberRole): O
   return { id: org.id, name: org.name, personal: org.personal, role, created_at: org.createdAt.toISOString() };
 }
 
-export function toMemberView(m: MembershipRecord): MemberView {
+export function toMemberView(m: MembershipRecord, spend: MemberSpend): MemberView {
   return {
     user_id: m.userId,
     email: m.email,
     role: m.role,
     spend_limit: m.spendLimitMicro === null ? null : microToCredits(m.spendLimitMicro),
     budget_period: m.budgetPeriod,
+    ...toMemberSpendView(spend),
     joined_at: m.createdAt.toISOString(),
   };
 }

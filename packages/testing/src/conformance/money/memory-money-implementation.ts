@@ -5,7 +5,7 @@ const manualProcessor: PaymentProcessor = { id: 'manual', createCheckout: async 
 
 /** The money contract's subject over the in-memory stores (core's TypeScript rules over the unit of work), fresh each time. */
 export async function openMemoryMoneyImplementation(config: MoneyImplementationConfig): Promise<MoneyImplementation> {
-  const { db, scope, uow, usage } = createMemoryStores();
+  const { db, scope, uow, usage, organizations } = createMemoryStores();
   const gengate = createGengate({
     adapters: config.adapters,
     stores: scope,
@@ -15,6 +15,7 @@ export async function openMemoryMoneyImplementation(config: MoneyImplementationC
     paymentProcessor: manualProcessor,
     scheduling: config.scheduling,
     usageReader: usage,
+    organizations,
     ...(config.clock ? { clock: config.clock } : {}),
   });
   return {

@@ -1,5 +1,4 @@
-import { isGatewayError, TOKENS, type AuthContext, type BudgetPeriod } from '@gengate/core';
-import { memberSpendOf, toMemberSpendView, type MemberSpendView } from '@gengate/core/internal';
+import { isGatewayError, TOKENS, type AuthContext, type BudgetPeriod, type MemberView } from '@gengate/core';
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import type { MoneyDriver } from './money-driver.js';
@@ -18,12 +17,12 @@ async function setLimit(d: MoneyDriver, organizationId: string, memberId: string
   expect(changed.outcome).toBe('ok');
 }
 
-/** The Member object's figures of a member now (the implementation's clock). */
-async function figures(d: MoneyDriver, organizationId: string, memberId: string): Promise<MemberSpendView> {
-  const g = d.impl.gengate;
-  const m = await g.container.get(TOKENS.OrganizationStore).membership(organizationId, memberId);
+/** The Member object's spend figures (GET /organizations/{id}/members, as the member themselves). */
+async function figures(d: MoneyDriver, organizationId: string, memberId: string): Promise<Pick<MemberView, 'spent' | 'remaining' | 'resets_at'>> {
+  const { data } = await d.impl.gengate.organizations.listMembers({ userId: organizationId, memberId, apiKeyId: null }, organizationId);
+  const m = data.find((x) => x.user_id === memberId);
   if (!m) throw new Error(`${memberId} is no member of ${organizationId}`);
-  return toMemberSpendView(await memberSpendOf(g.container.get(TOKENS.Stores).memberBudgets, m, g.container.get(TOKENS.Clock).now()));
+  return { spent: m.spent, remaining: m.remaining, resets_at: m.resets_at };
 }
 
 /** One image submission as `auth`: `accepted`, or `error <type>`. */

@@ -132,11 +132,17 @@ export class MoneyDriver {
     return out;
   }
 
-  /** The user's spend figures as the member of their personal organization; null without an OrganizationStore. */
+  /** The user's spend figures as the member of their personal organization; null without organizations. */
   private async memberFigures(userId: string): Promise<UserMoneyState['member']> {
     const c = this.g.container;
-    if (!c.isBound(TOKENS.OrganizationStore)) return null;
-    const m = await c.get(TOKENS.OrganizationStore).membership(userId, userId);
+    // An implementation without organizations (createGengate's default store answers service_unavailable).
+    const m = await c
+      .get(TOKENS.OrganizationStore)
+      .membership(userId, userId)
+      .catch((err: unknown) => {
+        if (isGatewayError(err) && err.type === 'service_unavailable') return null;
+        throw err;
+      });
     if (!m) return null;
     const f = toMemberSpendView(await memberSpendOf(c.get(TOKENS.Stores).memberBudgets, m, c.get(TOKENS.Clock).now()));
     return { spendLimit: m.spendLimitMicro === null ? null : m.spendLimitMicro / 1_000_000, budgetPeriod: m.budgetPeriod, spent: f.spent, remaining: f.remaining, resetsAt: f.resets_at };
