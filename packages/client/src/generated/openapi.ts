@@ -1134,7 +1134,7 @@ export interface components {
          * @description The stable error type (docs/errors.md); branch on it, not on the message.
          * @enum {string}
          */
-        ErrorType: "invalid_request" | "invalid_json" | "sign_in_link_invalid" | "invalid_body" | "unsupported_parameter" | "invalid_routing" | "authentication_failed" | "session_required" | "insufficient_credits" | "key_budget_exceeded" | "ip_not_allowed" | "csrf_failed" | "operator_only" | "sign_up_closed" | "model_not_allowed_for_key" | "provider_not_allowed_for_key" | "modality_not_allowed_for_key" | "result_url_invalid" | "model_not_found" | "model_inactive" | "task_not_found" | "api_key_not_found" | "alert_not_found" | "not_found" | "method_not_allowed" | "conflict" | "result_url_expired" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "limit_exceeded" | "no_route_available" | "provider_not_configured" | "rate_limited" | "key_concurrency_exceeded" | "too_many_tasks" | "internal_error" | "upstream_error" | "overloaded" | "service_unavailable";
+        ErrorType: "invalid_request" | "invalid_json" | "sign_in_link_invalid" | "invalid_body" | "unsupported_parameter" | "invalid_routing" | "authentication_failed" | "session_required" | "insufficient_credits" | "key_budget_exceeded" | "member_budget_exceeded" | "ip_not_allowed" | "csrf_failed" | "operator_only" | "sign_up_closed" | "model_not_allowed_for_key" | "provider_not_allowed_for_key" | "modality_not_allowed_for_key" | "result_url_invalid" | "model_not_found" | "model_inactive" | "task_not_found" | "api_key_not_found" | "alert_not_found" | "not_found" | "method_not_allowed" | "conflict" | "result_url_expired" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "limit_exceeded" | "no_route_available" | "provider_not_configured" | "rate_limited" | "key_concurrency_exceeded" | "too_many_tasks" | "internal_error" | "upstream_error" | "overloaded" | "service_unavailable";
         /** @description The body of every refused request; `code` repeats the HTTP status. */
         Error: {
             code: number;
@@ -1146,7 +1146,7 @@ export interface components {
                 param: string | null;
                 /**
                  * Format: date-time
-                 * @description `key_budget_exceeded` only: when the key's budget period starts again (UTC); null when it never resets.
+                 * @description `key_budget_exceeded` and `member_budget_exceeded` only: when the key's (or the member's) budget period starts again (UTC); null when it never resets.
                  */
                 resets_at?: string | null;
             };
@@ -1218,7 +1218,10 @@ export interface components {
         /**
          * @description `insufficient_credits`: the available balance (balance minus credits held by unfinished tasks) cannot cover the quote;
          *     or `key_budget_exceeded`: the API key's `spend_limit` for its period (held + charged this period, plus this quote)
-         *     would be passed; `error.resets_at` says when the period starts again (null: `budget_period` none). Nothing is held.
+         *     would be passed; `error.resets_at` says when the period starts again (null: `budget_period` none);
+         *     or `member_budget_exceeded`: the caller's spend limit as a member of the organization (what all their keys and
+         *     dashboard runs held and were charged this period, plus this quote) would be passed (the key's own budget is
+         *     checked first); `error.resets_at` likewise. Nothing is held.
          */
         InsufficientCredits: {
             headers: {
@@ -1234,7 +1237,7 @@ export interface components {
                     code?: 402;
                     error?: {
                         /** @enum {unknown} */
-                        type?: "insufficient_credits" | "key_budget_exceeded";
+                        type?: "insufficient_credits" | "key_budget_exceeded" | "member_budget_exceeded";
                         param?: unknown;
                         resets_at?: unknown;
                     };
