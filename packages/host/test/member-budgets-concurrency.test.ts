@@ -114,6 +114,25 @@ describe('a member spend limit under concurrency, over three keys and two proces
     expect(body.message).toContain('spent 100 of your 100 credit spend limit');
     expect((await heldMicro()) - heldBefore).toBe(100_000_000);
 
+    // The OpenAI and Anthropic surfaces (run inline) hold through the same rule, in their own dialects.
+    const tasksBefore = await count(`select count(*) as n from gengate.tasks where user_id = $1`, [userId]);
+    const openai = await fetch(`${a.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${keys[1]?.key ?? ''}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'sandbox.echo-chat', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(openai.status).toBe(429);
+    expect(openai.headers.get('x-should-retry')).toBe('false');
+    expect(((await openai.json()) as { error: { type: string; code: string } }).error).toMatchObject({ type: 'insufficient_quota', code: 'member_budget_exceeded' });
+    const anthropic = await fetch(`${b.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': keys[2]?.key ?? '', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'sandbox.echo-chat', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(anthropic.status).toBe(402);
+    expect(((await anthropic.json()) as { error: { type: string } }).error.type).toBe('billing_error');
+    expect(await count(`select count(*) as n from gengate.tasks where user_id = $1`, [userId])).toBe(tasksBefore);
+
     // 00:00 UTC the next day: a new period, in both processes.
     now = new Date('2026-11-27T00:00:00.000Z').getTime();
     expect((await submit(b, keys[1]?.key ?? '')).status).toBe(200);

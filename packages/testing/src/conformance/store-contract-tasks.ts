@@ -66,6 +66,17 @@ export function describeTasksContract(f: StoreFixtures): void {
       expect(found?.request).toEqual(request);
     });
 
+    it('keeps the submitting member (absent: the task is its organization’s own, memberId = userId)', async () => {
+      const user = await newUser();
+      const member = await newUser();
+      const own = await newTask(user.id);
+      expect(own.memberId).toBe(user.id);
+      const byMember = await stores().tasks.insert({ ...taskFor(user.id), memberId: member.id });
+      expect(byMember.memberId).toBe(member.id);
+      expect((await stores().tasks.findById(byMember.id))?.memberId).toBe(member.id);
+      expect((await stores().tasks.findById(own.id))?.memberId).toBe(user.id);
+    });
+
     it('findForUser finds the owner’s task and returns null for another user', async () => {
       const owner = await newUser();
       const other = await newUser();
