@@ -87,3 +87,22 @@ describe('ManageOrganizations: role check for other use cases', () => {
     await expect(roleOf(store, k.session(member, org.id))).rejects.toMatchObject({ type: 'organization_not_found' });
   });
 });
+
+describe('Authenticate: a key acts as its member', () => {
+  it("an organization key's AuthContext names its member (their role applies, not an owner's); a personal key's leaves it absent", async () => {
+    const k = organizationKit();
+    const [owner, member] = [await k.user(), await k.user()];
+    const org = await k.orgs.create(k.session(owner), { name: 'Team' });
+    await k.join(k.session(owner, org.id), org.id, member, 'member');
+    const created = await k.gengate.keys.create({ userId: org.id, memberId: member.id, apiKeyId: null }, { name: 'team' });
+    expect((await k.scope.keys.listActiveForUser(org.id)).map((key) => key.memberId)).toEqual([member.id]);
+    const auth = await k.gengate.authenticate.execute(created.key, null);
+    expect(auth).toMatchObject({ userId: org.id, memberId: member.id, apiKeyId: created.id });
+    expect(await roleOf(k.store, auth)).toBe('member');
+    await expectGatewayError(() => k.orgs.rename(auth, org.id, { name: 'x' }), 'insufficient_role');
+    const personal = await k.gengate.keys.create(k.session(owner), { name: 'mine' });
+    const personalAuth = await k.gengate.authenticate.execute(personal.key, null);
+    expect(personalAuth.memberId).toBeUndefined();
+    expect(await roleOf(k.store, personalAuth)).toBe('owner');
+  });
+});
