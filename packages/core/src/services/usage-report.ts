@@ -32,6 +32,8 @@ export interface UsageRowView extends UsageFiguresView {
   key_name?: string | null;
   user_id?: string;
   user_email?: string | null;
+  member_id?: string;
+  member_email?: string | null;
 }
 
 export interface UsageReportView {
@@ -56,6 +58,7 @@ export const USAGE_GROUP_COLUMNS: Readonly<Record<UsageDimension, readonly (keyo
   provider: ['provider'],
   key: ['key_id', 'key_name'],
   user: ['user_id', 'user_email'],
+  member: ['member_id', 'member_email'],
 };
 export const USAGE_FIGURE_COLUMNS: readonly (keyof UsageFiguresView)[] = [
   'credits', 'tasks', 'failures', 'input_tokens', 'output_tokens', 'images', 'video_seconds', 'latency_p50_ms', 'latency_p95_ms',
@@ -99,6 +102,7 @@ function rowView(r: UsageGroupRow, groupBy: readonly UsageDimension[]): UsageRow
     if (g === 'provider') groups.provider = r.provider ?? '';
     if (g === 'key') Object.assign(groups, { key_id: r.apiKeyId ?? null, key_name: r.keyName ?? null });
     if (g === 'user') Object.assign(groups, { user_id: r.userId ?? '', user_email: r.userEmail ?? null });
+    if (g === 'member') Object.assign(groups, { member_id: r.memberId ?? '', member_email: r.memberEmail ?? null });
   }
   return { ...groups, ...figures(r.counts) };
 }
@@ -139,6 +143,7 @@ export class UsageReport {
       ...(q.model === undefined ? {} : { modelId: q.model }),
       ...(q.key_id === undefined ? {} : { apiKeyId: q.key_id }),
       ...(q.provider === undefined ? {} : { provider: q.provider }),
+      ...(q.member === undefined ? {} : { memberId: q.member.toLowerCase() }),
     });
     return {
       format: q.format ?? null,

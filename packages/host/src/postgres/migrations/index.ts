@@ -20,6 +20,7 @@ import { routeHealth } from './022-route-health.js';
 import { usageRollups } from './023-usage-rollups.js';
 import { traceContext } from './024-trace-context.js';
 import { organizations } from './025-organizations.js';
+import { usageMembersAndKeyPeriodChange } from './027-usage-members-and-key-period-change.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in order. Append new ones; never edit an applied one. */
@@ -46,5 +47,6 @@ export const MIGRATIONS: readonly Migration[] = [
   usageRollups,
   traceContext,
   organizations,
+  usageMembersAndKeyPeriodChange,
 ];
 export type { Migration };
