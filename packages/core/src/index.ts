@@ -180,3 +180,13 @@ export { MemoryAccountDirectory, MemorySessionStore } from './memory/memory-dash
 export { CREDITS_PER_USD, MICRO_PER_CREDIT } from './model/pricing.js';
 export { creditsToMicro, microCreditsToMicroUsd, microToCredits, microUsdToUsd } from './util/money.js';
 export type { JsonObject, JsonValue } from './util/json.js';
+
+// Organizations (docs/organizations.md).
+export { MemoryOrganizationStore } from './memory/memory-organization-store.js';
+export type { InvitationMail, InvitationMailer } from './ports/invitation-mailer.js';
+export { NO_INVITATION_MAILER } from './ports/invitation-mailer.js';
+export { NO_ORGANIZATION_STORE } from './ports/no-organization-store.js';
+export { ManageOrganizations } from './services/organizations/manage-organizations.js';
+export { memberOf, requireRole, roleIn, roleOf } from './services/organizations/role-check.js';
+export { invitationLinkUrl, invitationMailer } from './services/organizations/invitation-mail.js';
+export type { InvitationPreviewView, InvitationView, MemberView, OrganizationView } from './services/organizations/organization-views.js';

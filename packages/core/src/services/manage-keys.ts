@@ -1,7 +1,8 @@
 import { inject, injectable } from 'inversify';
 import { TOKENS } from '../ports/tokens.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { admitQueued, DEFAULT_SCHEDULING, type SchedulingOptions } from '../execution/scheduling.js';
+import { DEFAULT_SCHEDULING, type SchedulingOptions } from '../execution/scheduling.js';
+import { endRevokedKeyTasks } from './end-revoked-key-tasks.js';
 import { keyControlsOf, NO_KEY_CONTROLS, type ApiKeyLimits, type ApiKeyRecord, type ApiKeyView, type CreatedApiKeyView, type KeyControls, type KeyUsage } from '../model/api-key.js';
 import type { Clock, IdGenerator } from '../ports/system.js';
 import type { ApiKeyPatch, KeyStore, TransactionScope, UnitOfWork } from '../ports/stores.js';
@@ -79,7 +80,7 @@ function controlsPatch(b: Omit<UpdateApiKeyInput, 'name'>): Partial<KeyControls>
   return c;
 }
 
-export const REVOKED_MESSAGE = 'The API key that submitted this task was revoked before generation started; no credits were charged.';
+export { REVOKED_MESSAGE } from './end-revoked-key-tasks.js';
 
 function notFound(id: string): GatewayError {
   return new GatewayError('api_key_not_found', `No API key with id '${id}'.`, { param: 'id' });
@@ -160,14 +161,7 @@ export class ManageKeys {
   async revoke(auth: AuthContext, id: string): Promise<{ id: string; deleted: true; failed_task_ids: string[] }> {
     const failed = await this.uow.run(async (tx) => {
       if (!isUuid(id) || !(await tx.keys.revoke(id.toLowerCase(), auth.userId))) throw notFound(id);
-      const ended = await tx.tasks.failWaitingForKey(id.toLowerCase(), REVOKED_MESSAGE, new Date());
-      for (const { id: taskId } of ended) {
-        await tx.ledger.release(taskId);
-        const task = await tx.tasks.findById(taskId);
-        if (task?.callbackUrl) await tx.jobs.enqueueCallback(taskId, task.userId);
-      }
-      for (const modality of new Set(ended.map((t) => t.modality))) await admitQueued(tx, auth.userId, modality, this.scheduling.maxRunningPerUser[modality]);
-      return ended.map((t) => t.id);
+      return endRevokedKeyTasks(tx, auth.userId, id.toLowerCase(), this.scheduling, new Date());
     });
     return { id, deleted: true, failed_task_ids: [...failed] };
   }
