@@ -5,9 +5,11 @@ import { checkUsageQuery, usageQuerySchema } from '../model/usage-query.schema.j
 import { USAGE_GROUPS, type UsageCounts, type UsageDimension, type UsageGroupRow } from '../model/usage.js';
 import { TOKENS } from '../ports/tokens.js';
 import type { Clock } from '../ports/system.js';
+import type { OrganizationStore } from '../ports/organization-store.js';
 import type { UsageReader } from '../ports/usage-reader.js';
 import { microToCredits } from '../util/money.js';
 import type { AuthContext } from './auth-context.js';
+import { memberOf, roleOf } from './organizations/role-check.js';
 
 /** The figures of a usage row or of the totals, as the API answers them. */
 export interface UsageFiguresView {
@@ -116,19 +118,25 @@ export class UsageReport {
   constructor(
     @inject(TOKENS.UsageReader) private readonly reader: UsageReader,
     @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.OrganizationStore) private readonly organizations: OrganizationStore,
   ) {}
 
-  /** The caller's own usage (only the caller's: the reader is always given its user id). */
+  /**
+   * The caller's organization's usage (only it: the reader is always given its id). An owner or admin sees
+   * every member's; a caller whose role is `member` only their own (the `member` filter forced to
+   * themselves, docs/organizations.md). A personal organization's owner costs no role read.
+   */
   async forCaller(auth: AuthContext, rawQuery: unknown): Promise<UsageAnswer> {
-    return this.answer(auth.userId, rawQuery, USAGE_GROUPS);
+    const role = await roleOf(this.organizations, auth);
+    return this.answer(auth.userId, rawQuery, USAGE_GROUPS, role === 'member' ? memberOf(auth) : null);
   }
 
   /** Every user's usage, for an operator (who may group by `user` and filter by `user_id`). */
   async forOperator(rawQuery: unknown): Promise<UsageAnswer> {
-    return this.answer(null, rawQuery, [...USAGE_GROUPS, 'user']);
+    return this.answer(null, rawQuery, [...USAGE_GROUPS, 'user'], null);
   }
 
-  private async answer(userId: string | null, rawQuery: unknown, allowed: readonly UsageDimension[]): Promise<UsageAnswer> {
+  private async answer(userId: string | null, rawQuery: unknown, allowed: readonly UsageDimension[], forcedMember: string | null): Promise<UsageAnswer> {
     const parsed = usageQuerySchema.safeParse(rawQuery ?? {});
     if (!parsed.success) throw GatewayError.fromZod(parsed.error);
     const q = parsed.data;
@@ -143,7 +151,7 @@ export class UsageReport {
       ...(q.model === undefined ? {} : { modelId: q.model }),
       ...(q.key_id === undefined ? {} : { apiKeyId: q.key_id }),
       ...(q.provider === undefined ? {} : { provider: q.provider }),
-      ...(q.member === undefined ? {} : { memberId: q.member.toLowerCase() }),
+      ...(forcedMember !== null ? { memberId: forcedMember } : q.member === undefined ? {} : { memberId: q.member.toLowerCase() }),
     });
     return {
       format: q.format ?? null,
