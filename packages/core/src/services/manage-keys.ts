@@ -46,12 +46,13 @@ export async function issueApiKey(
   keys: KeyStore,
   ids: IdGenerator,
   userId: string,
-  input: { name: string; limits: ApiKeyLimits; ipWhitelist: readonly string[]; controls?: KeyControls },
+  input: { name: string; limits: ApiKeyLimits; ipWhitelist: readonly string[]; controls?: KeyControls; memberId?: string },
 ): Promise<{ record: ApiKeyRecord; secret: string }> {
   const secret = generateApiKeySecret();
   const record = await keys.insert({
     id: ids.uuid(),
     userId,
+    ...(input.memberId !== undefined ? { memberId: input.memberId } : {}),
     name: input.name,
     secretHash: hashApiKeySecret(secret),
     mask: maskApiKeySecret(secret),
@@ -121,6 +122,8 @@ export class ManageKeys {
       },
       ipWhitelist: input.ip_whitelist ?? [],
       controls: { ...NO_KEY_CONTROLS, ...controlsPatch(input) },
+      // The key is its creator's (docs/organizations.md); absent in a personal organization = its owner.
+      ...(auth.memberId !== undefined ? { memberId: auth.memberId } : {}),
     });
     return { id: record.id, name: record.name, key: secret, created_at: record.createdAt.toISOString() };
   }
