@@ -10,8 +10,8 @@ import { tempDataDir, waitFor } from './support/spawn-server.js';
 /**
  * Who gets the mails of a team's organization (its id is no user's, so "the user of the account" finds
  * nobody): a balance alert mails every owner of the organization; a key's soft-threshold mail goes to the
- * key's member. The host runs whole (API and workers) with a real SMTP server. The organization, its
- * members and the key's member are written through the stores (their HTTP routes are another change).
+ * key's member. The host runs whole (API and workers) with a real SMTP server. The organization is made
+ * through the use cases, its other members written straight into organization_members.
  */
 describe("mail recipients of a team's organization", () => {
   let db: TestDatabase;
@@ -43,10 +43,10 @@ describe("mail recipients of a team's organization", () => {
     const asAnn: AuthContext = { userId: org, memberId: ann!, apiKeyId: null };
     await g.admin.completePurchase((await g.billing.topup(asAnn, { amount: 1 })).transaction_id); // 100 credits
     await g.billing.createAlert(asAnn, { threshold: 99 });
-    // The key, made in cat's personal organization, moved to the team's as cat's (key creation in a team's
-    // organization records its member in another change).
-    const created = await g.keys.create({ userId: cat!, apiKeyId: null }, { name: 'cat-bot', spend_limit: 10, budget_period: 'day', soft_threshold_percent: 10 });
-    await admin.query('update gengate.api_keys set user_id = $2, member_id = $3 where id = $1', [created.id, org, cat]);
+    // Cat's key in the team's organization, its budget set by the owner (a member may not set limits).
+    const created = await g.keys.create({ userId: org, memberId: cat!, apiKeyId: null }, { name: 'cat-bot' });
+    await g.keys.update(asAnn, created.id, { spend_limit: 10, budget_period: 'day', soft_threshold_percent: 10 });
+    expect((await admin.query('select member_id from gengate.api_keys where id = $1', [created.id])).rows).toEqual([{ member_id: cat }]);
 
     // One 2-credit image with cat's key: the balance goes below 99 and the key reaches 10 % of its limit.
     const res = await fetch(`${server.url}/api/v1/run/sandbox.pixel-image`, {
