@@ -22,6 +22,8 @@ import type { Migration } from './migration.js';
  *    key_period_start names), so later settlements and releases keep the rows exact. Holds before the new
  *    period's start keep their rows (past periods: never read again for admission). The row's
  *    soft_alerted is kept when it existed (else false: the next submission at or past the threshold mails).
+ *    "Since" is read on the database's clock: the new period's start at now(), against holds.created_at
+ *    (also now() at the submission); the memory twin compares the task's createdAt with the process clock.
  *    The trigger takes the organization's slots lock before writing key_spend, like every other writer
  *    (ends; 019's soft-threshold write); the key store's update takes the account row lock first, like a
  *    revocation, so no submission of the key holds in between.
