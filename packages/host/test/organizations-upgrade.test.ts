@@ -91,9 +91,9 @@ describe('upgrading a database made before organizations (commit 24831e1)', () =
         expect(await count(`select count(*) as n from gengate.${t} x left join gengate.users u on u.id = x.user_id where u.id is null`), t).toBe(0);
       }
       expect(await count('select count(*) as n from gengate.key_spend s left join gengate.api_keys k on k.id = s.api_key_id where k.id is null')).toBe(0);
-      // Each key's member is its user; each task's member is unset (= its organization's owner); each usage row's member is its user.
+      // Each key's member is its user; each task's member is its user (unset = its organization's owner); each usage row's member is its user.
       expect(await count('select count(*) as n from gengate.api_keys where member_id is distinct from user_id')).toBe(0);
-      expect(await count('select count(*) as n from gengate.tasks where member_id is not null')).toBe(0);
+      expect(await count('select count(*) as n from gengate.tasks where coalesce(member_id, user_id) <> user_id')).toBe(0);
       expect(await count('select count(*) as n from gengate.usage_rollups where member_id <> user_id')).toBe(0);
       expect(await count('select count(*) as n from gengate.usage_rollups_daily where member_id <> user_id')).toBe(0);
       // Nothing moved: per user the same keys, tasks, holds, balance, transactions, alerts, key spend and usage.
