@@ -127,3 +127,50 @@ for (const [name, open] of [
     });
   });
 }
+
+describe("a key's budget period change under concurrent submissions (PostgreSQL)", () => {
+  let app: PgHttpApp;
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('keeps every key_spend row equal to its holds and charges, loses no hold and deadlocks nothing', { timeout: 60_000 }, async () => {
+    app = await openPgHttpApp({ withQueue: true });
+    const g = app.gengate;
+    const owner = await g.admin.createUser({ email: `race-${Math.random().toString(36).slice(2)}@example.com`, credits: 1_000 });
+    const ownerAuth: AuthContext = await g.authenticate.execute(owner.api_key, '127.0.0.1');
+    const created = await g.keys.create(ownerAuth, { name: 'racer' });
+    const keyAuth: AuthContext = await g.authenticate.execute(created.key, '127.0.0.1');
+    const submit = () => g.submitRun.execute(keyAuth, 'sandbox.pixel-image', { prompt: 'race', image_params: { width: 64, height: 64 } }).then((r) => r.task_id);
+    const settled = [await submit(), await submit()];
+    for (const t of settled) expect(await g.executeTask.runGeneration(t, new AbortController().signal)).toBe('success');
+
+    // 30 submissions at once, with the period switched back and forth among them.
+    const periods = ['day', 'week', 'none', 'month', 'day'] as const;
+    const answers = await Promise.all([
+      ...Array.from({ length: 30 }, () => submit().then(() => 'accepted', (err: unknown) => (err instanceof GatewayError ? err.type : String(err)))),
+      ...periods.map((budget_period) => g.keys.update(ownerAuth, created.id, { budget_period }).then(() => 'patched')),
+    ]);
+    expect(answers.filter((a) => a === 'patched')).toHaveLength(periods.length);
+    expect(answers.filter((a) => a !== 'patched' && a !== 'accepted')).toEqual([]);
+
+    const wrong = await app.pool.query(
+      `select s.period_start, s.held_micro, coalesce(h.held, 0) as held, s.charged_micro, coalesce(c.charged, 0) as charged
+       from gengate.key_spend s
+       left join (select key_period_start as p, sum(amount_micro) as held from gengate.holds where api_key_id = $1 and state = 'held' group by 1) h on h.p = s.period_start
+       left join (select h.key_period_start as p, -sum(x.credits_micro) as charged from gengate.holds h
+                  join gengate.transactions x on x.task_id = h.task_id and x.payment_method = 'usage' where h.api_key_id = $1 group by 1) c on c.p = s.period_start
+       where s.api_key_id = $1 and (s.held_micro <> coalesce(h.held, 0) or s.charged_micro <> coalesce(c.charged, 0))`,
+      [created.id],
+    );
+    expect(wrong.rows).toEqual([]);
+    // Every hold of the key is stamped with a period that has a row; today's period (the key's now) counts all 32 tasks.
+    const unstamped = await app.pool.query(
+      `select count(*)::int as n from gengate.holds h left join gengate.key_spend s on s.api_key_id = h.api_key_id and s.period_start = h.key_period_start
+       where h.api_key_id = $1 and s.api_key_id is null`,
+      [created.id],
+    );
+    expect(unstamped.rows[0]).toEqual({ n: 0 });
+    expect((await g.keys.update(ownerAuth, created.id, { name: 'racer, after' })).spent).toBe(64);
+  });
+});
