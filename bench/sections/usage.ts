@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { backfillSql } from '../../packages/host/src/postgres/migrations/023-usage-rollups.js';
+import { memberBackfillSql } from '../../packages/host/src/postgres/migrations/027-usage-members-and-key-period-change.js';
 import { percentile } from '../support/process-stats.js';
 
 const S = 'gengate';
@@ -80,7 +80,7 @@ export async function generateHistory(url: string, userId: string, total: number
     const r0 = performance.now();
     await pool.query(`delete from ${S}.usage_rollups where user_id = $1`, [userId]);
     await pool.query(`delete from ${S}.usage_rollups_daily where user_id = $1`, [userId]);
-    await pool.query(backfillSql(S));
+    await pool.query(memberBackfillSql(S));
     const rollupSeconds = (performance.now() - r0) / 1000;
     await pool.query(`alter table ${S}.tasks enable trigger tasks_usage_rollup_inserted`);
     await pool.query(`vacuum analyze ${S}.usage_rollups`);

@@ -75,10 +75,24 @@ describe('HTTP: usage analytics', () => {
     expect(json.body.totals.tasks).toBe(3);
   });
 
+  it('groups by member (a personal organization: its owner, who submitted every task), JSON and CSV', async () => {
+    const res = await as(alice.api_key)('/usage?group_by=member').expect(200);
+    expect(res.body.data).toEqual([expect.objectContaining({ member_id: alice.user_id, member_email: 'alice-usage@example.com', tasks: 3 })]);
+    expect((await as(alice.api_key)(`/usage?member=${alice.user_id}`).expect(200)).body.totals.tasks).toBe(3);
+    expect((await as(alice.api_key)(`/usage?member=${bob.user_id}`).expect(200)).body.totals.tasks).toBe(0);
+    const csv = await as(alice.api_key)('/usage?group_by=member,model&format=csv').expect(200);
+    const lines = csv.text.trimEnd().split('\n');
+    expect(lines[0]).toBe('member_id,member_email,model,credits,tasks,failures,input_tokens,output_tokens,images,video_seconds,latency_p50_ms,latency_p95_ms');
+    expect(lines.slice(1).map((l) => l.split(',').slice(0, 5).join(','))).toEqual([
+      `${alice.user_id},alice-usage@example.com,sandbox.always-fail,0.000000,1`,
+      `${alice.user_id},alice-usage@example.com,sandbox.pixel-image,6.000000,2`,
+    ]);
+  });
+
   it('refuses bad queries with 400 naming the parameter', async () => {
     const cases: [string, string][] = [
-      ['group_by=member', 'group_by'],
       ['group_by=week', 'group_by'],
+      ['member=12', 'member'],
       ['group_by=day,hour', 'group_by'],
       ['from=last-tuesday', 'from'],
       ['from=2026-03-01&to=2026-02-01', 'to'],
@@ -119,7 +133,7 @@ describe('HTTP: usage analytics', () => {
     expect(one.body.totals.tasks).toBe(1);
     const csv = await get('/dashboard/api/operator/usage?group_by=user&format=csv').expect(200);
     expect(csv.text.split('\n')[0]).toBe('user_id,user_email,credits,tasks,failures,input_tokens,output_tokens,images,video_seconds,latency_p50_ms,latency_p95_ms');
-    const bad = await get('/dashboard/api/operator/usage?group_by=member').expect(400);
+    const bad = await get('/dashboard/api/operator/usage?group_by=week').expect(400);
     expect(bad.body.error).toEqual({ type: 'invalid_request', param: 'group_by' });
   });
 });

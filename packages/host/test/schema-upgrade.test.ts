@@ -39,6 +39,8 @@ const KEY_CONTROL_STAND_INS = [
   'allowed_providers text[]',
   'allowed_modalities text[]',
   'max_concurrent_tasks integer',
+  // …and the key's member (migration 025), which today's key store writes too.
+  'member_id uuid',
 ];
 
 describe('upgrading a database whose gengate tables are in public', () => {
@@ -122,6 +124,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
       'gengate_finish_success',
       'gengate_fold_pending',
       'gengate_key_budget_admit',
+      'gengate_key_budget_period_changed',
       'gengate_key_member_default',
       'gengate_key_period_start',
       'gengate_key_spend_charge',

@@ -443,8 +443,8 @@ export interface paths {
         };
         /**
          * Usage over time
-         * @description *gengate extension.* The caller's usage between `from` and `to`, grouped by one or two of `day`,
-         *     `hour`, `model`, `provider`, `key`: credits charged, tasks ended, failures, tokens, images, seconds of
+         * @description *gengate extension.* The organization's usage between `from` and `to`, grouped by one or two of `day`,
+         *     `hour`, `model`, `provider`, `key`, `member`: credits charged, tasks ended, failures, tokens, images, seconds of
          *     video and latency percentiles. Served from hourly rollups written in the same transaction as each
          *     task's settlement, so it is exact for ended tasks and stays fast on long histories. A task counts in
          *     the hour it ended (UTC); tasks still waiting or generating are not counted. Only groups with at least
@@ -454,6 +454,9 @@ export interface paths {
          *
          *     **CSV.** `format=csv` or `Accept: text/csv` answers `text/csv` (header line, one line per row, no
          *     totals line; credits with six decimals; times in UTC).
+         *
+         *     **Members.** An owner or admin sees every member's usage (`group_by=member`, `member=<user id>`); a
+         *     caller whose role is `member` gets their own usage only (the `member` filter is forced to themselves).
          */
         get: operations["getUsage"];
         put?: never;
@@ -1122,11 +1125,18 @@ export interface components {
             key_id?: string | null;
             /** @description The key's name (null without a key). */
             key_name?: string | null;
+            /**
+             * Format: uuid
+             * @description The member who submitted the tasks (a user id).
+             */
+            member_id?: string;
+            /** @description The member's e-mail (null when the user no longer exists). */
+            member_email?: string | null;
         };
         UsageReport: {
             from: components["schemas"]["Timestamp"];
             to: components["schemas"]["Timestamp"];
-            group_by: ("day" | "hour" | "model" | "provider" | "key")[];
+            group_by: ("day" | "hour" | "model" | "provider" | "key" | "member")[];
             data: components["schemas"]["UsageRow"][];
             totals: components["schemas"]["UsageFigures"];
         };
@@ -3107,8 +3117,9 @@ export interface operations {
                  */
                 to?: string;
                 /**
-                 * @description One or two of `day`, `hour`, `model`, `provider`, `key`, comma-separated (default `day`); not both
-                 *     `day` and `hour`. `member` is refused (400) until organizations exist.
+                 * @description One or two of `day`, `hour`, `model`, `provider`, `key`, `member`, comma-separated (default `day`);
+                 *     not both `day` and `hour`. `member`: the person who submitted the tasks (`member_id`,
+                 *     `member_email`).
                  * @example day,model
                  */
                 group_by?: string;
@@ -3118,6 +3129,11 @@ export interface operations {
                 provider?: string;
                 /** @description Only tasks submitted with this API key of the caller's. */
                 key_id?: string;
+                /**
+                 * @description Only tasks submitted by this member (their user id; tasks from before organizations are the
+                 *     personal organization owner's). For a caller whose role is `member`, always themselves.
+                 */
+                member?: string;
                 /** @description `json` (default) or `csv`; `Accept: text/csv` also selects CSV. */
                 format?: "json" | "csv";
             };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { capExceeded, USER_CAPS } from '../errors/caps.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { NO_KEY_CONTROLS, type ApiKeyRecord } from '../model/api-key.js';
+import { keyControlsOf, NO_KEY_CONTROLS, type ApiKeyRecord } from '../model/api-key.js';
 import type { BalanceAlertRecord, TransactionRecord } from '../model/billing.js';
 import type { Modality } from '../model/modality.js';
 import type { RouteAttempt } from '../model/routing.js';
@@ -30,6 +30,7 @@ import type {
 import type { JsonObject, JsonValue } from '../util/json.js';
 import { microCreditsToMicroUsd } from '../util/money.js';
 import { memberKey, type MemoryDatabase } from './memory-database.js';
+import { moveKeySpendIntoPeriod } from './memory-key-period-change.js';
 
 export class MemoryUserStore implements UserStore {
   constructor(private readonly db: MemoryDatabase) {}
@@ -93,6 +94,8 @@ export class MemoryKeyStore implements KeyStore {
       controls: { ...NO_KEY_CONTROLS, ...k.controls, ...patch.controls },
     };
     this.db.keys.set(id, next);
+    const period = keyControlsOf(next).budgetPeriod;
+    if (period !== keyControlsOf(k).budgetPeriod) moveKeySpendIntoPeriod(this.db, id, period, new Date());
     return next;
   }
   async revoke(id: string, userId: string) {

@@ -1,5 +1,6 @@
 import { addLatencyHistograms, emptyLatencyHistogram, latencyBucketOf } from '../model/latency-histogram.js';
 import { providerOfModelId, type UsageCounts, type UsageDimension, type UsageGroupRow, type UsageQuery } from '../model/usage.js';
+import type { TaskRecord } from '../model/task.js';
 import type { UsageReader } from '../ports/usage-reader.js';
 import type { MemoryDatabase } from './memory-database.js';
 
@@ -13,6 +14,9 @@ interface MutableCounts {
   videoMs: number;
   latencyHistogram: number[];
 }
+
+/** Who submitted a task: its member, or (a task without one) its organization's owner, as the rollups' coalesce(member_id, user_id). */
+const memberOfTask = (t: TaskRecord & { readonly memberId?: string }): string => t.memberId ?? t.userId;
 
 const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -37,9 +41,11 @@ export class MemoryUsageReader implements UsageReader {
       if (q.apiKeyId !== undefined && t.apiKeyId !== q.apiKeyId) continue;
       const provider = providerOfModelId(t.modelId);
       if (q.provider !== undefined && provider !== q.provider) continue;
+      const memberId = memberOfTask(t);
+      if (q.memberId !== undefined && memberId !== q.memberId) continue;
       const hour = new Date(Math.floor(at / 3_600_000) * 3_600_000);
-      const row = this.groupOf(q.groupBy, { hour, modelId: t.modelId, provider, apiKeyId: t.apiKeyId, userId: t.userId });
-      const key = JSON.stringify(q.groupBy.map((g) => row[g === 'model' ? 'modelId' : g === 'key' ? 'apiKeyId' : g === 'user' ? 'userId' : g] ?? null));
+      const row = this.groupOf(q.groupBy, { hour, modelId: t.modelId, provider, apiKeyId: t.apiKeyId, userId: t.userId, memberId });
+      const key = JSON.stringify(q.groupBy.map((g) => row[g === 'model' ? 'modelId' : g === 'key' ? 'apiKeyId' : g === 'user' ? 'userId' : g === 'member' ? 'memberId' : g] ?? null));
       let group = groups.get(key);
       if (!group) {
         group = {
@@ -74,7 +80,7 @@ export class MemoryUsageReader implements UsageReader {
 
   private groupOf(
     groupBy: readonly UsageDimension[],
-    t: { hour: Date; modelId: string; provider: string; apiKeyId: string | null; userId: string },
+    t: { hour: Date; modelId: string; provider: string; apiKeyId: string | null; userId: string; memberId: string },
   ): Omit<UsageGroupRow, 'counts'> {
     let row: Omit<UsageGroupRow, 'counts'> = {};
     for (const g of groupBy) {
@@ -84,6 +90,7 @@ export class MemoryUsageReader implements UsageReader {
       if (g === 'provider') row = { ...row, provider: t.provider };
       if (g === 'key') row = { ...row, apiKeyId: t.apiKeyId, keyName: t.apiKeyId === null ? null : (this.db.keys.get(t.apiKeyId)?.name ?? null) };
       if (g === 'user') row = { ...row, userId: t.userId, userEmail: this.db.users.get(t.userId)?.email ?? null };
+      if (g === 'member') row = { ...row, memberId: t.memberId, memberEmail: this.db.users.get(t.memberId)?.email ?? null };
     }
     return row;
   }
@@ -96,7 +103,7 @@ export class MemoryUsageReader implements UsageReader {
       if (b.apiKeyId === null || b.apiKeyId === undefined) return 1;
       return compareText(a.apiKeyId, b.apiKeyId);
     }
-    const field = g === 'day' ? 'day' : g === 'model' ? 'modelId' : g === 'provider' ? 'provider' : 'userId';
+    const field = g === 'day' ? 'day' : g === 'model' ? 'modelId' : g === 'provider' ? 'provider' : g === 'member' ? 'memberId' : 'userId';
     return compareText(a[field] ?? '', b[field] ?? '');
   }
 }

@@ -17,9 +17,10 @@ describe('usage query', () => {
     expect(check({ from: '2026-11-01', to: '2026-11-02' })).toMatchObject({ from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-02T00:00:00Z') });
   });
 
-  it('takes one or two dimensions, in order, and refuses member, unknown, repeated and day with hour', () => {
+  it('takes one or two dimensions, in order (member among them), and refuses unknown, repeated and day with hour', () => {
     expect(check({ group_by: 'model,day' })).toMatchObject({ ok: true, groupBy: ['model', 'day'] });
-    for (const group_by of ['member', 'week', 'day,day', 'day,hour', 'day,model,key', '', 'user']) {
+    expect(check({ group_by: 'member,model' })).toMatchObject({ ok: true, groupBy: ['member', 'model'] });
+    for (const group_by of ['week', 'day,day', 'day,hour', 'day,model,key', '', 'user']) {
       expect(check({ group_by })).toMatchObject({ ok: false, param: 'group_by' });
     }
   });

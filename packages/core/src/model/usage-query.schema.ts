@@ -23,6 +23,7 @@ export const usageQuerySchema = z.strictObject({
   key_id: z.uuid().optional(),
   user_id: z.uuid().optional(),
   provider: z.string().min(1).max(100).optional(),
+  member: z.uuid().optional(),
   format: z.enum(['json', 'csv']).optional(),
 });
 export type UsageQueryInput = z.infer<typeof usageQuerySchema>;
@@ -43,9 +44,6 @@ const ceilHour = (t: number): number => Math.ceil(t / HOUR_MS) * HOUR_MS;
 export function checkUsageQuery(input: UsageQueryInput, now: Date, allowed: readonly UsageDimension[] = USAGE_GROUPS): UsageQueryCheck {
   const groups = (input.group_by ?? 'day').split(',').map((g) => g.trim());
   for (const g of groups) {
-    if (g === 'member') {
-      return { ok: false, param: 'group_by', message: 'group_by: `member` needs organizations, which this gateway does not have yet; group by `key` instead.' };
-    }
     if (!(allowed as readonly string[]).includes(g)) {
       return { ok: false, param: 'group_by', message: `group_by: \`${g}\` is not a dimension; use one or two of ${allowed.join(', ')}, comma-separated.` };
     }

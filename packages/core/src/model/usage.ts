@@ -3,8 +3,8 @@
  * provider from each task's settlement, and read grouped by one or two dimensions.
  */
 
-/** A dimension a caller may group by (`member` is refused until organizations exist). */
-export const USAGE_GROUPS = ['day', 'hour', 'model', 'provider', 'key'] as const;
+/** A dimension a caller may group by (`member`: the person who submitted, docs/organizations.md). */
+export const USAGE_GROUPS = ['day', 'hour', 'model', 'provider', 'key', 'member'] as const;
 export type UsageGroup = (typeof USAGE_GROUPS)[number];
 /** The dimensions a reader groups by: the caller's, and `user` for the operator's view across users. */
 export type UsageDimension = UsageGroup | 'user';
@@ -21,6 +21,8 @@ export interface UsageQuery {
   readonly modelId?: string;
   readonly apiKeyId?: string;
   readonly provider?: string;
+  /** Only the tasks this member submitted (their user id; a task without a member is its organization's owner's). */
+  readonly memberId?: string;
 }
 
 /** The additive figures of a group: every one merges by summing. */
@@ -49,6 +51,9 @@ export interface UsageGroupRow {
   readonly keyName?: string | null;
   readonly userId?: string;
   readonly userEmail?: string | null;
+  /** The member who submitted the tasks (a user id) and their e-mail (null when the user no longer exists). */
+  readonly memberId?: string;
+  readonly memberEmail?: string | null;
   readonly counts: UsageCounts;
 }
 

@@ -15,11 +15,15 @@ export class SendKeyBudgetMail {
     private readonly mailer: Mailer,
   ) {}
 
-  /** False when the key was revoked or its user no longer exists (nothing to send). */
+  /**
+   * False when the key was revoked or its member no longer exists (nothing to send). The mail goes to the
+   * key's member (the person who owns it; absent = the organization's id, a personal organization's owner):
+   * in a team's organization the id in `m.userId` is the organization's, which is nobody's address.
+   */
   async execute(m: KeyBudgetMail): Promise<boolean> {
     const key = await this.keys.findActiveForUser(m.keyId, m.userId);
     if (!key) return false;
-    const user = await this.users.findById(m.userId);
+    const user = await this.users.findById(key.memberId ?? key.userId);
     if (!user) return false;
     const spent = microToCredits(m.spentMicro);
     const limit = microToCredits(m.limitMicro);

@@ -5,9 +5,11 @@ import { checkUsageQuery, usageQuerySchema } from '../model/usage-query.schema.j
 import { USAGE_GROUPS, type UsageCounts, type UsageDimension, type UsageGroupRow } from '../model/usage.js';
 import { TOKENS } from '../ports/tokens.js';
 import type { Clock } from '../ports/system.js';
+import type { OrganizationStore } from '../ports/organization-store.js';
 import type { UsageReader } from '../ports/usage-reader.js';
 import { microToCredits } from '../util/money.js';
 import type { AuthContext } from './auth-context.js';
+import { memberOf, roleOf } from './organizations/role-check.js';
 
 /** The figures of a usage row or of the totals, as the API answers them. */
 export interface UsageFiguresView {
@@ -32,6 +34,8 @@ export interface UsageRowView extends UsageFiguresView {
   key_name?: string | null;
   user_id?: string;
   user_email?: string | null;
+  member_id?: string;
+  member_email?: string | null;
 }
 
 export interface UsageReportView {
@@ -56,6 +60,7 @@ export const USAGE_GROUP_COLUMNS: Readonly<Record<UsageDimension, readonly (keyo
   provider: ['provider'],
   key: ['key_id', 'key_name'],
   user: ['user_id', 'user_email'],
+  member: ['member_id', 'member_email'],
 };
 export const USAGE_FIGURE_COLUMNS: readonly (keyof UsageFiguresView)[] = [
   'credits', 'tasks', 'failures', 'input_tokens', 'output_tokens', 'images', 'video_seconds', 'latency_p50_ms', 'latency_p95_ms',
@@ -99,6 +104,7 @@ function rowView(r: UsageGroupRow, groupBy: readonly UsageDimension[]): UsageRow
     if (g === 'provider') groups.provider = r.provider ?? '';
     if (g === 'key') Object.assign(groups, { key_id: r.apiKeyId ?? null, key_name: r.keyName ?? null });
     if (g === 'user') Object.assign(groups, { user_id: r.userId ?? '', user_email: r.userEmail ?? null });
+    if (g === 'member') Object.assign(groups, { member_id: r.memberId ?? '', member_email: r.memberEmail ?? null });
   }
   return { ...groups, ...figures(r.counts) };
 }
@@ -112,19 +118,25 @@ export class UsageReport {
   constructor(
     @inject(TOKENS.UsageReader) private readonly reader: UsageReader,
     @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.OrganizationStore) private readonly organizations: OrganizationStore,
   ) {}
 
-  /** The caller's own usage (only the caller's: the reader is always given its user id). */
+  /**
+   * The caller's organization's usage (only it: the reader is always given its id). An owner or admin sees
+   * every member's; a caller whose role is `member` only their own (the `member` filter forced to
+   * themselves, docs/organizations.md). A personal organization's owner costs no role read.
+   */
   async forCaller(auth: AuthContext, rawQuery: unknown): Promise<UsageAnswer> {
-    return this.answer(auth.userId, rawQuery, USAGE_GROUPS);
+    const role = await roleOf(this.organizations, auth);
+    return this.answer(auth.userId, rawQuery, USAGE_GROUPS, role === 'member' ? memberOf(auth) : null);
   }
 
   /** Every user's usage, for an operator (who may group by `user` and filter by `user_id`). */
   async forOperator(rawQuery: unknown): Promise<UsageAnswer> {
-    return this.answer(null, rawQuery, [...USAGE_GROUPS, 'user']);
+    return this.answer(null, rawQuery, [...USAGE_GROUPS, 'user'], null);
   }
 
-  private async answer(userId: string | null, rawQuery: unknown, allowed: readonly UsageDimension[]): Promise<UsageAnswer> {
+  private async answer(userId: string | null, rawQuery: unknown, allowed: readonly UsageDimension[], forcedMember: string | null): Promise<UsageAnswer> {
     const parsed = usageQuerySchema.safeParse(rawQuery ?? {});
     if (!parsed.success) throw GatewayError.fromZod(parsed.error);
     const q = parsed.data;
@@ -139,6 +151,7 @@ export class UsageReport {
       ...(q.model === undefined ? {} : { modelId: q.model }),
       ...(q.key_id === undefined ? {} : { apiKeyId: q.key_id }),
       ...(q.provider === undefined ? {} : { provider: q.provider }),
+      ...(forcedMember !== null ? { memberId: forcedMember } : q.member === undefined ? {} : { memberId: q.member.toLowerCase() }),
     });
     return {
       format: q.format ?? null,

@@ -1,4 +1,4 @@
-import { resolveExecutionOptions, TOKENS, type AcceptedProviderAdapter, type Clock, type BlobStore, type GengateUseCases, type KeyRateLimiter, type Mailer, type PaymentProcessor, type ResultUrlResolver, type SchedulingOptions } from '@gengate/core';
+import { resolveExecutionOptions, TOKENS, type AcceptedProviderAdapter, type Clock, type BlobStore, type GengateUseCases, type KeyRateLimiter, type Mailer, type OrganizationStore, type PaymentProcessor, type ResultUrlResolver, type SchedulingOptions } from '@gengate/core';
 import { fetchInput, invitationMailer } from '@gengate/core/internal';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import type pg from 'pg';
@@ -237,18 +237,19 @@ export function hostModule(config: HostModuleConfig): ContainerModule {
           s: GengateHostSettings,
           ops: Ops,
           urls: HostUrls,
+          organizations: OrganizationStore,
         ) => ({
           start: (which, tracing) => {
             if (!boss) throw new Error('the host has no job queue (HOST_TOKENS.Boss is bound to null)');
             return startHostWorkers(
-              { boss, gengate: useCases, pool, schema, connection, blobStore, callbacks, resultUrls, mailer, logger, settings: s, generateExpireSeconds: generateExpireSeconds(s), metrics: ops.metrics, apiUrl: urls.apiUrl, tracing: tracing ?? null },
+              { boss, gengate: useCases, pool, schema, connection, blobStore, callbacks, resultUrls, mailer, logger, settings: s, generateExpireSeconds: generateExpireSeconds(s), metrics: ops.metrics, apiUrl: urls.apiUrl, tracing: tracing ?? null, organizations },
               which,
             );
           },
         }),
         [
           HOST_TOKENS.Boss, HOST_TOKENS.UseCases, HOST_TOKENS.Pool, HOST_TOKENS.Schema, HOST_TOKENS.Connection, TOKENS.BlobStore, HOST_TOKENS.Callbacks,
-          TOKENS.ResultUrls, HOST_TOKENS.Mailer, HOST_TOKENS.HostLogger, HOST_TOKENS.Settings, HOST_TOKENS.Ops, HOST_TOKENS.Urls,
+          TOKENS.ResultUrls, HOST_TOKENS.Mailer, HOST_TOKENS.HostLogger, HOST_TOKENS.Settings, HOST_TOKENS.Ops, HOST_TOKENS.Urls, TOKENS.OrganizationStore,
         ],
       )
       .inSingletonScope();

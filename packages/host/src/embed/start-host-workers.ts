@@ -1,4 +1,4 @@
-import type { BlobStore, GengateUseCases, Mailer, ResultUrlResolver } from '@gengate/core';
+import type { BlobStore, GengateUseCases, Mailer, OrganizationStore, ResultUrlResolver } from '@gengate/core';
 import { SendAlertMail, SendKeyBudgetMail } from '@gengate/core/internal';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
@@ -36,6 +36,8 @@ export interface HostWorkerDeps {
   readonly apiUrl: () => string;
   /** The host's traces; null when tracing is off (the workers then build no span). */
   readonly tracing?: HostTracing | null;
+  /** Who a balance alert mails: the owners of a (non-personal) organization. */
+  readonly organizations: OrganizationStore;
 }
 
 export interface HostWorkers {
@@ -77,7 +79,7 @@ export async function startHostWorkers(d: HostWorkerDeps, which: HostWorkerSelec
         )
       : null;
   const { stores } = gengate;
-  const mailWorker = (which.mail ?? true) ? await startAlertMailWorker(boss, new SendAlertMail(stores.alerts, stores.users, d.mailer, `${d.apiUrl()}/billing/topup`), logger, d.metrics, new SendKeyBudgetMail(stores.keys, stores.users, d.mailer)) : null;
+  const mailWorker = (which.mail ?? true) ? await startAlertMailWorker(boss, new SendAlertMail(stores.alerts, stores.users, d.organizations, d.mailer, `${d.apiUrl()}/billing/topup`), logger, d.metrics, new SendKeyBudgetMail(stores.keys, stores.users, d.mailer)) : null;
   const maintenanceWorker =
     (which.maintenance ?? true)
       ? await startMaintenanceWorker(

@@ -62,6 +62,12 @@ const controlValues = (c: KeyControls): unknown[] => [
 
 const ACTIVE_OF_USER = 'id = $1 and user_id = $2 and revoked_at is null';
 
+/** The CTEs that take the key's account row lock ($2: the user id), opening the account if it has none. */
+const lockAccount = (schema: string) => `with opened as (insert into ${schema}.accounts (user_id) values ($2) on conflict do nothing returning user_id),
+            account as (select user_id from ${schema}.accounts where user_id = $2 for update)`;
+/** The condition that makes an update evaluate lockAccount's CTEs before it locks the key's row. */
+const ACCOUNT_LOCKED = '(select count(*) from account) + (select count(*) from opened) >= 0';
+
 /** The statements, built once per schema (createPgStores). */
 export const keySql = (schema: string) => ({
   table: `${schema}.api_keys`,
@@ -72,10 +78,8 @@ export const keySql = (schema: string) => ({
   activeForUser: `select * from ${schema}.api_keys where ${ACTIVE_OF_USER}`,
   listActiveForUser: `select * from ${schema}.api_keys where user_id = $1 and revoked_at is null order by created_at desc, id`,
   countActiveForUser: `select count(*)::int as n from ${schema}.api_keys where user_id = $1 and revoked_at is null`,
-  revoke: `with opened as (insert into ${schema}.accounts (user_id) values ($2) on conflict do nothing returning user_id),
-            account as (select user_id from ${schema}.accounts where user_id = $2 for update)
-       update ${schema}.api_keys set revoked_at = now()
-       where ${ACTIVE_OF_USER} and (select count(*) from account) + (select count(*) from opened) >= 0`,
+  revoke: `${lockAccount(schema)} update ${schema}.api_keys set revoked_at = now() where ${ACTIVE_OF_USER} and ${ACCOUNT_LOCKED}`,
+  lockAccount: lockAccount(schema),
   lockActive: `select 1 from ${schema}.api_keys where id = $1 and revoked_at is null for share`,
   touchLastUsed: `update ${schema}.api_keys set last_used_at = $2 where id = $1`,
 });
@@ -138,7 +142,13 @@ export class PgKeyStore implements KeyStore {
     if (c.allowedModalities !== undefined) set('allowed_modalities', c.allowedModalities && [...c.allowedModalities]);
     if (c.maxConcurrentTasks !== undefined) set('max_concurrent_tasks', c.maxConcurrentTasks);
     if (sets.length === 0) return this.findActiveForUser(id, userId);
-    const { rows } = await this.db.query<Row>(`update ${this.sql.table} set ${sets.join(', ')} where ${ACTIVE_OF_USER} returning *`, values);
+    // A budget period change moves the key's spend into the new period (migration 027's trigger): under the
+    // account row lock first, as a submission and a revocation take it, so no hold of the key lands in between.
+    const sql =
+      c.budgetPeriod === undefined
+        ? `update ${this.sql.table} set ${sets.join(', ')} where ${ACTIVE_OF_USER} returning *`
+        : `${this.sql.lockAccount} update ${this.sql.table} set ${sets.join(', ')} where ${ACTIVE_OF_USER} and ${ACCOUNT_LOCKED} returning *`;
+    const { rows } = await this.db.query<Row>(sql, values);
     return rows[0] ? toKey(rows[0]) : null;
   }
 

@@ -10,6 +10,7 @@ const DIMENSIONS: Readonly<Record<UsageDimension, { readonly expr: string; reado
   provider: { expr: 'r.provider', as: 'provider' },
   key: { expr: 'r.api_key_id', as: 'api_key_id' },
   user: { expr: 'r.user_id', as: 'user_id' },
+  member: { expr: 'r.member_id', as: 'member_id' },
 };
 
 interface Row {
@@ -21,6 +22,8 @@ interface Row {
   key_name?: string | null;
   user_id?: string;
   user_email?: string | null;
+  member_id?: string;
+  member_email?: string | null;
   credits_micro: string;
   tasks: string;
   failures: string;
@@ -40,7 +43,7 @@ function parseHistogram(text: string): number[] {
 }
 
 /**
- * Reads the rollups of migration 023: one statement, grouped in SQL, over the daily rows for the whole UTC
+ * Reads the rollups of migration 023 (the member in their grain since 027): one statement, grouped in SQL, over the daily rows for the whole UTC
  * days of the range and the hourly rows for the hours at its ends (or the hourly rows only, grouped by
  * hour or within a day). The histogram is merged element by
  * element (47 sums over the array's subscripts), names sort by code point (`collate "C"`, as the memory
@@ -63,8 +66,9 @@ export class PgUsageReader implements UsageReader {
     if (q.modelId !== undefined) filters.push(`model_id = ${param(q.modelId)}`);
     if (q.apiKeyId !== undefined) filters.push(`api_key_id = ${param(q.apiKeyId)}`);
     if (q.provider !== undefined) filters.push(`provider = ${param(q.provider)}`);
+    if (q.memberId !== undefined) filters.push(`member_id = ${param(q.memberId)}`);
     const s = this.schema;
-    const columns = 'user_id, api_key_id, model_id, provider, credits_micro, tasks, failures, input_tokens, output_tokens, images, video_ms, latency_hist';
+    const columns = 'user_id, api_key_id, model_id, provider, member_id, credits_micro, tasks, failures, input_tokens, output_tokens, images, video_ms, latency_hist';
     const hourly = (from: Date, to: Date) =>
       `select hour, ${columns} from ${s}.usage_rollups where ${[`hour >= ${param(from)}`, `hour < ${param(to)}`, ...filters].join(' and ')}`;
     // Whole UTC days inside the range come from the daily rows (24 times fewer), the hours at its ends from the hourly ones.
@@ -86,7 +90,7 @@ export class PgUsageReader implements UsageReader {
     const select = dims.map((d) => `${d.expr} as ${d.as}`).join(', ');
     const hist = Array.from({ length: LATENCY_BUCKETS }, (_, i) => `sum(r.latency_hist[${i + 1}])`).join(', ');
     const order = q.groupBy
-      .map((g) => (g === 'key' ? 'g.api_key_id nulls first' : g === 'hour' || g === 'user' ? `g.${DIMENSIONS[g].as}` : `g.${DIMENSIONS[g].as} collate "C"`))
+      .map((g) => (g === 'key' ? 'g.api_key_id nulls first' : g === 'hour' || g === 'user' || g === 'member' ? `g.${DIMENSIONS[g].as}` : `g.${DIMENSIONS[g].as} collate "C"`))
       .join(', ');
     const sql = `
 with g as (
@@ -96,8 +100,8 @@ with g as (
   from (${parts.join('\n    union all ')}) r
   group by ${dims.map((_, i) => i + 1).join(', ')}
 )
-select g.*${q.groupBy.includes('key') ? ', k.name as key_name' : ''}${q.groupBy.includes('user') ? ', u.email as user_email' : ''}
-from g${q.groupBy.includes('key') ? ` left join ${s}.api_keys k on k.id = g.api_key_id` : ''}${q.groupBy.includes('user') ? ` left join ${s}.users u on u.id = g.user_id` : ''}
+select g.*${q.groupBy.includes('key') ? ', k.name as key_name' : ''}${q.groupBy.includes('user') ? ', u.email as user_email' : ''}${q.groupBy.includes('member') ? ', m.email as member_email' : ''}
+from g${q.groupBy.includes('key') ? ` left join ${s}.api_keys k on k.id = g.api_key_id` : ''}${q.groupBy.includes('user') ? ` left join ${s}.users u on u.id = g.user_id` : ''}${q.groupBy.includes('member') ? ` left join ${s}.users m on m.id = g.member_id` : ''}
 order by ${order}`;
     const { rows } = await this.db.query<Row>(sql, values);
     return rows.map((r) => {
@@ -109,6 +113,7 @@ order by ${order}`;
         ...(r.provider === undefined ? {} : { provider: r.provider }),
         ...key,
         ...(r.user_id === undefined ? {} : { userId: r.user_id, userEmail: r.user_email ?? null }),
+        ...(r.member_id === undefined ? {} : { memberId: r.member_id, memberEmail: r.member_email ?? null }),
         counts: {
           creditsMicro: toSafeInt(r.credits_micro),
           tasks: toSafeInt(r.tasks),

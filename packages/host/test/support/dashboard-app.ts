@@ -64,7 +64,7 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
   const { pool, close } = openPool(db.url, 10);
   await runMigrations(pool, DEFAULT_SCHEMA);
   const boss = await createBoss({ connectionString: db.url, logger });
-  const { stores, unitOfWork, taskIntake, taskCompletion, usageReader } = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
+  const { stores, unitOfWork, taskIntake, taskCompletion, usageReader, organizations } = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
   const blobStore = new MemoryBlobStore();
   const gengate = createGengate({
     adapters: [new SandboxAdapter({ latencyMs: { chat: 5, image: 5, video: 30 }, statusPollIntervalMs: 10 })],
@@ -76,6 +76,7 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
     resultUrls: { urlFor: (k) => `${ORIGIN}/api/v1/files/${k}` },
     paymentProcessor: new ManualPaymentProcessor(),
     ...(usageReader ? { usageReader } : {}),
+    organizations,
     routeHealth: new InProcessRouteHealth(),
   });
   const mails: MailMessage[] = [];

@@ -40,7 +40,7 @@ export async function openPgHttpApp(
   const { pool, close } = openPool(db.url, 40);
   await runMigrations(pool, DEFAULT_SCHEMA);
   const boss: PgBoss | null = opts.withQueue ? await createBoss({ connectionString: db.url, logger: pino({ level: 'silent' }) }) : null;
-  const { stores, unitOfWork, taskIntake, taskCompletion, usageReader } = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
+  const { stores, unitOfWork, taskIntake, taskCompletion, usageReader, organizations } = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
   const gengate = createGengate({
     adapters: [new SandboxAdapter({ latencyMs: { chat: 5, image: 5, video: 30 } })],
     stores,
@@ -51,6 +51,7 @@ export async function openPgHttpApp(
     resultUrls: { urlFor: (k) => `http://gengate.test/api/v1/files/${k}` },
     paymentProcessor: opts.paymentProcessor ?? new ManualPaymentProcessor(),
     ...(usageReader ? { usageReader } : {}),
+    organizations,
   });
   const app = express().use(
     '/api/v1',

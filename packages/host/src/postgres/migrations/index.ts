@@ -21,6 +21,7 @@ import { usageRollups } from './023-usage-rollups.js';
 import { traceContext } from './024-trace-context.js';
 import { organizations } from './025-organizations.js';
 import { memberBudgets } from './026-member-budgets.js';
+import { usageMembersAndKeyPeriodChange } from './027-usage-members-and-key-period-change.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in order. Append new ones; never edit an applied one. */
@@ -48,5 +49,6 @@ export const MIGRATIONS: readonly Migration[] = [
   traceContext,
   organizations,
   memberBudgets,
+  usageMembersAndKeyPeriodChange,
 ];
 export type { Migration };

@@ -137,7 +137,8 @@ export function describeUsageContract(name: string, factory: () => Promise<Money
         }
         return 'answered';
       };
-      expect(await refusal({ group_by: 'member' })).toEqual([400, 'invalid_request', 'group_by']);
+      expect(await refusal({ group_by: 'week' })).toEqual([400, 'invalid_request', 'group_by']);
+      expect(await refusal({ member: 'someone' })).toEqual([400, 'invalid_request', 'member']);
       expect(await refusal({ group_by: 'day,hour' })).toEqual([400, 'invalid_request', 'group_by']);
       expect(await refusal({ group_by: 'day,model,key' })).toEqual([400, 'invalid_request', 'group_by']);
       expect(await refusal({ from: 'yesterday' })).toEqual([400, 'invalid_request', 'from']);
