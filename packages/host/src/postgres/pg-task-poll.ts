@@ -1,5 +1,5 @@
+import { hash } from 'node:crypto';
 import type { TaskPoll, TaskViewSource } from '@gengate/core';
-import type { Queryable } from './queryable.js';
 import { checkSchemaName } from './schema.js';
 import { fromAttemptRow, type TaskRow } from './pg-task-store.js';
 
@@ -13,6 +13,11 @@ type PolledTaskJson = Pick<TaskRow, 'id' | 'model_id' | 'status' | 'outputs' | '
   request_models: NonNullable<TaskViewSource['request']['models']> | null;
 };
 
+/** A pg Pool: the poll runs as a named prepared statement. */
+export interface PreparedQueryable {
+  query<R extends object>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
+}
+
 interface PollRow {
   /** Null when the caller has no task with this id. */
   task: PolledTaskJson | null;
@@ -25,12 +30,16 @@ interface PollRow {
  * caller has no such task), so a revoked key is told from a missing task. A poll is the most frequent
  * request, so the statement reads only the columns of the task's view, built into one JSON value: the
  * driver's work per column (field descriptions, a parser per column, the row object) is paid for two.
+ * It is a named prepared statement: each pooled connection parses and plans it once (planning it took
+ * several times as long as running it), and sends only its parameters after that.
  */
 export class PgTaskPoll implements TaskPoll {
   private readonly sql: string;
+  /** The statement's name on each connection: one per text (so per schema). */
+  private readonly name: string;
 
   constructor(
-    private readonly db: Queryable,
+    private readonly db: PreparedQueryable,
     /** gengate's schema (the name runMigrations used). */
     schema: string,
   ) {
@@ -41,10 +50,11 @@ export class PgTaskPoll implements TaskPoll {
           'request_provider', t.request -> 'provider', 'request_models', t.request -> 'models') end as task,
         $3::uuid is not null and not exists (select 1 from ${s}.api_keys k where k.id = $3 and k.revoked_at is null) as key_revoked
       from (values (1)) as one left join ${s}.tasks t on t.id = $1 and t.user_id = $2`;
+    this.name = `gengate_poll_${hash('sha256', this.sql, 'hex').slice(0, 16)}`;
   }
 
   async read(taskId: string, userId: string, apiKeyId: string | null): Promise<TaskViewSource | null | 'key_revoked'> {
-    const { rows } = await this.db.query<PollRow>(this.sql, [taskId, userId, apiKeyId]);
+    const { rows } = await this.db.query<PollRow>({ name: this.name, text: this.sql, values: [taskId, userId, apiKeyId] });
     const row = rows[0];
     if (row?.key_revoked) return 'key_revoked';
     return row?.task ? toPolledTask(row.task) : null;
