@@ -63,8 +63,14 @@ export async function measureDbCeiling(url: string, clients = 10, seconds = 5): 
   return { threeInsertTps: threeInsert, submissionShapedOneUserTps: oneUser, submissionShapedManyUsersTps: manyUsers };
 }
 
-/** A bare Express 5 JSON POST route in its own process, loaded like the gateway: the HTTP stack's own cost. */
-export async function measureExpressRoute(connections = 10, seconds = 5): Promise<LoadResult & { cpuMicrosPerRequest: number }> {
+/** A bare Express 5 app in its own process (default settings): GET /hello and a JSON POST /run. */
+export interface ExpressAnchor {
+  readonly url: string;
+  readonly pid: number;
+  stop(): void;
+}
+
+export async function startExpressAnchor(): Promise<ExpressAnchor> {
   const root = join(import.meta.dirname, '..', '..');
   const child = spawn(
     join(root, 'node_modules/.bin/node'),
@@ -72,6 +78,7 @@ export async function measureExpressRoute(connections = 10, seconds = 5): Promis
       '-e',
       `const express = require(require.resolve('express', { paths: [${JSON.stringify(join(root, 'packages/host'))}] }));
        const app = express(); app.use(express.json());
+       app.get('/hello', (req, res) => res.json({ message: 'hello' }));
        app.post('/run', (req, res) => res.json({ code: 200, message: 'Task accepted.', task_id: crypto.randomUUID(), status: 'waiting', echo: req.body.prompt }));
        const s = app.listen(0, '127.0.0.1', () => console.log('port ' + s.address().port));`,
     ],
@@ -81,10 +88,26 @@ export async function measureExpressRoute(connections = 10, seconds = 5): Promis
     const m = /port (\d+)/.exec(b.toString());
     if (m) resolve(Number(m[1]));
   }));
-  const pid = child.pid ?? -1;
-  const before = cpuMicros(pid);
-  const r = await load({ url: `http://127.0.0.1:${port}/run`, connections, durationSeconds: seconds, method: 'POST', body: JSON.stringify({ prompt: 'hello' }), headerSets: [{ 'content-type': 'application/json' }] });
-  const cpu = cpuMicros(pid) - before;
-  child.kill();
-  return { ...r, cpuMicrosPerRequest: cpu / Math.max(1, r.requests) };
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid ?? -1, stop: () => child.kill() };
+}
+
+/** One load against the anchor, with the anchor process's CPU time per request. */
+export async function measureAnchor(anchor: ExpressAnchor, route: 'hello' | 'run', connections = 10, seconds = 5): Promise<LoadResult & { cpuMicrosPerRequest: number }> {
+  const before = cpuMicros(anchor.pid);
+  const r = await load(
+    route === 'hello'
+      ? { url: `${anchor.url}/hello`, connections, durationSeconds: seconds, headerSets: [{}] }
+      : { url: `${anchor.url}/run`, connections, durationSeconds: seconds, method: 'POST', body: JSON.stringify({ prompt: 'hello' }), headerSets: [{ 'content-type': 'application/json' }] },
+  );
+  return { ...r, cpuMicrosPerRequest: (cpuMicros(anchor.pid) - before) / Math.max(1, r.requests) };
+}
+
+/** A bare Express 5 JSON POST route in its own process, loaded like the gateway: the HTTP stack's own cost. */
+export async function measureExpressRoute(connections = 10, seconds = 5): Promise<LoadResult & { cpuMicrosPerRequest: number }> {
+  const anchor = await startExpressAnchor();
+  try {
+    return await measureAnchor(anchor, 'run', connections, seconds);
+  } finally {
+    anchor.stop();
+  }
 }

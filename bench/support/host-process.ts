@@ -5,7 +5,6 @@ import { PROBE_DIR } from '../sections/memory.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const NODE = join(ROOT, 'node_modules', '.bin', 'node');
-const COMPILED = join(ROOT, 'packages', 'host', 'dist', 'server', 'cli.js');
 const PROBES = join(import.meta.dirname, '..', 'probes');
 
 export interface HostProcess {
@@ -32,15 +31,18 @@ export function productionNodeFlags(): string[] {
  * Starts `gengate serve` as `npm start` runs it in production, as its own process (so its CPU is its own),
  * with the bench's memory probe loaded (bench/probes/memory-probe.mjs: a reading on SIGUSR2, nothing else)
  * and, when GENGATE_BENCH_STATEMENTS=1, the statement timer (bench/probes/statement-probe.mjs).
+ * `root`: the checkout whose host is started (default this one; `npm run bench:poll -- --base DIR` starts
+ * another checkout's beside it, with this checkout's Node and probes).
  */
-export async function startHost(env: Record<string, string>): Promise<HostProcess> {
-  const mode = existsSync(COMPILED) ? 'compiled' : 'tsx';
+export async function startHost(env: Record<string, string>, root: string = ROOT): Promise<HostProcess> {
+  const compiled = join(root, 'packages', 'host', 'dist', 'server', 'cli.js');
+  const mode = existsSync(compiled) ? 'compiled' : 'tsx';
   const probes = ['--import', join(PROBES, 'memory-probe.mjs'), ...(process.env['GENGATE_BENCH_STATEMENTS'] === '1' ? ['--import', join(PROBES, 'statement-probe.mjs')] : [])];
   const args =
     mode === 'compiled'
-      ? [...productionNodeFlags(), ...probes, COMPILED, 'serve']
-      : ['--conditions=@gengate/source', '--import', 'tsx', ...probes, join(ROOT, 'packages/host/src/server/cli.ts'), 'serve'];
-  const child: ChildProcess = spawn(NODE, args, { cwd: ROOT, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', GENGATE_PROBE_DIR: PROBE_DIR, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      ? [...productionNodeFlags(), ...probes, compiled, 'serve']
+      : ['--conditions=@gengate/source', '--import', 'tsx', ...probes, join(root, 'packages/host/src/server/cli.ts'), 'serve'];
+  const child: ChildProcess = spawn(NODE, args, { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', GENGATE_PROBE_DIR: PROBE_DIR, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {

@@ -84,7 +84,7 @@ export type { AuthContext } from './services/auth-context.js';
 
 // What the use cases answer with.
 export { isEndState, TASK_STATUSES } from './model/task.js';
-export type { TaskOutputFile, TaskRecord, TaskStatus, TaskView, TaskWarning } from './model/task.js';
+export type { TaskOutputFile, TaskRecord, TaskStatus, TaskView, TaskViewSource, TaskWarning } from './model/task.js';
 export type { ModelDescriptor, ModelView } from './model/model.js';
 export type { Modality } from './model/modality.js';
 export type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, BudgetPeriod, CreatedApiKeyView, KeyControls, KeyRefusal, KeyUsage } from './model/api-key.js';

@@ -30,7 +30,7 @@ export type { ImageTokenPrices, LongContextPrices, ModelPricing, PriceSource, Pr
 export { toModelView } from './model/model.js';
 export type { ModelDescriptor, ModelView, ProviderParamsObject, ProviderParamsSchema } from './model/model.js';
 export { isEndState, TASK_STATUSES } from './model/task.js';
-export type { TaskOutputFile, TaskRecord, TaskStatus, TaskView, TaskWarning } from './model/task.js';
+export type { TaskOutputFile, TaskRecord, TaskStatus, TaskView, TaskViewSource, TaskWarning } from './model/task.js';
 export type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, BudgetPeriod, CreatedApiKeyView, KeyControls, KeyRefusal, KeyUsage } from './model/api-key.js';
 export { BUDGET_PERIODS, keyControlsOf, NO_KEY_CONTROLS } from './model/api-key.js';
 export type { KeyBudgetStore } from './ports/key-budget-store.js';

@@ -90,6 +90,15 @@ export interface TaskRecord {
   readonly finishedAt: Date | null;
 }
 
+/**
+ * What a task's view (TaskView) is made of: the fields it shows, and those that decide whether it shows
+ * the route (the model, the attempts, the request's routing fields). A TaskRecord is one; a poll reads
+ * only these (TaskPoll).
+ */
+export type TaskViewSource = Pick<TaskRecord, 'id' | 'modelId' | 'status' | 'outputs' | 'errorMessage' | 'progress' | 'routeId' | 'routeAttempts' | 'createdAt'> & {
+  readonly request: Pick<RunRequest, 'provider' | 'models'>;
+};
+
 /** The public Task resource (poll response and callback body). */
 export interface TaskView {
   task_id: string;

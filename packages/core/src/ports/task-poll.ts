@@ -1,4 +1,4 @@
-import type { TaskRecord } from '../model/task.js';
+import type { TaskViewSource } from '../model/task.js';
 
 /**
  * GET /run/tasks/{id}, the call a client repeats until its task ends: the caller's task, read while the
@@ -8,8 +8,9 @@ import type { TaskRecord } from '../model/task.js';
  */
 export interface TaskPoll {
   /**
-   * The task with this id if it belongs to `userId` (null otherwise); `key_revoked` when `apiKeyId` (the
-   * key the request was authenticated with, null for a session) is no longer active.
+   * The task with this id if it belongs to `userId` (null otherwise): the fields its view needs (a whole
+   * TaskRecord will do); `key_revoked` when `apiKeyId` (the key the request was authenticated with, null
+   * for a session) is no longer active.
    */
-  read(taskId: string, userId: string, apiKeyId: string | null): Promise<TaskRecord | null | 'key_revoked'>;
+  read(taskId: string, userId: string, apiKeyId: string | null): Promise<TaskViewSource | null | 'key_revoked'>;
 }

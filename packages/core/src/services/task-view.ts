@@ -1,13 +1,13 @@
 import type { RouteAttempt } from '../model/routing.js';
-import type { RouteAttemptView, TaskRecord, TaskView } from '../model/task.js';
+import type { RouteAttemptView, TaskRecord, TaskView, TaskViewSource } from '../model/task.js';
 import type { ResultUrlResolver } from '../ports/blob-store.js';
 
 /** The task's request carried routing fields (`provider`, `models`): its view shows the route even on a provider model. */
-export function asksForRouting(task: Pick<TaskRecord, 'request'>): boolean {
+export function asksForRouting(task: { readonly request: Pick<TaskRecord['request'], 'provider' | 'models'> }): boolean {
   return task.request.provider !== undefined || task.request.models !== undefined;
 }
 
-export function toTaskView(task: TaskRecord, urls: ResultUrlResolver): TaskView {
+export function toTaskView(task: TaskViewSource, urls: ResultUrlResolver): TaskView {
   const view: TaskView = {
     task_id: task.id,
     status: task.status,

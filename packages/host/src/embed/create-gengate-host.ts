@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { routeFamiliesFor } from '@gengate/adapters';
 import { coreModule, coreSettingsModule, GatewayError, resolveGengate, TOKENS, type AcceptedProviderAdapter, type BlobStore, type Gengate, type Mailer, type PaymentProcessor, type RoutedModelDeclaration } from '@gengate/core';
-import { Router, type RequestHandler } from 'express';
+import { Router, type NextFunction, type RequestHandler, type Response } from 'express';
 import { Container } from 'inversify';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
@@ -184,12 +184,15 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
   let metricsUrl: string | null = null;
 
   let starting: Promise<void> | null = null;
+  /** Set once start() has succeeded: from then on a request passes `ready` without waiting on a promise. */
+  let started = false;
   const start = (): Promise<void> => {
     starting ??= (async () => {
       // Result URLs are signed (fileAccess `signed`, the default) with a secret kept in the database, so every process agrees.
       await resultUrls.load();
       await startBoss(boss, bossOptions);
       ({ metricsUrl } = await ops.start(options.metricsHost ?? '127.0.0.1'));
+      started = true;
     })().catch((err: unknown) => {
       starting = null; // a later call tries again (e.g. after migrate())
       throw err;
@@ -198,7 +201,7 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
   };
 
   const router = Router();
-  const ready: RequestHandler = async (_req, res, next) => {
+  const waitForStart = async (res: Response, next: NextFunction): Promise<void> => {
     try {
       await start();
     } catch (err) {
@@ -209,6 +212,8 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     }
     next();
   };
+  // Once started, a plain call: no promise, no microtask per request.
+  const ready: RequestHandler = (_req, res, next) => (started ? next() : waitForStart(res, next));
   if (tracing) router.use(tracing.http);
   router.use(ready);
   router.use(api);

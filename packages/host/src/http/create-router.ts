@@ -15,7 +15,7 @@ import { fileRoutes } from './routes/files.js';
 import type { FileDeliveryOptions } from './routes/files-delivery.js';
 import { openApiDocumentRoutes } from './routes/openapi-document.js';
 import { modelRoutes } from './routes/models.js';
-import { runRoutes } from './routes/run.js';
+import { pollRoute, runRoutes } from './routes/run.js';
 import { callbackRoutes } from './routes/callbacks.js';
 import type { CallbackRepository } from '../callbacks/callback-repository.js';
 import type { ResultUrlVerifier } from '../storage/result-urls.js';
@@ -87,8 +87,12 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
   const signInHint = options.signInHint !== undefined ? { signInHint: options.signInHint } : {};
   const seam: AuthenticationSeam | undefined = options.authenticate ? { authenticate: options.authenticate, ...signInHint } : undefined;
   const fileSeam = options.authenticateFiles ?? options.authenticate;
+  const limit = rateLimit(options.rateLimiter ?? createMemoryKeyRateLimiter());
   router.use(requestContext(options.logger, options.refusalSummaryMs === undefined ? {} : { refusalSummaryMs: options.refusalSummaryMs }));
   router.use(rememberApiRoot);
+  // The poll first, behind the same authentication (a cached key will do: its statement re-checks the
+  // key) and rate limit as every route below: the most frequent request walks no other router.
+  router.get('/run/tasks/:task_id', authenticate(gengate, clientIp, seam, () => true), limit, pollRoute(gengate));
   router.use(openApiDocumentRoutes());
   router.use(
     fileRoutes({
@@ -105,7 +109,7 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
   if (options.stripeWebhook) router.use(stripeWebhookRoutes(gengate, options.stripeWebhook));
   router.use(providerWebhookRoutes(gengate));
   router.use(authenticate(gengate, clientIp, seam, pollsAndSubmissions));
-  router.use(rateLimit(options.rateLimiter ?? createMemoryKeyRateLimiter()));
+  router.use(limit);
   router.use(jsonBody(options.maxBodyBytes ?? 1_048_576));
   if (options.callbacks) router.use(callbackRoutes(options.callbacks));
   router.use(runRoutes(gengate));

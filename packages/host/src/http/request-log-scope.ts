@@ -2,10 +2,13 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger as CoreLogger } from '@gengate/core';
 import type { Logger } from 'pino';
 
-const scope = new AsyncLocalStorage<Logger>();
+const scope = new AsyncLocalStorage<() => Logger>();
 
-/** Runs the rest of a request's handling with its child logger (carrying the request id) in scope. */
-export function runWithRequestLogger<T>(logger: Logger, fn: () => T): T {
+/**
+ * Runs the rest of a request's handling with its child logger (carrying the request id) in scope: `logger`
+ * gives it, made on first use (most requests log no line of their own).
+ */
+export function runWithRequestLogger<T>(logger: () => Logger, fn: () => T): T {
   return scope.run(logger, fn);
 }
 
@@ -14,7 +17,7 @@ export function runWithRequestLogger<T>(logger: Logger, fn: () => T): T {
  * so every line a request causes carries its request id; outside a request it is the base logger.
  */
 export function createRequestScopedLogger(base: Logger): CoreLogger {
-  const current = (): Logger => scope.getStore() ?? base;
+  const current = (): Logger => scope.getStore()?.() ?? base;
   const logger: CoreLogger = {
     debug: (obj, msg) => current().debug(obj, msg),
     info: (obj, msg) => current().info(obj, msg),

@@ -59,7 +59,7 @@ const toAttemptRow = (a: RouteAttempt): RouteAttemptRow => ({
   ended_at: a.endedAt.toISOString(),
 });
 
-const fromAttemptRow = (a: RouteAttemptRow): RouteAttempt => ({
+export const fromAttemptRow = (a: RouteAttemptRow): RouteAttempt => ({
   route: a.route,
   provider: a.provider,
   outcome: a.outcome,

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
 import { RefusalLog, refusalLogFor } from '../refusal-log.js';
 import { runWithRequestLogger } from '../request-log-scope.js';
 
@@ -17,36 +16,56 @@ export function redactUrl(url: string): string {
   return out.length > 512 ? `${out.slice(0, 512)}…` : out;
 }
 
+declare module 'http' {
+  interface IncomingMessage {
+    /** The request id (X-Request-Id), set by requestContext. */
+    id: string;
+    /** The request's child logger (its lines carry `req`: id, method, redacted URL), made on first use. */
+    log: Logger;
+  }
+}
+
 /**
- * One child logger per request, carrying its request id (X-Request-Id in and out). Request headers are
- * not logged at all, so neither the Authorization header nor any API key can reach a log line; result
- * file URLs are logged without their task id (redactUrl). Refused requests (4xx, 503 overloaded) get no
- * line of their own: RefusalLog logs the first of each kind and summarizes the rest, at info, without a
- * stack; a real failure (5xx) is a line at error level with its stack.
+ * One child logger per request, carrying its request id (X-Request-Id in and out), and one line when the
+ * request ends: `request completed` at info (`request aborted` when the client left first, `request
+ * errored` at error for a 5xx), with `req` (id, method, URL), `res` (status) and `responseTime`. Request
+ * headers are not logged at all, so neither the Authorization header nor any API key can reach a log
+ * line; result file URLs are logged without their task id (redactUrl). Refused requests (4xx, 503
+ * overloaded) get no line of their own: RefusalLog logs the first of each kind and summarizes the rest, at
+ * info, without a stack; a real failure (5xx) is a line at error level with its stack.
+ *
+ * The lines are pino-http's; the middleware is not, because pino-http builds the request's child logger
+ * (serializing and redacting its bindings) for every request, while most requests (a poll) log nothing
+ * else: here the child is made on first use (`req.log`, or a use case's line in the request's scope), and
+ * the end-of-request line is written by the base logger with the same `req` object.
  */
 export function requestContext(logger: Logger, opts: { readonly refusalSummaryMs?: number } = {}): RequestHandler[] {
   const refusals = refusalLogFor(logger, opts.refusalSummaryMs);
-  const http = pinoHttp({
-    logger,
-    genReqId(req, res) {
-      const incoming = req.headers['x-request-id'];
-      const id = typeof incoming === 'string' && SANE_ID.test(incoming) ? incoming : randomUUID();
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    serializers: {
-      req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-    customLogLevel: (req, res, err) => {
-      const refusal = err ? null : RefusalLog.kindOf(res);
+  const context: RequestHandler = (req, res, next) => {
+    const incoming = req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && SANE_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader('X-Request-Id', id);
+    req.id = id;
+    const started = Date.now();
+    const reqFields = { id, method: req.method, url: redactUrl(req.originalUrl || req.url) };
+    let child: Logger | null = null;
+    const log = (): Logger => (child ??= logger.child({ req: reqFields }));
+    Object.defineProperty(req, 'log', { get: log, configurable: true, enumerable: false });
+    const ended = (): void => {
+      res.removeListener('finish', ended);
+      res.removeListener('close', ended);
+      const refusal = RefusalLog.kindOf(res);
       if (refusal !== null) {
         refusals.record(req, res, refusal);
-        return 'silent';
+        return;
       }
-      return err || res.statusCode >= 500 ? 'error' : 'info';
-    },
-  });
-  const scoped: RequestHandler = (req, _res, next) => runWithRequestLogger(req.log, next);
-  return [http, scoped];
+      const line = { req: reqFields, res: { statusCode: res.statusCode }, responseTime: Date.now() - started };
+      if (res.statusCode >= 500) logger.error({ ...line, err: new Error(`failed with status code ${res.statusCode}`) }, 'request errored');
+      else logger.info(line, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
+    };
+    res.on('finish', ended);
+    res.on('close', ended);
+    runWithRequestLogger(log, next);
+  };
+  return [context];
 }

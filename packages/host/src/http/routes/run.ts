@@ -1,9 +1,22 @@
 import { GatewayError, type GengateUseCases } from '@gengate/core';
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import { authOf } from '../middleware/authenticate.js';
 import { methodNotAllowed } from '../middleware/error-handler.js';
+import { sendJson } from '../send-json.js';
 
-export function runRoutes({ listTasks, cancelTask, getTask, submitRun }: Pick<GengateUseCases, 'listTasks' | 'cancelTask' | 'getTask' | 'submitRun'>): Router {
+/**
+ * GET /run/tasks/{task_id}, the poll: the request a client repeats until its task ends. createGengateRouter
+ * mounts it ahead of the other routes, behind its own authentication and rate limit (the same ones), so a
+ * poll does not walk every other router; runRoutes keeps the path's 405 for the other methods.
+ */
+export function pollRoute({ getTask }: Pick<GengateUseCases, 'getTask'>): RequestHandler {
+  return async (req, res) => {
+    const id = req.params['task_id'];
+    sendJson(res, await getTask.execute(authOf(res), typeof id === 'string' ? id : ''));
+  };
+}
+
+export function runRoutes({ listTasks, cancelTask, submitRun }: Pick<GengateUseCases, 'listTasks' | 'cancelTask' | 'submitRun'>): Router {
   const router = Router();
   // gengate extension: the caller's tasks, newest first (paged; status, model and modality filters).
   router
@@ -18,12 +31,8 @@ export function runRoutes({ listTasks, cancelTask, getTask, submitRun }: Pick<Ge
       res.json(await cancelTask.execute(authOf(res), req.params.task_id));
     })
     .all(methodNotAllowed('POST'));
-  router
-    .route('/run/tasks/:task_id')
-    .get(async (req, res) => {
-      res.json(await getTask.execute(authOf(res), req.params.task_id));
-    })
-    .all(methodNotAllowed('GET'));
+  // GET is pollRoute, mounted first (createGengateRouter).
+  router.route('/run/tasks/:task_id').all(methodNotAllowed('GET'));
   router
     .route('/run/:model_id')
     .post(async (req, res) => {

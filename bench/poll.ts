@@ -1,0 +1,112 @@
+/**
+ * npm run bench:poll — the poll's figures beside their anchor (issue 23's targets): the host's CPU per
+ * `GET /api/v1/run/tasks/{id}` (API key, 10 connections, as fast as it goes) over a bare Express 5 hello
+ * route's CPU per request measured in the same round, and the poll's latency at a fixed 1,000 req/s.
+ *
+ *   npm run bench:poll -- [--base DIR] [--rounds N] [--seconds S] [--rate R]
+ *
+ * `--base DIR`: another checkout (built, with its node_modules) whose host is measured beside this one's,
+ * each on its own scratch database, in alternating order round by round (A B, B A, ...), so that a drift in
+ * the machine's load falls on both: an A/B of a change on a shared machine. Figures are per-round ratios and
+ * their medians; absolute figures move with the machine's load. PostgreSQL: a fresh database on
+ * DATABASE_URL's server, else an embedded one.
+ */
+import { cpus, loadavg } from 'node:os';
+import { resolve } from 'node:path';
+import { scratchDatabase } from '../scripts/support/scratch-database.js';
+import { measureAnchor, startExpressAnchor } from './sections/anchors.js';
+import { createKeys, hostEnv, measure, submitOne, type Measured } from './sections/gengate.js';
+import { startHost, type HostProcess } from './support/host-process.js';
+
+const arg = (name: string): string | undefined => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const ROUNDS = Number(arg('--rounds') ?? 3);
+const SECONDS = Number(arg('--seconds') ?? 5);
+const RATE = Number(arg('--rate') ?? 1000);
+const BASE = arg('--base');
+const CONNECTIONS = 10;
+const f0 = (n: number) => Math.round(n).toLocaleString('en-US');
+const f1 = (n: number) => n.toFixed(1);
+const f2 = (n: number) => n.toFixed(2);
+const load3 = () => loadavg().map((x) => x.toFixed(2)).join(' / ');
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] ?? NaN) : ((s[m - 1] ?? NaN) + (s[m] ?? NaN)) / 2;
+};
+
+interface Subject {
+  readonly name: string;
+  readonly host: HostProcess;
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  close(): Promise<void>;
+}
+
+interface Row {
+  readonly subject: string;
+  readonly hello: number;
+  readonly max: Measured;
+  readonly fixed: Measured;
+}
+
+async function startSubject(name: string, root: string | undefined): Promise<Subject> {
+  const db = await scratchDatabase();
+  const host = await startHost(hostEnv(db.url, false), ...(root ? [root] : []));
+  const [key = ''] = await createKeys(db.url, 1);
+  const taskId = await submitOne(host, key);
+  return {
+    name,
+    host,
+    url: `${host.url}/api/v1/run/tasks/${taskId}`,
+    headers: { authorization: `Bearer ${key}` },
+    async close() {
+      await host.stop();
+      await db.close();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  process.stdout.write(`gengate bench:poll on ${cpus().length} cores, load average ${load3()}, ${process.env['DATABASE_URL'] ? 'DATABASE_URL' : 'embedded PostgreSQL'}; ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections\n`);
+  const anchor = await startExpressAnchor();
+  const subjects = [await startSubject('this checkout', undefined), ...(BASE ? [await startSubject(`base ${BASE}`, resolve(BASE))] : [])];
+  const rows: Row[] = [];
+  try {
+    // Warm-up (JIT, pools, key cache) for every process, not counted.
+    await measureAnchor(anchor, 'hello', CONNECTIONS, 1);
+    for (const s of subjects) await measure(s.host, { url: s.url, connections: CONNECTIONS, durationSeconds: 1, headerSets: [s.headers] });
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? subjects : [...subjects].reverse();
+      for (const s of order) {
+        const hello = await measureAnchor(anchor, 'hello', CONNECTIONS, SECONDS);
+        const max = await measure(s.host, { url: s.url, connections: CONNECTIONS, durationSeconds: SECONDS, headerSets: [s.headers] });
+        const fixed = await measure(s.host, { url: s.url, connections: CONNECTIONS, durationSeconds: SECONDS, overallRate: RATE, headerSets: [s.headers] });
+        if (max.non2xx + fixed.non2xx + max.errors + fixed.errors > 0) throw new Error(`${s.name}: ${max.non2xx + fixed.non2xx} non-2xx, ${max.errors + fixed.errors} errors`);
+        rows.push({ subject: s.name, hello: hello.cpuMicrosPerRequest, max, fixed });
+        process.stdout.write(
+          `  round ${round + 1} ${s.name}: Express hello ${f0(hello.cpuMicrosPerRequest)} µs CPU/req (${f0(hello.rps)} req/s); poll ${f0(max.cpuMicrosPerRequest)} µs CPU/req = ${f2(max.cpuMicrosPerRequest / hello.cpuMicrosPerRequest)}x, ${f0(max.rps)} req/s, p99 ${f1(max.p99Ms)} ms; at ${f0(RATE)} req/s: p50 ${f1(fixed.p50Ms)} ms, p99 ${f1(fixed.p99Ms)} ms (${f0(fixed.rps)} req/s, ${f0(fixed.cpuMicrosPerRequest)} µs CPU/req); load ${load3()}\n`,
+        );
+      }
+    }
+  } finally {
+    anchor.stop();
+    for (const s of subjects) await s.close();
+  }
+  process.stdout.write(`\nmedians over ${ROUNDS} rounds; load average at the end ${load3()}\n`);
+  process.stdout.write(`| host | poll CPU µs/req | Express hello µs/req | ratio (per round) | poll req/s, 10 conn. | p50 / p99 at ${f0(RATE)} req/s | CPU µs/req at ${f0(RATE)} req/s |\n|---|---|---|---|---|---|---|\n`);
+  for (const s of subjects) {
+    const mine = rows.filter((r) => r.subject === s.name);
+    const m = (pick: (r: Row) => number) => median(mine.map(pick));
+    process.stdout.write(
+      `| ${s.name} | ${f0(m((r) => r.max.cpuMicrosPerRequest))} | ${f0(m((r) => r.hello))} | ${f2(m((r) => r.max.cpuMicrosPerRequest / r.hello))}x | ${f0(m((r) => r.max.rps))} | ${f1(m((r) => r.fixed.p50Ms))} / ${f1(m((r) => r.fixed.p99Ms))} ms | ${f0(m((r) => r.fixed.cpuMicrosPerRequest))} |\n`,
+    );
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

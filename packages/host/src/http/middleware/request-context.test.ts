@@ -1,0 +1,92 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { Writable } from 'node:stream';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../server/logger.js';
+import { createRequestScopedLogger } from '../request-log-scope.js';
+import { requestContext } from './request-context.js';
+
+interface Line {
+  level: number;
+  msg: string;
+  req?: { id: string; method: string; url: string };
+  res?: { statusCode: number };
+  responseTime?: number;
+  err?: { message: string };
+  refusal?: string;
+}
+
+/** The request's lines as pino-http wrote them: one at its end, the request's own lines carrying `req`. */
+describe('requestContext', () => {
+  const lines: Line[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const l of chunk.toString().split('\n')) if (l) lines.push(JSON.parse(l) as Line);
+      done();
+    },
+  });
+  const logger = createLogger({ level: 'info', destination: sink });
+  const scoped = createRequestScopedLogger(logger);
+  let server: Server;
+  let url = '';
+
+  beforeAll(async () => {
+    const app = express();
+    const api = express.Router();
+    api.use(requestContext(logger, { refusalSummaryMs: 60_000 }));
+    api.get('/quiet/:id', (_req, res) => void res.json({ ok: true }));
+    api.get('/talks', (req, res) => {
+      req.log.info({ step: 1 }, 'from the route');
+      setImmediate(() => {
+        scoped.info({ step: 2 }, 'from a use case, later');
+        res.json({ ok: true });
+      });
+    });
+    api.get('/fails', (_req, res) => void res.status(500).json({ code: 500 }));
+    api.get('/refused', (_req, res) => void res.status(404).json({ code: 404 }));
+    app.use('/api/v1', api);
+    server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  /** The lines of one request, once its end line is written (pino writes asynchronously). */
+  async function linesOf(path: string, headers: Record<string, string> = {}): Promise<{ id: string; lines: Line[] }> {
+    const res = await fetch(`${url}${path}`, { headers });
+    await res.arrayBuffer();
+    const id = res.headers.get('x-request-id') ?? '';
+    logger.flush();
+    await new Promise<void>((resolve) => sink.write('', () => resolve()));
+    for (let i = 0; i < 100 && !lines.some((l) => l.req?.id === id && /^request /.test(l.msg)) && path !== '/refused'; i++) await new Promise((r) => setImmediate(r));
+    return { id, lines: lines.filter((l) => l.req?.id === id) };
+  }
+
+  it('writes one line when a request ends: request id, method, URL, status, time; no header', async () => {
+    const { id, lines: mine } = await linesOf('/quiet/abc?x=1', { authorization: 'Bearer gg_live_secret' });
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({ level: 30, msg: 'request completed', req: { id, method: 'GET', url: '/api/v1/quiet/abc?x=1' }, res: { statusCode: 200 } });
+    expect(typeof mine[0]?.responseTime).toBe('number');
+    expect(JSON.stringify(lines)).not.toContain('gg_live_secret');
+  });
+
+  it("keeps the caller's sane X-Request-Id; the request's own lines and its use cases' carry `req`", async () => {
+    const { id, lines: mine } = await linesOf('/talks', { 'x-request-id': 'client-id-42' });
+    expect(id).toBe('client-id-42');
+    expect(mine.map((l) => l.msg)).toEqual(['from the route', 'from a use case, later', 'request completed']);
+    for (const l of mine) expect(l.req).toEqual({ id, method: 'GET', url: '/api/v1/talks' });
+  });
+
+  it('a 5xx is an error-level line; a refusal (4xx) goes to the refusal log instead', async () => {
+    const failed = await linesOf('/fails');
+    expect(failed.lines).toMatchObject([{ level: 50, msg: 'request errored', res: { statusCode: 500 }, err: { message: 'failed with status code 500' } }]);
+    const refused = await linesOf('/refused');
+    expect(refused.lines.map((l) => [l.msg, l.refusal])).toEqual([['request refused: http_404 (404)', 'http_404']]);
+  });
+});
