@@ -11,6 +11,7 @@ import { creditsToMicro, microToCredits } from '../util/money.js';
 import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../keys/api-key-secret.js';
 import { isUuid } from '../util/uuid.js';
 import type { AuthContext } from './auth-context.js';
+import { CallerRoles, insufficientRole, memberOf } from './caller-roles.js';
 
 /** The key as listed: its settings and, when `usage` is given, what it used this period (else zero). */
 export function toApiKeyView(k: ApiKeyRecord, usage: KeyUsage | null = null, at: Date = new Date()): ApiKeyView {
@@ -45,12 +46,13 @@ export async function issueApiKey(
   keys: KeyStore,
   ids: IdGenerator,
   userId: string,
-  input: { name: string; limits: ApiKeyLimits; ipWhitelist: readonly string[]; controls?: KeyControls },
+  input: { name: string; limits: ApiKeyLimits; ipWhitelist: readonly string[]; controls?: KeyControls; memberId?: string },
 ): Promise<{ record: ApiKeyRecord; secret: string }> {
   const secret = generateApiKeySecret();
   const record = await keys.insert({
     id: ids.uuid(),
     userId,
+    ...(input.memberId !== undefined && input.memberId !== userId ? { memberId: input.memberId } : {}),
     name: input.name,
     secretHash: hashApiKeySecret(secret),
     mask: maskApiKeySecret(secret),
@@ -85,7 +87,16 @@ function notFound(id: string): GatewayError {
   return new GatewayError('api_key_not_found', `No API key with id '${id}'.`, { param: 'id' });
 }
 
-/** The /api-keys use cases. A user only ever sees and changes their own keys. */
+/** The fields of PUT /api-keys/{id} a `member` may change on their own key (docs/organizations.md). */
+const MEMBER_EDITABLE: ReadonlySet<string> = new Set(['name', 'ip_whitelist']);
+
+const ownerOf = (k: ApiKeyRecord): string => k.memberId ?? k.userId;
+
+/**
+ * The /api-keys use cases, on the keys of the caller's organization (`auth.userId`). Owners and admins see
+ * and change every key of it; a `member` lists, edits (name and IP whitelist only) and revokes only their
+ * own (another member's key is a 404, as another organization's); a key created is the caller's.
+ */
 @injectable()
 export class ManageKeys {
   constructor(
@@ -94,7 +105,20 @@ export class ManageKeys {
     @inject(TOKENS.Ids) private readonly ids: IdGenerator,
     @inject(TOKENS.Scheduling) private readonly scheduling: SchedulingOptions = DEFAULT_SCHEDULING,
     @inject(TOKENS.Clock) private readonly clock: Clock = { now: () => new Date() },
+    @inject(CallerRoles) private readonly roles: CallerRoles = new CallerRoles(undefined),
   ) {}
+
+  /**
+   * The key `id` of the caller's organization as the caller may change it: null when there is none, or it
+   * is another member's and the caller's role is `member`. Personal organizations skip both reads.
+   */
+  private async visibleKey(auth: AuthContext, id: string): Promise<{ readonly ownOnly: boolean; readonly found: boolean }> {
+    if (memberOf(auth) === auth.userId) return { ownOnly: false, found: true };
+    const ownOnly = await this.roles.seesOwnOnly(auth);
+    if (!ownOnly) return { ownOnly, found: true };
+    const key = isUuid(id) ? await this.keys.findActiveForUser(id.toLowerCase(), auth.userId) : null;
+    return { ownOnly, found: key !== null && ownerOf(key) === memberOf(auth) };
+  }
 
   /** The keys as listed, with what each used in the period `at` falls in (read in one unit of work: one snapshot). */
   private views(keys: readonly ApiKeyRecord[], at: Date): Promise<ApiKeyView[]> {
@@ -112,6 +136,7 @@ export class ManageKeys {
     const input = parsed.data;
     // The store refuses a key beyond MAX_KEYS_PER_USER (limit_exceeded), atomically with the insert.
     const { record, secret } = await issueApiKey(this.keys, this.ids, auth.userId, {
+      memberId: memberOf(auth),
       name: input.name,
       limits: {
         perMinute: input.rate_limit_per_minute ?? null,
@@ -125,7 +150,9 @@ export class ManageKeys {
   }
 
   async list(auth: AuthContext): Promise<{ data: ApiKeyView[] }> {
-    const keys = await this.keys.listActiveForUser(auth.userId);
+    const all = await this.keys.listActiveForUser(auth.userId);
+    const ownOnly = memberOf(auth) !== auth.userId && (await this.roles.seesOwnOnly(auth));
+    const keys = ownOnly ? all.filter((k) => ownerOf(k) === memberOf(auth)) : all;
     const at = this.clock.now();
     return { data: await this.views(keys, at) };
   }
@@ -134,6 +161,10 @@ export class ManageKeys {
     const parsed = updateApiKeySchema.safeParse(body);
     if (!parsed.success) throw GatewayError.fromZod(parsed.error);
     const b = parsed.data;
+    const visible = await this.visibleKey(auth, id);
+    if (!visible.found) throw notFound(id);
+    const forbidden = visible.ownOnly ? Object.keys(b).filter((f) => !MEMBER_EDITABLE.has(f)) : [];
+    if (forbidden.length > 0) throw insufficientRole(['owner', 'admin'], 'member', `Changing ${forbidden.join(', ')} of a key`);
     const limits: { -readonly [K in keyof ApiKeyLimits]?: ApiKeyLimits[K] } = {};
     if (b.rate_limit_per_minute !== undefined) limits.perMinute = b.rate_limit_per_minute;
     if (b.rate_limit_per_hour !== undefined) limits.perHour = b.rate_limit_per_hour;
@@ -158,6 +189,7 @@ export class ManageKeys {
    * request with this key still in flight fails when it reaches its commit (SubmitRun re-checks the key).
    */
   async revoke(auth: AuthContext, id: string): Promise<{ id: string; deleted: true; failed_task_ids: string[] }> {
+    if (!(await this.visibleKey(auth, id)).found) throw notFound(id);
     const failed = await this.uow.run(async (tx) => {
       if (!isUuid(id) || !(await tx.keys.revoke(id.toLowerCase(), auth.userId))) throw notFound(id);
       const ended = await tx.tasks.failWaitingForKey(id.toLowerCase(), REVOKED_MESSAGE, new Date());

@@ -263,6 +263,7 @@ export class RunInline {
           id: taskId,
           userId: auth.userId,
           apiKeyId: auth.apiKeyId,
+          ...(auth.memberId !== undefined && auth.memberId !== auth.userId ? { memberId: auth.memberId } : {}),
           modelId: model.id,
           modality: model.modality,
           request,
