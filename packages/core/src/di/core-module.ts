@@ -19,6 +19,7 @@ import { FailTask } from '../services/fail-task.js';
 import { GetTask } from '../services/get-task.js';
 import { ListTasks } from '../services/list-tasks.js';
 import { ManageKeys } from '../services/manage-keys.js';
+import { ManageOrganizations } from '../services/organizations/manage-organizations.js';
 import { QuoteRun } from '../services/quote-run.js';
 import { ReceiveWebhook } from '../services/receive-webhook.js';
 import { RunInline } from '../services/run-inline.js';
@@ -54,6 +55,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.ExecuteTask).to(ExecuteTask).inSingletonScope();
   bind(TOKENS.Catalog).to(CatalogService).inSingletonScope();
   bind(TOKENS.ManageKeys).to(ManageKeys).inSingletonScope();
+  bind(TOKENS.ManageOrganizations).to(ManageOrganizations).inSingletonScope();
   bind(TOKENS.Authenticate).to(Authenticate).inSingletonScope();
   bind(TOKENS.Billing).to(BillingService).inSingletonScope();
   bind(TOKENS.Admin).to(AdminService).inSingletonScope();

@@ -8,6 +8,7 @@ import type { SessionStore } from '../services/sessions/session-store.js';
 import type { SignInLinkQueue } from '../services/sessions/sign-in-link-queue.js';
 import type { UsageReport } from '../services/usage-report.js';
 import { CallerRoles } from '../services/caller-roles.js';
+import { NO_ORGANIZATION_STORE } from '../ports/no-organization-store.js';
 
 export interface DashboardServicesConfig {
   /** Its `routeHealth` (optional) feeds the operator's route view. */
@@ -58,5 +59,5 @@ export function createDashboardServices(config: DashboardServicesConfig): Dashbo
     ...config.options,
   });
   const operators = new OperatorService(config.directory, gengate.registry, gengate.keys, gengate.admin, config.queues ?? null, clock, gengate.routeHealth);
-  return { auth, operators, directory: config.directory, usage: gengate.usage, roles: gengate.roles ?? new CallerRoles(undefined) };
+  return { auth, operators, directory: config.directory, usage: gengate.usage, roles: gengate.roles ?? new CallerRoles(NO_ORGANIZATION_STORE) };
 }

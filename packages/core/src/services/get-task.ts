@@ -5,7 +5,9 @@ import type { TaskRecord, TaskView } from '../model/task.js';
 import type { ResultUrlResolver } from '../ports/blob-store.js';
 import type { TaskPoll } from '../ports/task-poll.js';
 import type { AuthContext } from './auth-context.js';
-import { CallerRoles, memberOf } from './caller-roles.js';
+import { CallerRoles } from './caller-roles.js';
+import { memberOf } from './organizations/role-check.js';
+import { NO_ORGANIZATION_STORE } from '../ports/no-organization-store.js';
 import { CHALLENGE } from './authenticate.js';
 import { toTaskView } from './task-view.js';
 import { isUuid } from '../util/uuid.js';
@@ -20,7 +22,7 @@ export class GetTask {
   constructor(
     @inject(TOKENS.TaskPoll) private readonly poll: TaskPoll,
     @inject(TOKENS.ResultUrls) private readonly urls: ResultUrlResolver,
-    @inject(CallerRoles) private readonly roles: CallerRoles = new CallerRoles(undefined),
+    @inject(CallerRoles) private readonly roles: CallerRoles = new CallerRoles(NO_ORGANIZATION_STORE),
   ) {}
 
   async execute(auth: AuthContext, taskId: string): Promise<TaskView> {

@@ -8,7 +8,9 @@ import type { ResultUrlResolver } from '../ports/blob-store.js';
 import type { TaskStore } from '../ports/stores.js';
 import { microToCredits } from '../util/money.js';
 import type { AuthContext } from './auth-context.js';
-import { CallerRoles, memberOf } from './caller-roles.js';
+import { CallerRoles } from './caller-roles.js';
+import { memberOf } from './organizations/role-check.js';
+import { NO_ORGANIZATION_STORE } from '../ports/no-organization-store.js';
 import { pageQuerySchema } from './pagination.js';
 import { toTaskView } from './task-view.js';
 
@@ -82,14 +84,14 @@ export class ListTasks {
   constructor(
     @inject(TOKENS.TaskStore) private readonly tasks: TaskStore,
     @inject(TOKENS.ResultUrls) private readonly urls: ResultUrlResolver,
-    @inject(CallerRoles) private readonly roles: CallerRoles = new CallerRoles(undefined),
+    @inject(CallerRoles) private readonly roles: CallerRoles = new CallerRoles(NO_ORGANIZATION_STORE),
   ) {}
 
   async execute(auth: AuthContext, rawQuery: unknown): Promise<TaskListView> {
     const parsed = listTasksQuerySchema.safeParse(rawQuery);
     if (!parsed.success) throw GatewayError.fromZod(parsed.error);
     const q = parsed.data;
-    const ownOnly = memberOf(auth) !== auth.userId && (await this.roles.seesOwnOnly(auth));
+    const ownOnly = await this.roles.seesOwnOnly(auth);
     const filter = { statuses: list(q.status), modelIds: list(q.model), modalities: list(q.modality), ...(ownOnly ? { memberId: memberOf(auth) } : {}) };
     const result = await this.tasks.listForUser(auth.userId, filter, q.page, q.per_page);
     return { data: result.items.map((t) => toTaskListItem(t, this.urls)), total: result.total, page: q.page, per_page: q.per_page };

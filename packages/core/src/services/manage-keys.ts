@@ -1,7 +1,8 @@
 import { inject, injectable } from 'inversify';
 import { TOKENS } from '../ports/tokens.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { admitQueued, DEFAULT_SCHEDULING, type SchedulingOptions } from '../execution/scheduling.js';
+import { DEFAULT_SCHEDULING, type SchedulingOptions } from '../execution/scheduling.js';
+import { endRevokedKeyTasks } from './end-revoked-key-tasks.js';
 import { keyControlsOf, NO_KEY_CONTROLS, type ApiKeyLimits, type ApiKeyRecord, type ApiKeyView, type CreatedApiKeyView, type KeyControls, type KeyUsage } from '../model/api-key.js';
 import type { Clock, IdGenerator } from '../ports/system.js';
 import type { ApiKeyPatch, KeyStore, TransactionScope, UnitOfWork } from '../ports/stores.js';
@@ -11,7 +12,9 @@ import { creditsToMicro, microToCredits } from '../util/money.js';
 import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../keys/api-key-secret.js';
 import { isUuid } from '../util/uuid.js';
 import type { AuthContext } from './auth-context.js';
-import { CallerRoles, insufficientRole, memberOf } from './caller-roles.js';
+import { CallerRoles } from './caller-roles.js';
+import { insufficientRole, memberOf } from './organizations/role-check.js';
+import { NO_ORGANIZATION_STORE } from '../ports/no-organization-store.js';
 
 /** The key as listed: its settings and, when `usage` is given, what it used this period (else zero). */
 export function toApiKeyView(k: ApiKeyRecord, usage: KeyUsage | null = null, at: Date = new Date()): ApiKeyView {
@@ -81,7 +84,7 @@ function controlsPatch(b: Omit<UpdateApiKeyInput, 'name'>): Partial<KeyControls>
   return c;
 }
 
-export const REVOKED_MESSAGE = 'The API key that submitted this task was revoked before generation started; no credits were charged.';
+export { REVOKED_MESSAGE } from './end-revoked-key-tasks.js';
 
 function notFound(id: string): GatewayError {
   return new GatewayError('api_key_not_found', `No API key with id '${id}'.`, { param: 'id' });
@@ -105,7 +108,7 @@ export class ManageKeys {
     @inject(TOKENS.Ids) private readonly ids: IdGenerator,
     @inject(TOKENS.Scheduling) private readonly scheduling: SchedulingOptions = DEFAULT_SCHEDULING,
     @inject(TOKENS.Clock) private readonly clock: Clock = { now: () => new Date() },
-    @inject(CallerRoles) private readonly roles: CallerRoles = new CallerRoles(undefined),
+    @inject(CallerRoles) private readonly roles: CallerRoles = new CallerRoles(NO_ORGANIZATION_STORE),
   ) {}
 
   /**
@@ -151,7 +154,7 @@ export class ManageKeys {
 
   async list(auth: AuthContext): Promise<{ data: ApiKeyView[] }> {
     const all = await this.keys.listActiveForUser(auth.userId);
-    const ownOnly = memberOf(auth) !== auth.userId && (await this.roles.seesOwnOnly(auth));
+    const ownOnly = await this.roles.seesOwnOnly(auth);
     const keys = ownOnly ? all.filter((k) => ownerOf(k) === memberOf(auth)) : all;
     const at = this.clock.now();
     return { data: await this.views(keys, at) };
@@ -164,7 +167,7 @@ export class ManageKeys {
     const visible = await this.visibleKey(auth, id);
     if (!visible.found) throw notFound(id);
     const forbidden = visible.ownOnly ? Object.keys(b).filter((f) => !MEMBER_EDITABLE.has(f)) : [];
-    if (forbidden.length > 0) throw insufficientRole(['owner', 'admin'], 'member', `Changing ${forbidden.join(', ')} of a key`);
+    if (forbidden.length > 0) throw insufficientRole('admin', 'member'); // a member's own key: name and ip_whitelist only
     const limits: { -readonly [K in keyof ApiKeyLimits]?: ApiKeyLimits[K] } = {};
     if (b.rate_limit_per_minute !== undefined) limits.perMinute = b.rate_limit_per_minute;
     if (b.rate_limit_per_hour !== undefined) limits.perHour = b.rate_limit_per_hour;
@@ -192,14 +195,7 @@ export class ManageKeys {
     if (!(await this.visibleKey(auth, id)).found) throw notFound(id);
     const failed = await this.uow.run(async (tx) => {
       if (!isUuid(id) || !(await tx.keys.revoke(id.toLowerCase(), auth.userId))) throw notFound(id);
-      const ended = await tx.tasks.failWaitingForKey(id.toLowerCase(), REVOKED_MESSAGE, new Date());
-      for (const { id: taskId } of ended) {
-        await tx.ledger.release(taskId);
-        const task = await tx.tasks.findById(taskId);
-        if (task?.callbackUrl) await tx.jobs.enqueueCallback(taskId, task.userId);
-      }
-      for (const modality of new Set(ended.map((t) => t.modality))) await admitQueued(tx, auth.userId, modality, this.scheduling.maxRunningPerUser[modality]);
-      return ended.map((t) => t.id);
+      return endRevokedKeyTasks(tx, auth.userId, id.toLowerCase(), this.scheduling, new Date());
     });
     return { id, deleted: true, failed_task_ids: [...failed] };
   }

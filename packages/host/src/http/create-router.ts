@@ -11,6 +11,8 @@ import { requestContext } from './middleware/request-context.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { billingRoutes } from './routes/billing.js';
 import { usageRoutes } from './routes/usage.js';
+import { organizationRoutes } from './routes/organizations.js';
+import { invitationRoutes } from './routes/invitations.js';
 import { fileRoutes } from './routes/files.js';
 import type { FileDeliveryOptions } from './routes/files-delivery.js';
 import { openApiDocumentRoutes } from './routes/openapi-document.js';
@@ -116,6 +118,8 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
   router.use(apiKeyRoutes(gengate));
   router.use(billingRoutes(gengate));
   router.use(usageRoutes(gengate));
+  router.use(organizationRoutes(gengate));
+  router.use(invitationRoutes(gengate));
   router.use(notFound);
   router.use(errorHandler);
   return router;

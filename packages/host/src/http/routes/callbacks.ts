@@ -17,7 +17,7 @@ export function callbackRoutes(callbacks: CallbackRepository, { roles, getTask }
     .route('/webhook-secret')
     .get(async (_req, res) => {
       const auth = authOf(res);
-      await roles.require(auth, OWNER, 'Reading the callback signing secret');
+      await roles.require(auth, OWNER);
       res.json({ secret: await callbacks.secretFor(auth.userId) });
     })
     .all(methodNotAllowed('GET'));
@@ -25,7 +25,7 @@ export function callbackRoutes(callbacks: CallbackRepository, { roles, getTask }
     .route('/webhook-secret/rotate')
     .post(async (_req, res) => {
       const auth = authOf(res);
-      await roles.require(auth, OWNER, 'Rotating the callback signing secret');
+      await roles.require(auth, OWNER);
       res.json({ secret: await callbacks.rotate(auth.userId) });
     })
     .all(methodNotAllowed('POST'));
