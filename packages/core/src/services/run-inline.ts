@@ -262,8 +262,8 @@ export class RunInline {
         task: {
           id: taskId,
           userId: auth.userId,
+          memberId: auth.memberId ?? auth.userId,
           apiKeyId: auth.apiKeyId,
-          ...(auth.memberId !== undefined && auth.memberId !== auth.userId ? { memberId: auth.memberId } : {}),
           modelId: model.id,
           modality: model.modality,
           request,

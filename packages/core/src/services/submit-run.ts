@@ -82,8 +82,8 @@ export class SubmitRun {
         task: {
           id: taskId,
           userId: auth.userId,
+          memberId: auth.memberId ?? auth.userId,
           apiKeyId: auth.apiKeyId,
-          ...(auth.memberId !== undefined && auth.memberId !== auth.userId ? { memberId: auth.memberId } : {}),
           modelId: model.id,
           modality: model.modality,
           request,

@@ -6,7 +6,7 @@ import { toSafeInt, type Queryable } from './queryable.js';
 export interface TaskRow {
   id: string;
   user_id: string;
-  /** Migration 025: the member who submitted it; null = user_id. */
+  /** Migration 025: the submitting member; null = user_id. */
   member_id?: string | null;
   api_key_id: string | null;
   model_id: string;
@@ -74,7 +74,7 @@ const nullableInt = (v: string | null): number | null => (v === null ? null : to
 export const toTask = (r: TaskRow): TaskRecord => ({
   id: r.id,
   userId: r.user_id,
-  ...(r.member_id ? { memberId: r.member_id } : {}),
+  memberId: r.member_id ?? r.user_id,
   apiKeyId: r.api_key_id,
   modelId: r.model_id,
   modality: r.modality,
@@ -172,7 +172,7 @@ export class PgTaskStore implements TaskStore {
   async insert(t: NewTask): Promise<TaskRecord> {
     const { rows } = await this.db.query<TaskRow>(
       this.sql.insert,
-      [t.id, t.userId, t.apiKeyId, t.modelId, t.modality, JSON.stringify(t.request), t.callbackUrl, t.quotedMicro, t.quotedCostMicro, t.admitted, t.memberId ?? null],
+      [t.id, t.userId, t.apiKeyId, t.modelId, t.modality, JSON.stringify(t.request), t.callbackUrl, t.quotedMicro, t.quotedCostMicro, t.admitted, t.memberId ?? t.userId],
     );
     return toTask(rows[0] as TaskRow);
   }
