@@ -1,5 +1,7 @@
 import type { AuthContext } from '@gengate/core';
+import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createOpenAIRouter } from '../src/http/openai/create-openai-router.js';
 import request from './support/contract-request.js';
 import { createMemoryApp, type MemoryApp } from './support/memory-app.js';
 
@@ -26,6 +28,7 @@ describe('organizations on the in-memory host: the same gates', () => {
 
   beforeAll(async () => {
     m = createMemoryApp();
+    m.app.use('/v1', createOpenAIRouter({ gengate: m.gengate, blobStore: m.blobs, logger: pino({ level: 'silent' }) }));
     const users = { owner: await m.user(0), admin: await m.user(0), member: await m.user(0) };
     // As the dashboard's session acts: in the organization, as the person (no API key).
     const session = (role: Role, organization: string): AuthContext => ({ userId: organization, memberId: users[role].userId, apiKeyId: null });
@@ -73,5 +76,24 @@ describe('organizations on the in-memory host: the same gates', () => {
     expect((await call('owner').get('/billing/transactions').expect(200)).body.total).toBe(before);
     expect((await call('owner').get('/billing/alerts').expect(200)).body.data).toEqual([]);
     await call('owner').post('/billing/topup', { amount: 1 }).expect(200);
+  });
+
+  it("the OpenAI surface applies the same rule: a member's stored responses and video jobs are theirs, an admin sees everyone's", async () => {
+    const v1 = (role: Role) => ({
+      get: (path: string) => request(m.app).get(`/v1${path}`).set('Authorization', `Bearer ${key[role]}`),
+      post: (path: string, body: object) => request(m.app).post(`/v1${path}`).set('Authorization', `Bearer ${key[role]}`).send(body),
+    });
+    const adminResponse = (await v1('admin').post('/responses', { model: 'sandbox.echo-chat', input: 'remember me' }).expect(200)).body.id as string;
+    await v1('owner').get(`/responses/${adminResponse}`).expect(200);
+    await v1('admin').get(`/responses/${adminResponse}`).expect(200);
+    await v1('member').get(`/responses/${adminResponse}`).expect(404);
+    await v1('member').post('/responses', { model: 'sandbox.echo-chat', input: 'go on', previous_response_id: adminResponse }).expect(404);
+
+    const video = (await call('admin').post('/run/sandbox.motion-video', { prompt: 'a boat' }).expect(200)).body.task_id as string;
+    await v1('owner').get(`/videos/${video}`).expect(200);
+    await v1('member').get(`/videos/${video}`).expect(404);
+    const listed = (who: Role) => v1(who).get('/videos').expect(200).then((r) => r.body.data.map((x: { id: string }) => x.id));
+    expect(await listed('owner')).toContain(video);
+    expect(await listed('member')).not.toContain(video);
   });
 });
