@@ -47,6 +47,7 @@ export class Authenticate {
     if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
       await this.keys.touchLastUsed(key.id, now);
     }
-    return { userId: key.userId, memberId: key.memberId ?? key.userId, apiKeyId: key.id, key };
+    // The key's member is the person (their role applies); a personal organization's key leaves it absent (= userId).
+    return { userId: key.userId, ...(key.memberId !== undefined && key.memberId !== key.userId ? { memberId: key.memberId } : {}), apiKeyId: key.id, key };
   }
 }

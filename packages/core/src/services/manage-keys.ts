@@ -55,7 +55,7 @@ export async function issueApiKey(
   const record = await keys.insert({
     id: ids.uuid(),
     userId,
-    ...(input.memberId !== undefined && input.memberId !== userId ? { memberId: input.memberId } : {}),
+    ...(input.memberId !== undefined ? { memberId: input.memberId } : {}),
     name: input.name,
     secretHash: hashApiKeySecret(secret),
     mask: maskApiKeySecret(secret),
@@ -139,7 +139,6 @@ export class ManageKeys {
     const input = parsed.data;
     // The store refuses a key beyond MAX_KEYS_PER_USER (limit_exceeded), atomically with the insert.
     const { record, secret } = await issueApiKey(this.keys, this.ids, auth.userId, {
-      memberId: memberOf(auth),
       name: input.name,
       limits: {
         perMinute: input.rate_limit_per_minute ?? null,
@@ -148,6 +147,8 @@ export class ManageKeys {
       },
       ipWhitelist: input.ip_whitelist ?? [],
       controls: { ...NO_KEY_CONTROLS, ...controlsPatch(input) },
+      // The key is its creator's (docs/organizations.md); absent in a personal organization = its owner.
+      ...(auth.memberId !== undefined ? { memberId: auth.memberId } : {}),
     });
     return { id: record.id, name: record.name, key: secret, created_at: record.createdAt.toISOString() };
   }

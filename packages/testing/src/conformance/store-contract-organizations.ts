@@ -80,9 +80,10 @@ export function describeOrganizationsContract(f: StoreFixtures): void {
       const inv = await orgs().createInvitation(invitation(org.id, owner.id, { email: second.email, role: 'owner' }));
       await orgs().acceptInvitation(inv.id, second.id, new Date());
       const key = await stores().keys.insert({ ...f.keyFor(org.id), memberId: second.id });
-      const ownKey = await stores().keys.insert(f.keyFor(org.id));
+      const ownKey = await stores().keys.insert({ ...f.keyFor(org.id), memberId: owner.id });
+      const personalKey = await stores().keys.insert(f.keyFor(second.id));
       expect(key.memberId).toBe(second.id);
-      expect(ownKey.memberId).toBe(org.id);
+      expect(personalKey.memberId).toBe(second.id);
       expect(await orgs().updateMember(org.id, owner.id, { role: 'admin' })).toMatchObject({ outcome: 'ok', member: { role: 'admin' } });
       expect(await orgs().removeMember(org.id, second.id, new Date())).toEqual({ outcome: 'last_owner' });
       expect(await orgs().updateMember(org.id, owner.id, { role: 'owner' })).toMatchObject({ outcome: 'ok' });
@@ -90,6 +91,7 @@ export function describeOrganizationsContract(f: StoreFixtures): void {
       expect(await orgs().membership(org.id, second.id)).toBeNull();
       expect(await stores().keys.findActiveForUser(key.id, org.id)).toBeNull();
       expect(await stores().keys.findActiveForUser(ownKey.id, org.id)).not.toBeNull();
+      expect(await stores().keys.findActiveForUser(personalKey.id, second.id)).not.toBeNull();
       expect(await orgs().removeMember(org.id, second.id, new Date())).toEqual({ outcome: 'not_found' });
     });
 

@@ -148,7 +148,7 @@ export class ManageOrganizations {
   /** Owners invite any role, admins `member`s; mails the link. */
   async invite(auth: AuthContext, organizationId: string, body: unknown): Promise<InvitationView> {
     const role = await requireRole(this.store, auth, organizationId, ['owner', 'admin']);
-    return this.invitations.invite(auth, role, organizationId.toLowerCase(), body, () => this.isPersonal(organizationId.toLowerCase()));
+    return this.invitations.invite(auth, role, organizationId.toLowerCase(), body);
   }
 
   async listInvitations(auth: AuthContext, organizationId: string): Promise<{ data: InvitationView[] }> {

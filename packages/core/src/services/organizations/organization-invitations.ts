@@ -9,7 +9,7 @@ import type { AuthContext } from '../auth-context.js';
 import { hashSessionSecret, looksLikeSessionSecret, newSessionSecret } from '../sessions/session-secrets.js';
 import { invitationTokenSchema, inviteSchema } from './organization-schemas.js';
 import { invitationStatus, toInvitationView, toOrganizationView, type InvitationPreviewView, type InvitationView, type OrganizationView } from './organization-views.js';
-import { insufficientRole, memberOf } from './role-check.js';
+import { insufficientRole, memberOf, organizationNotFound } from './role-check.js';
 
 function invitationNotFound(param: string): GatewayError {
   return new GatewayError('invitation_not_found', 'This invitation is unknown, was revoked or was already accepted.', { param });
@@ -38,17 +38,17 @@ export class OrganizationInvitations {
   }
 
   /** Creates the invitation (replacing a pending one of the address) and mails its link; a failed mail revokes it again. */
-  async invite(auth: AuthContext, role: MemberRole, organizationId: string, body: unknown, isPersonal: () => Promise<boolean>): Promise<InvitationView> {
+  async invite(auth: AuthContext, role: MemberRole, organizationId: string, body: unknown): Promise<InvitationView> {
     const parsed = inviteSchema.safeParse(body);
     if (!parsed.success) throw GatewayError.fromZod(parsed.error);
     const invitedRole = parsed.data.role ?? 'member';
     if (role !== 'owner' && invitedRole !== 'member') throw insufficientRole('owner', role);
-    if (await isPersonal()) throw new GatewayError('personal_organization', 'A personal organization takes no invitations: create an organization to share credits.');
+    const org = await this.store.findById(organizationId);
+    if (!org) throw organizationNotFound(organizationId);
+    if (org.personal) throw new GatewayError('personal_organization', 'A personal organization takes no invitations: create an organization to share credits.');
     const email = parsed.data.email.trim();
     const members = await this.store.listMembers(organizationId);
     if (members.some((m) => m.email.toLowerCase() === email.toLowerCase())) throw alreadyMember();
-    const org = await this.store.findById(organizationId);
-    if (!org) throw new GatewayError('organization_not_found', `No organization with id '${organizationId}' has you as a member.`, { param: 'organization_id' });
     const inviter = memberOf(auth);
     const now = this.clock.now();
     const token = newSessionSecret();
