@@ -39,6 +39,8 @@ const KEY_CONTROL_STAND_INS = [
   'allowed_providers text[]',
   'allowed_modalities text[]',
   'max_concurrent_tasks integer',
+  // Migration 025: the key's member (today's key store writes it).
+  'member_id uuid',
 ];
 
 describe('upgrading a database whose gengate tables are in public', () => {
@@ -62,6 +64,10 @@ describe('upgrading a database whose gengate tables are in public', () => {
     await pool.query(`alter table public.holds add column api_key_id uuid, add column key_period_start timestamptz;
       create table public.key_spend (api_key_id uuid, period_start timestamptz, held_micro bigint not null default 0,
         charged_micro bigint not null default 0, soft_alerted boolean not null default false, primary key (api_key_id, period_start))`);
+    // And of a member's spend limit (migrations 025 and 026): the submitting member on the task and its hold, no memberships.
+    await pool.query(`alter table public.tasks add column member_id uuid;
+      alter table public.holds add column member_id uuid, add column member_period_start timestamptz;
+      create table public.organization_members (organization_id uuid, user_id uuid, spend_limit_micro bigint, budget_period text)`);
     const boss = await createBoss({ connectionString: db.url, logger });
     const old = createPgStores(pool, boss, { schema: 'public' });
     const gengate = createGengate({
@@ -81,6 +87,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
     await pool.query('drop view public.account_totals');
     await pool.query(KEY_CONTROL_STAND_INS.map((c) => `alter table public.api_keys drop column ${c.split(' ')[0]}`).join('; '));
     await pool.query('alter table public.holds drop column api_key_id, drop column key_period_start; drop table public.key_spend');
+    await pool.query('alter table public.tasks drop column member_id; alter table public.holds drop column member_id, drop column member_period_start; drop table public.organization_members');
     const rowsBefore = await count(pool, 'select ((select count(*) from users) + (select count(*) from api_keys) + (select count(*) from transactions) + (select count(*) from holds))::int as n');
 
     const server = await startServer(loadConfig({ DATABASE_URL: db.url, GENGATE_DATA_DIR: tempDataDir(), PORT: '0', SANDBOX_LATENCY_MS: '5' }), { logger });
