@@ -41,7 +41,7 @@ export class GetTask {
    * Whether the caller may see its organization's task: its submitter always (no statement: the poll stays
    * one), anyone else when their role is owner or admin (one membership read, only then).
    */
-  async visible(auth: AuthContext, task: TaskRecord): Promise<boolean> {
+  async visible(auth: AuthContext, task: Pick<TaskRecord, 'userId' | 'memberId'>): Promise<boolean> {
     return (task.memberId ?? task.userId) === memberOf(auth) || !(await this.roles.seesOwnOnly(auth));
   }
 }
