@@ -65,6 +65,7 @@ export { CancelTask } from './services/cancel-task.js';
 export { CatalogService } from './services/catalog.js';
 export type { ModelDetailView, ModelListView } from './services/catalog.js';
 export { ManageKeys } from './services/manage-keys.js';
+export { CallerRoles, MANAGER_ROLES } from './services/caller-roles.js';
 export { Authenticate } from './services/authenticate.js';
 export type { Authenticated } from './services/authenticate.js';
 export { BillingService } from './services/billing.js';

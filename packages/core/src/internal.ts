@@ -222,6 +222,7 @@ export { FailTask } from './services/fail-task.js';
 export { CatalogService, listModelsQuerySchema } from './services/catalog.js';
 export type { ModelDetailView, ModelListView } from './services/catalog.js';
 export { issueApiKey, ManageKeys, REVOKED_MESSAGE, toApiKeyView } from './services/manage-keys.js';
+export { CallerRoles, MANAGER_ROLES } from './services/caller-roles.js';
 export { Authenticate, CHALLENGE } from './services/authenticate.js';
 export type { Authenticated } from './services/authenticate.js';
 export { BillingService, toTransactionView } from './services/billing.js';

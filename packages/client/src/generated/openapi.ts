@@ -507,6 +507,203 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's organizations
+         * @description *gengate extension.* The organizations the caller is a member of, personal first, then by name,
+         *     each with the caller's role. With an API key: its organization only.
+         */
+        get: operations["listOrganizations"];
+        put?: never;
+        /**
+         * Create an organization
+         * @description *gengate extension.* The caller becomes its one owner; its balance starts at 0.
+         */
+        post: operations["createOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{organization_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        /** Get an organization */
+        get: operations["getOrganization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename an organization
+         * @description Owner only.
+         */
+        patch: operations["renameOrganization"];
+        trace?: never;
+    };
+    "/organizations/{organization_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        /** List an organization's members */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{organization_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+                /** @description The member's user id. */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member (or leave)
+         * @description Owner: anyone; admin: `member`s; a member: themselves (leaving). The member's keys in the
+         *     organization are revoked at once; their finished tasks stay the organization's.
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role or spend limit
+         * @description Role changes: owner (`409 last_owner` for the last owner's demotion; `409 personal_organization`
+         *     in a personal organization). Spend limits: owner for anyone, admin for `member`s.
+         */
+        patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/organizations/{organization_id}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List pending invitations
+         * @description Pending and expired ones (not accepted, not revoked), newest first. Owner or admin.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite someone by e-mail
+         * @description Sends the address a link `<public origin>/dashboard/#/invitations/<token>`, valid 7 days, usable
+         *     once. Inviting again replaces the pending invitation of that address. Owner (any role); admin
+         *     (role `member`).
+         */
+        post: operations["inviteMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{organization_id}/invitations/{invitation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+                /** @description The invitation's id. */
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invitation
+         * @description Owner or admin. Its link stops working at once.
+         */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invitations/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What an invitation link offers
+         * @description For the dashboard's accept page; any authenticated caller holding the token. The token travels in the body, never in a URL.
+         */
+        post: operations["previewInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description The caller (the signed-in user, or a key's member) becomes a member with the invitation's role.
+         *     The caller's e-mail must be the invited one (`403 invitation_email_mismatch`); unknown, revoked or
+         *     used: `404 invitation_not_found`; older than 7 days: `410 invitation_expired`; already a member:
+         *     `409 already_member`.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/files/{task_id}/{name}": {
         parameters: {
             query?: never;
@@ -1141,6 +1338,83 @@ export interface components {
             totals: components["schemas"]["UsageFigures"];
         };
         /**
+         * @description A member's role (docs/organizations.md): `owner` everything; `admin` every key and task, member limits, inviting members; `member` their own keys, tasks and usage.
+         * @enum {string}
+         */
+        OrganizationRole: "owner" | "admin" | "member";
+        Organization: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description The user's personal organization (its id is the user's id; one member; no invitations). */
+            personal: boolean;
+            role: components["schemas"]["OrganizationRole"];
+            created_at: components["schemas"]["Timestamp"];
+        };
+        CreateOrganizationRequest: {
+            name: string;
+        };
+        Member: {
+            /** Format: uuid */
+            user_id: string;
+            email: string;
+            role: components["schemas"]["OrganizationRole"];
+            /** @description Credits per budget period across every key of the member and their own dashboard runs; null = none. */
+            spend_limit: components["schemas"]["Credits"] | null;
+            budget_period: components["schemas"]["BudgetPeriod"];
+            /** @description Held + charged in the current period. */
+            spent?: components["schemas"]["Credits"];
+            /** @description What is left of the spend limit this period; null without a limit. */
+            remaining?: components["schemas"]["Credits"] | null;
+            /**
+             * Format: date-time
+             * @description When the current period ends (UTC); null for `none`.
+             */
+            resets_at?: string | null;
+            joined_at: components["schemas"]["Timestamp"];
+        };
+        UpdateMemberRequest: {
+            role?: components["schemas"]["OrganizationRole"];
+            spend_limit?: components["schemas"]["SpendLimit"];
+            budget_period?: components["schemas"]["BudgetPeriod"];
+        };
+        Invitation: {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            role: components["schemas"]["OrganizationRole"];
+            /** @enum {string} */
+            status: "pending" | "accepted" | "revoked" | "expired";
+            /** @description The inviter's e-mail address. */
+            invited_by: string;
+            created_at: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            accepted_at: string | null;
+        };
+        CreateInvitationRequest: {
+            /** Format: email */
+            email: string;
+            role?: components["schemas"]["OrganizationRole"];
+        };
+        InvitationTokenRequest: {
+            /** @description The token of the invitation link (after `#/invitations/`). */
+            token: string;
+        };
+        InvitationPreview: {
+            organization: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            };
+            email: string;
+            role: components["schemas"]["OrganizationRole"];
+            invited_by: string;
+            expires_at: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            status: "pending" | "accepted" | "revoked" | "expired";
+        };
+        /**
          * @description The stable error type (docs/errors.md); branch on it, not on the message.
          * @enum {string}
          */
@@ -1286,6 +1560,165 @@ export interface components {
                 };
             };
         };
+        /**
+         * @description `insufficient_role`: the caller's role in the organization does not allow this (the message names
+         *     the role needed; docs/organizations.md); nothing changed. Or `ip_not_allowed`: the client address
+         *     is outside the key's IP whitelist.
+         */
+        RoleForbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 403,
+                 *       "message": "A top-up needs the role owner in this organization; yours is admin.",
+                 *       "error": {
+                 *         "type": "insufficient_role",
+                 *         "param": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: 403;
+                    error?: {
+                        /** @enum {unknown} */
+                        type?: "insufficient_role" | "ip_not_allowed";
+                        param?: unknown;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `invitation_email_mismatch`: the invitation was sent to another e-mail address than the caller's;
+         *     or `insufficient_role`, `ip_not_allowed` as everywhere.
+         */
+        InvitationForbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 403,
+                 *       "message": "This invitation was sent to another e-mail address; sign in as b@example.com to accept it.",
+                 *       "error": {
+                 *         "type": "invitation_email_mismatch",
+                 *         "param": "token"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: 403;
+                    error?: {
+                        /** @enum {unknown} */
+                        type?: "invitation_email_mismatch" | "insufficient_role" | "ip_not_allowed";
+                        param?: unknown;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `organization_not_found`: the request names an organization (in the path or in
+         *     `X-Gengate-Organization`) the caller does not act on: one the user is not a member of, or, for an
+         *     API key, any but the key's own; or `member_not_found` / `invitation_not_found` for the member or
+         *     invitation of a path.
+         */
+        OrganizationNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 404,
+                 *       "message": "No organization '0b6c1d8e-2f3a-4b5c-8d9e-0f1a2b3c4d5e' is open to this caller (an API key acts in its own organization only).",
+                 *       "error": {
+                 *         "type": "organization_not_found",
+                 *         "param": "X-Gengate-Organization"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: 404;
+                    error?: {
+                        /** @enum {unknown} */
+                        type?: "organization_not_found" | "member_not_found" | "invitation_not_found";
+                        param?: unknown;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `last_owner` (an organization keeps at least one owner), `already_member` (the address or caller
+         *     is a member already) or `personal_organization` (a personal organization has one member and takes
+         *     no invitations). Nothing changed.
+         */
+        OrganizationConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 409,
+                 *       "message": "An organization keeps at least one owner: make another member owner first.",
+                 *       "error": {
+                 *         "type": "last_owner",
+                 *         "param": "role"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: 409;
+                    error?: {
+                        /** @enum {unknown} */
+                        type?: "last_owner" | "already_member" | "personal_organization";
+                        param?: unknown;
+                    };
+                };
+            };
+        };
+        /** @description `invitation_expired`: the invitation is older than 7 days; ask for a new one. */
+        InvitationExpired: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 410,
+                 *       "message": "The invitation link has expired: ask for a new one.",
+                 *       "error": {
+                 *         "type": "invitation_expired",
+                 *         "param": "token"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: 410;
+                    error?: {
+                        /** @constant */
+                        type?: "invitation_expired";
+                        param?: unknown;
+                    };
+                };
+            };
+        };
         /** @description `ip_not_allowed`: the client address is outside the key's IP whitelist. */
         Forbidden: {
             headers: {
@@ -1314,7 +1747,7 @@ export interface components {
                 };
             };
         };
-        /** @description `model_not_found` (no such model) or `model_inactive` (it exists but is not active). */
+        /** @description `model_not_found` (no such model) or `model_inactive` (it exists but is not active); or `organization_not_found` (see `X-Gengate-Organization`). */
         ModelNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1339,13 +1772,13 @@ export interface components {
                     code?: 404;
                     error?: {
                         /** @enum {unknown} */
-                        type?: "model_not_found" | "model_inactive";
+                        type?: "model_not_found" | "model_inactive" | "organization_not_found";
                         param?: unknown;
                     };
                 };
             };
         };
-        /** @description `task_not_found`: no task with this id belongs to the caller. */
+        /** @description `task_not_found`: no task with this id belongs to the caller (a `member` sees only their own tasks); or `organization_not_found` (see `X-Gengate-Organization`). */
         TaskNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1369,14 +1802,14 @@ export interface components {
                     /** @constant */
                     code?: 404;
                     error?: {
-                        /** @constant */
-                        type?: "task_not_found";
+                        /** @enum {unknown} */
+                        type?: "task_not_found" | "organization_not_found";
                         param?: unknown;
                     };
                 };
             };
         };
-        /** @description `api_key_not_found`: no API key with this id belongs to the caller. */
+        /** @description `api_key_not_found`: no API key with this id belongs to the caller (a `member` sees only their own keys); or `organization_not_found` (see `X-Gengate-Organization`). */
         ApiKeyNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1400,14 +1833,14 @@ export interface components {
                     /** @constant */
                     code?: 404;
                     error?: {
-                        /** @constant */
-                        type?: "api_key_not_found";
+                        /** @enum {unknown} */
+                        type?: "api_key_not_found" | "organization_not_found";
                         param?: unknown;
                     };
                 };
             };
         };
-        /** @description `alert_not_found`: no balance alert with this id belongs to the caller. */
+        /** @description `alert_not_found`: no balance alert with this id belongs to the caller; or `organization_not_found` (see `X-Gengate-Organization`). */
         AlertNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1431,8 +1864,8 @@ export interface components {
                     /** @constant */
                     code?: 404;
                     error?: {
-                        /** @constant */
-                        type?: "alert_not_found";
+                        /** @enum {unknown} */
+                        type?: "alert_not_found" | "organization_not_found";
                         param?: unknown;
                     };
                 };
@@ -1817,6 +2250,8 @@ export interface components {
          * @example sandbox.echo-chat
          */
         ModelId: string;
+        /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+        OrganizationId: string;
         /**
          * @description The task id from the run response (another user's task is a 404).
          * @example 2a7c9685-e79e-4715-9abb-a77edfdb7de6
@@ -1833,6 +2268,14 @@ export interface components {
          * @example order-4711-render
          */
         IdempotencyKey: string;
+        /**
+         * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+         *     session sends it to act in an organization the user is a member of; without it, the session acts
+         *     on the user's personal organization. An API key always acts on its own organization: the header
+         *     may only name that one. Another organization, or one the user is not a member of, is
+         *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+         */
+        XGengateOrganization: string;
         /**
          * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
          *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
@@ -1888,6 +2331,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path: {
                 /**
@@ -1956,6 +2407,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -1978,6 +2437,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -1991,6 +2451,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path: {
                 /**
@@ -2050,6 +2518,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path: {
                 /**
@@ -2075,6 +2551,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["TaskNotFound"];
@@ -2091,6 +2568,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path: {
                 /**
@@ -2125,6 +2610,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["TaskNotFound"];
@@ -2144,6 +2630,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path: {
                 /**
@@ -2193,6 +2687,7 @@ export interface operations {
                     "application/json": components["schemas"]["CallbackAttemptList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["TaskNotFound"];
@@ -2225,6 +2720,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -2271,6 +2774,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2284,6 +2788,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -2305,8 +2817,10 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2320,6 +2834,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path: {
                 /**
@@ -2400,6 +2922,7 @@ export interface operations {
                     "application/json": components["schemas"]["ModelDetail"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["ModelNotFound"];
@@ -2416,6 +2939,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path: {
                 /**
@@ -2466,6 +2997,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pricing"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["ModelNotFound"];
@@ -2482,6 +3014,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -2503,8 +3043,10 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2518,6 +3060,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -2539,8 +3089,10 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2554,6 +3106,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -2604,6 +3164,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["LimitExceeded"];
@@ -2620,6 +3181,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path: {
                 /** @description The key's id (another user's key is a 404). */
@@ -2654,7 +3223,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["RoleForbidden"];
             404: components["responses"]["ApiKeyNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2671,6 +3240,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path: {
                 /** @description The key's id (another user's key is a 404). */
@@ -2700,6 +3277,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedApiKey"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["ApiKeyNotFound"];
@@ -2716,6 +3294,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -2743,8 +3329,10 @@ export interface operations {
                     "application/json": components["schemas"]["Balance"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2758,6 +3346,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -2799,7 +3395,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2821,6 +3418,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -2861,7 +3466,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2875,6 +3481,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -2896,8 +3510,10 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2911,6 +3527,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -2944,7 +3568,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["LimitExceeded"];
@@ -2961,6 +3586,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path: {
                 /** @description The alert's id (another user's alert is a 404). */
@@ -2989,8 +3622,9 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedBalanceAlert"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["RoleForbidden"];
             404: components["responses"]["AlertNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -3143,6 +3777,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -3206,6 +3848,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3219,6 +3862,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -3238,8 +3889,10 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecret"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3253,6 +3906,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -3272,8 +3933,636 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecret"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listOrganizations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organizations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Organization"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createOrganization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Acme video team"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateOrganizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The organization (role `owner`). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["LimitExceeded"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getOrganization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization, with the caller's role. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    renameOrganization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Acme studio"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateOrganizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The renamed organization. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            409: components["responses"]["OrganizationConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Member"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+                /** @description The member's user id. */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            409: components["responses"]["OrganizationConflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+                /** @description The member's user id. */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "spend_limit": 100,
+                 *       "budget_period": "month"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateMemberRequest"];
+            };
+        };
+        responses: {
+            /** @description The member. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            409: components["responses"]["OrganizationConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Invitation"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    inviteMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "b@example.com",
+                 *       "role": "member"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description The invitation. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            409: components["responses"]["OrganizationConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["LimitExceeded"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+                /** @description The invitation's id. */
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    previewInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The invitation as its link offers it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationPreview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The organization joined, with the caller's new role. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InvitationForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            409: components["responses"]["OrganizationConflict"];
+            410: components["responses"]["InvitationExpired"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

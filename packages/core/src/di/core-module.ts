@@ -11,6 +11,7 @@ import { AdminService } from '../services/admin.js';
 import { Authenticate } from '../services/authenticate.js';
 import { BillingService } from '../services/billing.js';
 import { UsageReport } from '../services/usage-report.js';
+import { CallerRoles } from '../services/caller-roles.js';
 import { CancelTask } from '../services/cancel-task.js';
 import { CatalogService } from '../services/catalog.js';
 import { ExecuteTask } from '../services/execute-task.js';
@@ -61,6 +62,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.ReceiveWebhook).to(ReceiveWebhook).inSingletonScope();
   bind(TOKENS.SweepTasks).to(SweepTasks).inSingletonScope();
   bind(TOKENS.UsageReport).to(UsageReport).inSingletonScope();
+  bind(TOKENS.CallerRoles).to(CallerRoles).inSingletonScope();
 
   // The core classes other injectables take by their class (`@inject(FailTask)`: their files cannot import
   // this layer's tokens) are the service of the public token, so a rebinding of `TOKENS.FailTask` is what
@@ -72,6 +74,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
   bind(InflightCalls).toService(TOKENS.InflightCalls);
   bind(FailTask).toService(TOKENS.FailTask);
   bind(GetTask).toService(TOKENS.GetTask);
+  bind(CallerRoles).toService(TOKENS.CallerRoles);
 
   // Derived defaults: values read from other bindings, so that rebinding the source moves them too.
   const store = <K extends 'tasks' | 'keys' | 'ledger' | 'alerts'>(key: K) => (stores: TransactionScope): TransactionScope[K] => stores[key];

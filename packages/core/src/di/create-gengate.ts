@@ -25,6 +25,7 @@ import { routedModelDeclarationsSchema, type RoutedModelDeclaration } from '../m
 import type { AdminService } from '../services/admin.js';
 import type { Authenticate } from '../services/authenticate.js';
 import type { BillingService } from '../services/billing.js';
+import type { CallerRoles } from '../services/caller-roles.js';
 import type { CancelTask } from '../services/cancel-task.js';
 import type { CatalogService } from '../services/catalog.js';
 import type { ExecuteTask } from '../services/execute-task.js';
@@ -115,6 +116,8 @@ export interface Gengate {
   readonly sweepTasks: SweepTasks;
   /** GET /usage and the operator's usage over the rollups. */
   readonly usage: UsageReport;
+  /** The caller's role in its organization (the role gates of docs/organizations.md). */
+  readonly roles: CallerRoles;
   readonly inflight: InflightCalls;
   readonly prices: PriceBook;
   readonly logger: Logger;
@@ -258,6 +261,7 @@ export function resolveGengate(container: Container): Gengate {
     receiveWebhook: lazy(TOKENS.ReceiveWebhook),
     sweepTasks: lazy(TOKENS.SweepTasks),
     usage: lazy(TOKENS.UsageReport),
+    roles: lazy(TOKENS.CallerRoles),
     inflight: lazy(TOKENS.InflightCalls),
     prices: lazy(TOKENS.PriceBook),
     logger: lazy(TOKENS.Logger),
@@ -281,7 +285,7 @@ export function resolveUseCases(gengate: GengateUseCases): GengateUseCases {
   return {
     registry: g.registry, submitRun: g.submitRun, runInline: g.runInline, getTask: g.getTask, listTasks: g.listTasks, quoteRun: g.quoteRun,
     executeTask: g.executeTask, failTask: g.failTask, cancelTask: g.cancelTask, catalog: g.catalog, keys: g.keys, organizations: g.organizations, authenticate: g.authenticate,
-    billing: g.billing, admin: g.admin, receiveWebhook: g.receiveWebhook, sweepTasks: g.sweepTasks, usage: g.usage, inflight: g.inflight, prices: g.prices,
+    billing: g.billing, admin: g.admin, receiveWebhook: g.receiveWebhook, sweepTasks: g.sweepTasks, usage: g.usage, roles: g.roles, inflight: g.inflight, prices: g.prices,
     logger: g.logger, stores: g.stores, tasks: g.tasks, unitOfWork: g.unitOfWork, clock: g.clock, ids: g.ids, routeHealth: g.routeHealth,
   };
 }

@@ -6,6 +6,7 @@ import { TOKENS as PORT_AND_SETTING_TOKENS, tokenFor as token } from '../ports/t
 import type { AdminService } from '../services/admin.js';
 import type { Authenticate } from '../services/authenticate.js';
 import type { BillingService } from '../services/billing.js';
+import type { CallerRoles } from '../services/caller-roles.js';
 import type { CancelTask } from '../services/cancel-task.js';
 import type { CatalogService } from '../services/catalog.js';
 import type { ExecuteTask } from '../services/execute-task.js';
@@ -59,6 +60,7 @@ export const TOKENS = {
   QuoteRun: token<QuoteRun>('QuoteRun'),
   UsageReport: token<UsageReport>('UsageReport'),
   RoutePlanner: token<RoutePlanner>('RoutePlanner'),
+  CallerRoles: token<CallerRoles>('CallerRoles'),
 } as const;
 
 export type TokenName = keyof typeof TOKENS;
@@ -77,5 +79,5 @@ export const SETTING_TOKENS = ['ExecutionOptions', 'DeadlinesMs', 'Scheduling', 
 export const USE_CASE_TOKENS = [
   'Registry', 'PriceBook', 'InflightCalls', 'SubmitRun', 'RunInline', 'GetTask', 'ExecuteTask', 'FailTask', 'CancelTask', 'Catalog',
   'ManageKeys', 'Authenticate', 'Billing', 'Admin', 'ReceiveWebhook', 'SweepTasks', 'ListTasks', 'QuoteRun', 'RoutePlanner',
-  'UsageReport', 'ManageOrganizations',
+  'UsageReport', 'ManageOrganizations', 'CallerRoles',
 ] as const satisfies readonly TokenName[];

@@ -159,7 +159,7 @@ export class MemoryTaskStore implements TaskStore {
   async listForUser(userId: string, filter: TaskListFilter, page: number, perPage: number): Promise<Page<TaskRecord>> {
     const any = <T>(list: readonly T[] | undefined, v: T) => !list || list.length === 0 || list.includes(v);
     const all = [...this.db.tasks.values()]
-      .filter((t) => t.userId === userId && any(filter.statuses, t.status) && any(filter.modelIds, t.modelId) && any(filter.modalities, t.modality))
+      .filter((t) => t.userId === userId && (filter.memberId === undefined || (t.memberId ?? t.userId) === filter.memberId) && any(filter.statuses, t.status) && any(filter.modelIds, t.modelId) && any(filter.modalities, t.modality))
       .reverse() // insertion order breaks ties between tasks created in the same millisecond
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     return { items: all.slice((page - 1) * perPage, page * perPage), total: all.length };

@@ -37,6 +37,7 @@ export interface TaskWarning {
 /** The stored task (internal record). */
 export interface TaskRecord {
   readonly id: string;
+  /** The organization that owns the task and pays for it (docs/organizations.md). */
   readonly userId: string;
   /**
    * The member who submitted it (the key's member, or the signed-in user): whose spend limit it counts

@@ -57,7 +57,7 @@ const USE_CASE_SOURCES = {
   registry: TOKENS.Registry, submitRun: TOKENS.SubmitRun, runInline: TOKENS.RunInline, getTask: TOKENS.GetTask, listTasks: TOKENS.ListTasks,
   quoteRun: TOKENS.QuoteRun, executeTask: TOKENS.ExecuteTask, failTask: TOKENS.FailTask, cancelTask: TOKENS.CancelTask, catalog: TOKENS.Catalog,
   keys: TOKENS.ManageKeys, organizations: TOKENS.ManageOrganizations, authenticate: TOKENS.Authenticate, billing: TOKENS.Billing, admin: TOKENS.Admin, receiveWebhook: TOKENS.ReceiveWebhook,
-  sweepTasks: TOKENS.SweepTasks, usage: TOKENS.UsageReport, inflight: TOKENS.InflightCalls, prices: TOKENS.PriceBook, logger: TOKENS.Logger, stores: TOKENS.Stores,
+  sweepTasks: TOKENS.SweepTasks, usage: TOKENS.UsageReport, roles: TOKENS.CallerRoles, inflight: TOKENS.InflightCalls, prices: TOKENS.PriceBook, logger: TOKENS.Logger, stores: TOKENS.Stores,
   tasks: TOKENS.TaskStore, unitOfWork: TOKENS.UnitOfWork, clock: TOKENS.Clock, ids: TOKENS.Ids, routeHealth: TOKENS.RouteHealth,
 } as const satisfies { readonly [K in keyof GengateUseCases]: ServiceIdentifier<GengateUseCases[K]> };
 const USE_CASE_KEYS = Object.keys(USE_CASE_SOURCES) as (keyof GengateUseCases)[];

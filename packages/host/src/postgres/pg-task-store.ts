@@ -114,7 +114,7 @@ const UNFINISHED = `status in ('waiting', 'generating')`;
 const lockAccountFirst = (schema: string) => `with account as (select 1 from ${schema}.accounts where user_id = (select user_id from ${schema}.tasks where id = $1) for update)`;
 const ACCOUNT_LOCKED = `(select count(*) from account) >= 0`;
 const LIST_WHERE = `user_id = $1 and ($2::text[] is null or status = any($2)) and ($3::text[] is null or model_id = any($3))
-      and ($4::text[] is null or modality = any($4))`;
+      and ($4::text[] is null or modality = any($4)) and ($5::uuid is null or coalesce(member_id, user_id) = $5)`;
 
 /** The statements, built once per schema (createPgStores). */
 export const taskSql = (schema: string) => ({
@@ -123,7 +123,7 @@ export const taskSql = (schema: string) => ({
   byId: `select * from ${schema}.tasks where id = $1`,
   recordRouteAttempt: `update ${schema}.tasks set route_attempts = route_attempts || jsonb_build_array($2::jsonb),
          route_id = case when $3::boolean then route_id else $4 end where id = $1`,
-  listForUser: `select * from ${schema}.tasks where ${LIST_WHERE} order by created_at desc, id desc limit $5 offset $6`,
+  listForUser: `select * from ${schema}.tasks where ${LIST_WHERE} order by created_at desc, id desc limit $6 offset $7`,
   countForUser: `select count(*)::int as n from ${schema}.tasks where ${LIST_WHERE}`,
   forUser: `select * from ${schema}.tasks where id = $1 and user_id = $2`,
   markGenerating: `update ${schema}.tasks set status = 'generating', attempts = attempts + 1, started_at = coalesce(started_at, $2)
@@ -188,7 +188,7 @@ export class PgTaskStore implements TaskStore {
 
   async listForUser(userId: string, filter: TaskListFilter, page: number, perPage: number): Promise<Page<TaskRecord>> {
     const orNull = (list: readonly string[] | undefined) => (list && list.length > 0 ? [...list] : null);
-    const args = [userId, orNull(filter.statuses), orNull(filter.modelIds), orNull(filter.modalities)];
+    const args = [userId, orNull(filter.statuses), orNull(filter.modelIds), orNull(filter.modalities), filter.memberId ?? null];
     const { rows } = await this.db.query<TaskRow>(this.sql.listForUser, [
       ...args,
       perPage,
