@@ -39,6 +39,8 @@ const KEY_CONTROL_STAND_INS = [
   'allowed_providers text[]',
   'allowed_modalities text[]',
   'max_concurrent_tasks integer',
+  // Migration 025: the key's member (today's key store writes it).
+  'member_id uuid',
 ];
 
 describe('upgrading a database whose gengate tables are in public', () => {
