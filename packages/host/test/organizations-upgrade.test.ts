@@ -16,9 +16,9 @@ import { tempDataDir, waitFor } from './support/spawn-server.js';
  * upgraded: every balance, key and task belongs to the right personal organization; the ledger invariant
  * holds." The database is fixtures/db-before-organizations.sql: the data of a database that gengate at commit
  * 24831e1 (main before organizations, migrations 001-024) wrote through its own HTTP API, admin use cases and
- * worker (how it was made: the fixture's header). The schema is rebuilt with migrations 001-024 as that
- * commit had them (migrations are never edited; the versions are checked against the fixture's
- * bookkeeping), the data loaded, then today's migrations run as a start of today's host would.
+ * worker (how: the fixture's header and fixtures/make-db-before-organizations.ts.txt). The schema is rebuilt
+ * with migrations 001-024 as that commit had them (migrations are never edited; the versions are checked
+ * against the fixture's bookkeeping), the data loaded, then today's migrations run as today's host would.
  */
 const FIXTURE = fileURLToPath(new URL('./fixtures/db-before-organizations.sql', import.meta.url));
 const LAST_BEFORE_ORGANIZATIONS = 24;
