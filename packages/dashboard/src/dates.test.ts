@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatUtc } from './dates';
+import { formatDay, formatUtc } from './dates';
 
 describe('budget reset times', () => {
   it('are shown in UTC whatever the browser zone, and say so', () => {
@@ -11,5 +11,8 @@ describe('budget reset times', () => {
     expect(formatUtc(null)).toBe('—');
     expect(formatUtc(undefined)).toBe('—');
     expect(formatUtc('not a date')).toBe('—');
+    expect(formatDay(null)).toBe('—');
+    expect(formatDay('not a date')).toBe('—');
+    expect(formatDay('2026-11-26T12:00:00Z')).toMatch(/^2[67] Nov 2026$/); // the browser's day
   });
 });

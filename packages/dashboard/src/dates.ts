@@ -9,3 +9,10 @@ export function formatUtc(iso: string | null | undefined): string {
   const time = d.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' });
   return `${date}, ${time} UTC`;
 }
+
+/** "26 Nov 2026" in the browser's zone (a day something happened, where the hour does not matter). */
+export function formatDay(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '—' : d.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+}

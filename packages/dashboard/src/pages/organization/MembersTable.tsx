@@ -1,8 +1,8 @@
 import { Fragment, useState } from 'react';
 import { api } from '../../api/client';
 import type { Member, Organization, OrgRole } from '../../api/organization-types';
-import { ConfirmButton, ErrorBanner, formatCredits, formatDate, useLoad } from '../../components/common';
-import { formatUtc } from '../../dates';
+import { ConfirmButton, ErrorBanner, formatCredits, useLoad } from '../../components/common';
+import { formatDay, formatUtc } from '../../dates';
 import { useOrganization } from '../../organization/OrganizationProvider';
 import { canRemove, canSetLimitOf } from '../../organization/permissions';
 import { useSignedIn } from '../../session';
@@ -39,7 +39,7 @@ export function MembersTable({ org }: { org: Organization }) {
       <h3 id="members-h">Members</h3>
       <ErrorBanner error={error ?? members.error} onDismiss={error ? () => setError(null) : undefined} />
       <div className="table-wrap">
-        <table aria-labelledby="members-h" data-testid="members">
+        <table aria-labelledby="members-h" data-testid="members" className="members">
           <thead>
             <tr>
               <th scope="col">Member</th>
@@ -81,15 +81,15 @@ export function MembersTable({ org }: { org: Organization }) {
                         m.role
                       )}
                     </td>
-                    <td data-testid="member-limit">{limitWords(m)}</td>
+                    <td data-testid="member-limit" className="nowrap">{limitWords(m)}</td>
                     {usage && (
                       <>
                         <td className="num">{m.spent === undefined ? '—' : formatCredits(m.spent)}</td>
                         <td className="num">{m.remaining === null || m.remaining === undefined ? '—' : formatCredits(m.remaining)}</td>
-                        <td>{m.spend_limit === null ? '—' : m.resets_at ? formatUtc(m.resets_at) : 'never'}</td>
+                        <td className="nowrap">{m.spend_limit === null ? '—' : m.resets_at ? formatUtc(m.resets_at) : 'never'}</td>
                       </>
                     )}
-                    <td>{formatDate(m.joined_at)}</td>
+                    <td className="nowrap">{formatDay(m.joined_at)}</td>
                     <td>
                       <div className="row actions-cell">
                         {limitable && (
