@@ -65,6 +65,7 @@ export { CancelTask } from './services/cancel-task.js';
 export { CatalogService } from './services/catalog.js';
 export type { ModelDetailView, ModelListView } from './services/catalog.js';
 export { ManageKeys } from './services/manage-keys.js';
+export { CallerRoles, MANAGER_ROLES } from './services/caller-roles.js';
 export { Authenticate } from './services/authenticate.js';
 export type { Authenticated } from './services/authenticate.js';
 export { BillingService } from './services/billing.js';
@@ -180,3 +181,13 @@ export { MemoryAccountDirectory, MemorySessionStore } from './memory/memory-dash
 export { CREDITS_PER_USD, MICRO_PER_CREDIT } from './model/pricing.js';
 export { creditsToMicro, microCreditsToMicroUsd, microToCredits, microUsdToUsd } from './util/money.js';
 export type { JsonObject, JsonValue } from './util/json.js';
+
+// Organizations (docs/organizations.md).
+export { MemoryOrganizationStore } from './memory/memory-organization-store.js';
+export type { InvitationMail, InvitationMailer } from './ports/invitation-mailer.js';
+export { NO_INVITATION_MAILER } from './ports/invitation-mailer.js';
+export { NO_ORGANIZATION_STORE } from './ports/no-organization-store.js';
+export { ManageOrganizations } from './services/organizations/manage-organizations.js';
+export { memberOf, requireRole, roleIn, roleOf } from './services/organizations/role-check.js';
+export { invitationLinkUrl, invitationMailer } from './services/organizations/invitation-mail.js';
+export type { InvitationPreviewView, InvitationView, MemberView, OrganizationView } from './services/organizations/organization-views.js';

@@ -220,6 +220,7 @@ export { FailTask } from './services/fail-task.js';
 export { CatalogService, listModelsQuerySchema } from './services/catalog.js';
 export type { ModelDetailView, ModelListView } from './services/catalog.js';
 export { issueApiKey, ManageKeys, REVOKED_MESSAGE, toApiKeyView } from './services/manage-keys.js';
+export { CallerRoles, MANAGER_ROLES } from './services/caller-roles.js';
 export { Authenticate, CHALLENGE } from './services/authenticate.js';
 export type { Authenticated } from './services/authenticate.js';
 export { BillingService, toTransactionView } from './services/billing.js';
@@ -307,3 +308,16 @@ export type { AccountDirectory, FailureGroup, TaskCount, UserRole, UserSummary }
 export { OperatorService } from './services/operators/operator-service.js';
 export type { QueueDepth, QueueInspector, UserSummaryView } from './services/operators/operator-service.js';
 export { MemoryAccountDirectory, MemorySessionStore } from './memory/memory-dashboard-stores.js';
+
+// Organizations (docs/organizations.md).
+export type { InvitationRecord, InvitationStatus, MemberRole, MembershipPatch, MembershipRecord, OrganizationRecord } from './model/organization.js';
+export { INVITATION_TTL_MS, MEMBER_ROLES } from './model/organization.js';
+export type { InvitationAcceptance, MembershipChange, OrganizationStore, OrganizationWithRole } from './ports/organization-store.js';
+export { MemoryOrganizationStore } from './memory/memory-organization-store.js';
+export type { InvitationMail, InvitationMailer } from './ports/invitation-mailer.js';
+export { NO_INVITATION_MAILER } from './ports/invitation-mailer.js';
+export { NO_ORGANIZATION_STORE } from './ports/no-organization-store.js';
+export { ManageOrganizations } from './services/organizations/manage-organizations.js';
+export { memberOf, requireRole, roleIn, roleOf } from './services/organizations/role-check.js';
+export { invitationLinkUrl, invitationMailer } from './services/organizations/invitation-mail.js';
+export type { InvitationPreviewView, InvitationView, MemberView, OrganizationView } from './services/organizations/organization-views.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { TransactionScope, UnitOfWork } from '@gengate/core';
+import type { OrganizationStore, TransactionScope, UnitOfWork } from '@gengate/core';
 import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
@@ -20,6 +20,7 @@ interface PgHarness {
   readonly boss: PgBoss;
   readonly scope: TransactionScope;
   readonly uow: UnitOfWork;
+  readonly organizations: OrganizationStore;
   cleanup(): Promise<void>;
 }
 
@@ -29,13 +30,14 @@ async function openPgStores(): Promise<PgHarness> {
   const { pool, close } = openPool(db.url, 10);
   await runMigrations(pool, DEFAULT_SCHEMA);
   const boss = await createBoss({ connectionString: db.url, logger });
-  const { stores, unitOfWork } = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
+  const { stores, unitOfWork, organizations } = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
   return {
     db,
     pool,
     boss,
     scope: stores,
     uow: unitOfWork,
+    organizations,
     async cleanup() {
       await boss.stop({ graceful: false, timeout: 1_000 });
       await close();

@@ -504,6 +504,203 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's organizations
+         * @description *gengate extension.* The organizations the caller is a member of, personal first, then by name,
+         *     each with the caller's role. With an API key: its organization only.
+         */
+        get: operations["listOrganizations"];
+        put?: never;
+        /**
+         * Create an organization
+         * @description *gengate extension.* The caller becomes its one owner; its balance starts at 0.
+         */
+        post: operations["createOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{organization_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        /** Get an organization */
+        get: operations["getOrganization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename an organization
+         * @description Owner only.
+         */
+        patch: operations["renameOrganization"];
+        trace?: never;
+    };
+    "/organizations/{organization_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        /** List an organization's members */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{organization_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+                /** @description The member's user id. */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member (or leave)
+         * @description Owner: anyone; admin: `member`s; a member: themselves (leaving). The member's keys in the
+         *     organization are revoked at once; their finished tasks stay the organization's.
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role or spend limit
+         * @description Role changes: owner (`409 last_owner` for the last owner's demotion; `409 personal_organization`
+         *     in a personal organization). Spend limits: owner for anyone, admin for `member`s.
+         */
+        patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/organizations/{organization_id}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List pending invitations
+         * @description Pending and expired ones (not accepted, not revoked), newest first. Owner or admin.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite someone by e-mail
+         * @description Sends the address a link `<public origin>/dashboard/#/invitations/<token>`, valid 7 days, usable
+         *     once. Inviting again replaces the pending invitation of that address. Owner (any role); admin
+         *     (role `member`).
+         */
+        post: operations["inviteMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{organization_id}/invitations/{invitation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+                /** @description The invitation's id. */
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invitation
+         * @description Owner or admin. Its link stops working at once.
+         */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invitations/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What an invitation link offers
+         * @description For the dashboard's accept page; any authenticated caller holding the token. The token travels in the body, never in a URL.
+         */
+        post: operations["previewInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description The caller (the signed-in user, or a key's member) becomes a member with the invitation's role.
+         *     The caller's e-mail must be the invited one (`403 invitation_email_mismatch`); unknown, revoked or
+         *     used: `404 invitation_not_found`; older than 7 days: `410 invitation_expired`; already a member:
+         *     `409 already_member`.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/files/{task_id}/{name}": {
         parameters: {
             query?: never;
@@ -1131,10 +1328,87 @@ export interface components {
             totals: components["schemas"]["UsageFigures"];
         };
         /**
+         * @description A member's role (docs/organizations.md): `owner` everything; `admin` every key and task, member limits, inviting members; `member` their own keys, tasks and usage.
+         * @enum {string}
+         */
+        OrganizationRole: "owner" | "admin" | "member";
+        Organization: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description The user's personal organization (its id is the user's id; one member; no invitations). */
+            personal: boolean;
+            role: components["schemas"]["OrganizationRole"];
+            created_at: components["schemas"]["Timestamp"];
+        };
+        CreateOrganizationRequest: {
+            name: string;
+        };
+        Member: {
+            /** Format: uuid */
+            user_id: string;
+            email: string;
+            role: components["schemas"]["OrganizationRole"];
+            /** @description Credits per budget period across every key of the member and their own dashboard runs; null = none. */
+            spend_limit: components["schemas"]["Credits"] | null;
+            budget_period: components["schemas"]["BudgetPeriod"];
+            /** @description Held + charged in the current period. */
+            spent?: components["schemas"]["Credits"];
+            /** @description What is left of the spend limit this period; null without a limit. */
+            remaining?: components["schemas"]["Credits"] | null;
+            /**
+             * Format: date-time
+             * @description When the current period ends (UTC); null for `none`.
+             */
+            resets_at?: string | null;
+            joined_at: components["schemas"]["Timestamp"];
+        };
+        UpdateMemberRequest: {
+            role?: components["schemas"]["OrganizationRole"];
+            spend_limit?: components["schemas"]["SpendLimit"];
+            budget_period?: components["schemas"]["BudgetPeriod"];
+        };
+        Invitation: {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            role: components["schemas"]["OrganizationRole"];
+            /** @enum {string} */
+            status: "pending" | "accepted" | "revoked" | "expired";
+            /** @description The inviter's e-mail address. */
+            invited_by: string;
+            created_at: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            accepted_at: string | null;
+        };
+        CreateInvitationRequest: {
+            /** Format: email */
+            email: string;
+            role?: components["schemas"]["OrganizationRole"];
+        };
+        InvitationTokenRequest: {
+            /** @description The token of the invitation link (after `#/invitations/`). */
+            token: string;
+        };
+        InvitationPreview: {
+            organization: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            };
+            email: string;
+            role: components["schemas"]["OrganizationRole"];
+            invited_by: string;
+            expires_at: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            status: "pending" | "accepted" | "revoked" | "expired";
+        };
+        /**
          * @description The stable error type (docs/errors.md); branch on it, not on the message.
          * @enum {string}
          */
-        ErrorType: "invalid_request" | "invalid_json" | "sign_in_link_invalid" | "invalid_body" | "unsupported_parameter" | "invalid_routing" | "authentication_failed" | "session_required" | "insufficient_credits" | "key_budget_exceeded" | "ip_not_allowed" | "csrf_failed" | "operator_only" | "sign_up_closed" | "model_not_allowed_for_key" | "provider_not_allowed_for_key" | "modality_not_allowed_for_key" | "result_url_invalid" | "model_not_found" | "model_inactive" | "task_not_found" | "api_key_not_found" | "alert_not_found" | "not_found" | "method_not_allowed" | "conflict" | "result_url_expired" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "limit_exceeded" | "no_route_available" | "provider_not_configured" | "rate_limited" | "key_concurrency_exceeded" | "too_many_tasks" | "internal_error" | "upstream_error" | "overloaded" | "service_unavailable";
+        ErrorType: "invalid_request" | "invalid_json" | "sign_in_link_invalid" | "invalid_body" | "unsupported_parameter" | "invalid_routing" | "authentication_failed" | "session_required" | "insufficient_credits" | "key_budget_exceeded" | "member_budget_exceeded" | "ip_not_allowed" | "csrf_failed" | "operator_only" | "sign_up_closed" | "model_not_allowed_for_key" | "provider_not_allowed_for_key" | "modality_not_allowed_for_key" | "insufficient_role" | "invitation_email_mismatch" | "result_url_invalid" | "model_not_found" | "model_inactive" | "task_not_found" | "api_key_not_found" | "alert_not_found" | "organization_not_found" | "member_not_found" | "invitation_not_found" | "not_found" | "method_not_allowed" | "conflict" | "last_owner" | "already_member" | "personal_organization" | "invitation_expired" | "result_url_expired" | "payload_too_large" | "unsupported_media_type" | "range_not_satisfiable" | "limit_exceeded" | "no_route_available" | "provider_not_configured" | "rate_limited" | "key_concurrency_exceeded" | "too_many_tasks" | "internal_error" | "upstream_error" | "overloaded" | "service_unavailable";
         /** @description The body of every refused request; `code` repeats the HTTP status. */
         Error: {
             code: number;
@@ -1273,6 +1547,165 @@ export interface components {
                 };
             };
         };
+        /**
+         * @description `insufficient_role`: the caller's role in the organization does not allow this (the message names
+         *     the role needed; docs/organizations.md); nothing changed. Or `ip_not_allowed`: the client address
+         *     is outside the key's IP whitelist.
+         */
+        RoleForbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 403,
+                 *       "message": "A top-up needs the role owner in this organization; yours is admin.",
+                 *       "error": {
+                 *         "type": "insufficient_role",
+                 *         "param": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: 403;
+                    error?: {
+                        /** @enum {unknown} */
+                        type?: "insufficient_role" | "ip_not_allowed";
+                        param?: unknown;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `invitation_email_mismatch`: the invitation was sent to another e-mail address than the caller's;
+         *     or `insufficient_role`, `ip_not_allowed` as everywhere.
+         */
+        InvitationForbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 403,
+                 *       "message": "This invitation was sent to another e-mail address; sign in as b@example.com to accept it.",
+                 *       "error": {
+                 *         "type": "invitation_email_mismatch",
+                 *         "param": "token"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: 403;
+                    error?: {
+                        /** @enum {unknown} */
+                        type?: "invitation_email_mismatch" | "insufficient_role" | "ip_not_allowed";
+                        param?: unknown;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `organization_not_found`: the request names an organization (in the path or in
+         *     `X-Gengate-Organization`) the caller does not act on: one the user is not a member of, or, for an
+         *     API key, any but the key's own; or `member_not_found` / `invitation_not_found` for the member or
+         *     invitation of a path.
+         */
+        OrganizationNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 404,
+                 *       "message": "No organization '0b6c1d8e-2f3a-4b5c-8d9e-0f1a2b3c4d5e' is open to this caller (an API key acts in its own organization only).",
+                 *       "error": {
+                 *         "type": "organization_not_found",
+                 *         "param": "X-Gengate-Organization"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: 404;
+                    error?: {
+                        /** @enum {unknown} */
+                        type?: "organization_not_found" | "member_not_found" | "invitation_not_found";
+                        param?: unknown;
+                    };
+                };
+            };
+        };
+        /**
+         * @description `last_owner` (an organization keeps at least one owner), `already_member` (the address or caller
+         *     is a member already) or `personal_organization` (a personal organization has one member and takes
+         *     no invitations). Nothing changed.
+         */
+        OrganizationConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 409,
+                 *       "message": "An organization keeps at least one owner: make another member owner first.",
+                 *       "error": {
+                 *         "type": "last_owner",
+                 *         "param": "role"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: 409;
+                    error?: {
+                        /** @enum {unknown} */
+                        type?: "last_owner" | "already_member" | "personal_organization";
+                        param?: unknown;
+                    };
+                };
+            };
+        };
+        /** @description `invitation_expired`: the invitation is older than 7 days; ask for a new one. */
+        InvitationExpired: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": 410,
+                 *       "message": "The invitation link has expired: ask for a new one.",
+                 *       "error": {
+                 *         "type": "invitation_expired",
+                 *         "param": "token"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: 410;
+                    error?: {
+                        /** @constant */
+                        type?: "invitation_expired";
+                        param?: unknown;
+                    };
+                };
+            };
+        };
         /** @description `ip_not_allowed`: the client address is outside the key's IP whitelist. */
         Forbidden: {
             headers: {
@@ -1301,7 +1734,7 @@ export interface components {
                 };
             };
         };
-        /** @description `model_not_found` (no such model) or `model_inactive` (it exists but is not active). */
+        /** @description `model_not_found` (no such model) or `model_inactive` (it exists but is not active); or `organization_not_found` (see `X-Gengate-Organization`). */
         ModelNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1326,13 +1759,13 @@ export interface components {
                     code?: 404;
                     error?: {
                         /** @enum {unknown} */
-                        type?: "model_not_found" | "model_inactive";
+                        type?: "model_not_found" | "model_inactive" | "organization_not_found";
                         param?: unknown;
                     };
                 };
             };
         };
-        /** @description `task_not_found`: no task with this id belongs to the caller. */
+        /** @description `task_not_found`: no task with this id belongs to the caller (a `member` sees only their own tasks); or `organization_not_found` (see `X-Gengate-Organization`). */
         TaskNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1356,14 +1789,14 @@ export interface components {
                     /** @constant */
                     code?: 404;
                     error?: {
-                        /** @constant */
-                        type?: "task_not_found";
+                        /** @enum {unknown} */
+                        type?: "task_not_found" | "organization_not_found";
                         param?: unknown;
                     };
                 };
             };
         };
-        /** @description `api_key_not_found`: no API key with this id belongs to the caller. */
+        /** @description `api_key_not_found`: no API key with this id belongs to the caller (a `member` sees only their own keys); or `organization_not_found` (see `X-Gengate-Organization`). */
         ApiKeyNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1387,14 +1820,14 @@ export interface components {
                     /** @constant */
                     code?: 404;
                     error?: {
-                        /** @constant */
-                        type?: "api_key_not_found";
+                        /** @enum {unknown} */
+                        type?: "api_key_not_found" | "organization_not_found";
                         param?: unknown;
                     };
                 };
             };
         };
-        /** @description `alert_not_found`: no balance alert with this id belongs to the caller. */
+        /** @description `alert_not_found`: no balance alert with this id belongs to the caller; or `organization_not_found` (see `X-Gengate-Organization`). */
         AlertNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1418,8 +1851,8 @@ export interface components {
                     /** @constant */
                     code?: 404;
                     error?: {
-                        /** @constant */
-                        type?: "alert_not_found";
+                        /** @enum {unknown} */
+                        type?: "alert_not_found" | "organization_not_found";
                         param?: unknown;
                     };
                 };
@@ -1804,6 +2237,8 @@ export interface components {
          * @example sandbox.echo-chat
          */
         ModelId: string;
+        /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+        OrganizationId: string;
         /**
          * @description The task id from the run response (another user's task is a 404).
          * @example 2a7c9685-e79e-4715-9abb-a77edfdb7de6
@@ -1820,6 +2255,14 @@ export interface components {
          * @example order-4711-render
          */
         IdempotencyKey: string;
+        /**
+         * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+         *     session sends it to act in an organization the user is a member of; without it, the session acts
+         *     on the user's personal organization. An API key always acts on its own organization: the header
+         *     may only name that one. Another organization, or one the user is not a member of, is
+         *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+         */
+        XGengateOrganization: string;
         /**
          * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
          *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
@@ -1875,6 +2318,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path: {
                 /**
@@ -1943,6 +2394,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -1965,6 +2424,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -1978,6 +2438,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path: {
                 /**
@@ -2037,6 +2505,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path: {
                 /**
@@ -2062,6 +2538,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["TaskNotFound"];
@@ -2078,6 +2555,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path: {
                 /**
@@ -2112,6 +2597,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["TaskNotFound"];
@@ -2131,6 +2617,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path: {
                 /**
@@ -2180,6 +2674,7 @@ export interface operations {
                     "application/json": components["schemas"]["CallbackAttemptList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["TaskNotFound"];
@@ -2212,6 +2707,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -2258,6 +2761,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2271,6 +2775,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -2292,8 +2804,10 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2307,6 +2821,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path: {
                 /**
@@ -2387,6 +2909,7 @@ export interface operations {
                     "application/json": components["schemas"]["ModelDetail"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["ModelNotFound"];
@@ -2403,6 +2926,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path: {
                 /**
@@ -2453,6 +2984,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pricing"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["ModelNotFound"];
@@ -2469,6 +3001,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -2490,8 +3030,10 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2505,6 +3047,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -2526,8 +3076,10 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2541,6 +3093,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -2591,6 +3151,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["LimitExceeded"];
@@ -2607,6 +3168,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path: {
                 /** @description The key's id (another user's key is a 404). */
@@ -2641,7 +3210,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["RoleForbidden"];
             404: components["responses"]["ApiKeyNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2658,6 +3227,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path: {
                 /** @description The key's id (another user's key is a 404). */
@@ -2687,6 +3264,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedApiKey"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["ApiKeyNotFound"];
@@ -2703,6 +3281,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -2730,8 +3316,10 @@ export interface operations {
                     "application/json": components["schemas"]["Balance"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2745,6 +3333,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -2786,7 +3382,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2808,6 +3405,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -2848,7 +3453,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2862,6 +3468,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -2883,8 +3497,10 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2898,6 +3514,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -2931,7 +3555,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["LimitExceeded"];
@@ -2948,6 +3573,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path: {
                 /** @description The alert's id (another user's alert is a 404). */
@@ -2976,8 +3609,9 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedBalanceAlert"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["RoleForbidden"];
             404: components["responses"]["AlertNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -3124,6 +3758,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -3187,6 +3829,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3200,6 +3843,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -3219,8 +3870,10 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecret"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3234,6 +3887,14 @@ export interface operations {
                  *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
                  */
                 "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
             };
             path?: never;
             cookie?: never;
@@ -3253,8 +3914,636 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecret"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listOrganizations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organizations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Organization"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createOrganization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Acme video team"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateOrganizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The organization (role `owner`). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["LimitExceeded"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getOrganization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization, with the caller's role. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    renameOrganization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Acme studio"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateOrganizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The renamed organization. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            409: components["responses"]["OrganizationConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Member"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+                /** @description The member's user id. */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            409: components["responses"]["OrganizationConflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+                /** @description The member's user id. */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "spend_limit": 100,
+                 *       "budget_period": "month"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateMemberRequest"];
+            };
+        };
+        responses: {
+            /** @description The member. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            409: components["responses"]["OrganizationConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Invitation"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    inviteMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "b@example.com",
+                 *       "role": "member"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description The invitation. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            409: components["responses"]["OrganizationConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["LimitExceeded"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path: {
+                /** @description The organization's id (one the caller is not a member of, or for an API key any but its own, is a 404). */
+                organization_id: components["parameters"]["OrganizationId"];
+                /** @description The invitation's id. */
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["RoleForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    previewInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The invitation as its link offers it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationPreview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in logs when it is 1 to
+                 *     128 characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID.
+                 */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+                /**
+                 * @description *gengate extension.* The organization the request acts on (docs/organizations.md). The dashboard's
+                 *     session sends it to act in an organization the user is a member of; without it, the session acts
+                 *     on the user's personal organization. An API key always acts on its own organization: the header
+                 *     may only name that one. Another organization, or one the user is not a member of, is
+                 *     `404 organization_not_found`; a value that is not a uuid is `400 invalid_request`.
+                 */
+                "X-Gengate-Organization"?: components["parameters"]["XGengateOrganization"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The organization joined, with the caller's new role. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InvitationForbidden"];
+            404: components["responses"]["OrganizationNotFound"];
+            409: components["responses"]["OrganizationConflict"];
+            410: components["responses"]["InvitationExpired"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

@@ -11,6 +11,7 @@ import { AdminService } from '../services/admin.js';
 import { Authenticate } from '../services/authenticate.js';
 import { BillingService } from '../services/billing.js';
 import { UsageReport } from '../services/usage-report.js';
+import { CallerRoles } from '../services/caller-roles.js';
 import { CancelTask } from '../services/cancel-task.js';
 import { CatalogService } from '../services/catalog.js';
 import { ExecuteTask } from '../services/execute-task.js';
@@ -18,6 +19,7 @@ import { FailTask } from '../services/fail-task.js';
 import { GetTask } from '../services/get-task.js';
 import { ListTasks } from '../services/list-tasks.js';
 import { ManageKeys } from '../services/manage-keys.js';
+import { ManageOrganizations } from '../services/organizations/manage-organizations.js';
 import { QuoteRun } from '../services/quote-run.js';
 import { ReceiveWebhook } from '../services/receive-webhook.js';
 import { RunInline } from '../services/run-inline.js';
@@ -53,12 +55,14 @@ export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.ExecuteTask).to(ExecuteTask).inSingletonScope();
   bind(TOKENS.Catalog).to(CatalogService).inSingletonScope();
   bind(TOKENS.ManageKeys).to(ManageKeys).inSingletonScope();
+  bind(TOKENS.ManageOrganizations).to(ManageOrganizations).inSingletonScope();
   bind(TOKENS.Authenticate).to(Authenticate).inSingletonScope();
   bind(TOKENS.Billing).to(BillingService).inSingletonScope();
   bind(TOKENS.Admin).to(AdminService).inSingletonScope();
   bind(TOKENS.ReceiveWebhook).to(ReceiveWebhook).inSingletonScope();
   bind(TOKENS.SweepTasks).to(SweepTasks).inSingletonScope();
   bind(TOKENS.UsageReport).to(UsageReport).inSingletonScope();
+  bind(TOKENS.CallerRoles).to(CallerRoles).inSingletonScope();
 
   // The core classes other injectables take by their class (`@inject(FailTask)`: their files cannot import
   // this layer's tokens) are the service of the public token, so a rebinding of `TOKENS.FailTask` is what
@@ -70,6 +74,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
   bind(InflightCalls).toService(TOKENS.InflightCalls);
   bind(FailTask).toService(TOKENS.FailTask);
   bind(GetTask).toService(TOKENS.GetTask);
+  bind(CallerRoles).toService(TOKENS.CallerRoles);
 
   // Derived defaults: values read from other bindings, so that rebinding the source moves them too.
   const store = <K extends 'tasks' | 'keys' | 'ledger' | 'alerts'>(key: K) => (stores: TransactionScope): TransactionScope[K] => stores[key];

@@ -7,10 +7,12 @@ import { DashboardAuth, DEFAULT_DASHBOARD_AUTH, type DashboardAuthOptions } from
 import type { SessionStore } from '../services/sessions/session-store.js';
 import type { SignInLinkQueue } from '../services/sessions/sign-in-link-queue.js';
 import type { UsageReport } from '../services/usage-report.js';
+import { CallerRoles } from '../services/caller-roles.js';
+import { NO_ORGANIZATION_STORE } from '../ports/no-organization-store.js';
 
 export interface DashboardServicesConfig {
   /** Its `routeHealth` (optional) feeds the operator's route view. */
-  readonly gengate: Pick<GengateUseCases, 'stores' | 'unitOfWork' | 'logger' | 'registry' | 'keys' | 'admin' | 'usage'> & Partial<Pick<GengateUseCases, 'routeHealth'>>;
+  readonly gengate: Pick<GengateUseCases, 'stores' | 'unitOfWork' | 'logger' | 'registry' | 'keys' | 'admin' | 'usage'> & Partial<Pick<GengateUseCases, 'routeHealth' | 'roles'>>;
   readonly sessions: SessionStore;
   readonly directory: AccountDirectory;
   readonly mailer: Mailer;
@@ -32,6 +34,11 @@ export interface DashboardServices {
   readonly directory: AccountDirectory;
   /** Usage over the rollups: the operator's view across users (per user, per provider, over time). */
   readonly usage: UsageReport;
+  /**
+   * Memberships, for the organization a session selects (`X-Gengate-Organization`); without the
+   * Gengate's `roles`, only the personal organization.
+   */
+  readonly roles: Pick<CallerRoles, 'roleIn'>;
 }
 
 /** The dashboard's own use cases (sign-in, sessions, operator views), built over a Gengate's stores and use cases. */
@@ -52,5 +59,5 @@ export function createDashboardServices(config: DashboardServicesConfig): Dashbo
     ...config.options,
   });
   const operators = new OperatorService(config.directory, gengate.registry, gengate.keys, gengate.admin, config.queues ?? null, clock, gengate.routeHealth);
-  return { auth, operators, directory: config.directory, usage: gengate.usage };
+  return { auth, operators, directory: config.directory, usage: gengate.usage, roles: gengate.roles ?? new CallerRoles(NO_ORGANIZATION_STORE) };
 }

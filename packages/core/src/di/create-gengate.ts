@@ -25,6 +25,7 @@ import { routedModelDeclarationsSchema, type RoutedModelDeclaration } from '../m
 import type { AdminService } from '../services/admin.js';
 import type { Authenticate } from '../services/authenticate.js';
 import type { BillingService } from '../services/billing.js';
+import type { CallerRoles } from '../services/caller-roles.js';
 import type { CancelTask } from '../services/cancel-task.js';
 import type { CatalogService } from '../services/catalog.js';
 import type { ExecuteTask } from '../services/execute-task.js';
@@ -32,6 +33,10 @@ import type { FailTask } from '../services/fail-task.js';
 import type { GetTask } from '../services/get-task.js';
 import type { ListTasks } from '../services/list-tasks.js';
 import type { ManageKeys } from '../services/manage-keys.js';
+import type { ManageOrganizations } from '../services/organizations/manage-organizations.js';
+import { NO_INVITATION_MAILER, type InvitationMailer } from '../ports/invitation-mailer.js';
+import type { OrganizationStore } from '../ports/organization-store.js';
+import { NO_ORGANIZATION_STORE } from '../ports/no-organization-store.js';
 import type { QuoteRun } from '../services/quote-run.js';
 import type { ReceiveWebhook } from '../services/receive-webhook.js';
 import type { RunInline } from '../services/run-inline.js';
@@ -77,6 +82,10 @@ export interface GengateCoreConfig {
   readonly routeHealth?: RouteHealth;
   /** The usage rollups GET /usage reads (the PostgreSQL host and createMemoryStores give one); default none: usage answers 503. */
   readonly usageReader?: UsageReader;
+  /** Organizations, members and invitations (the PostgreSQL host and createMemoryStores give one); default none: they answer 503. */
+  readonly organizations?: OrganizationStore;
+  /** Mails invitation links (the host builds one from its mailer and public URL: `invitationMailer`); default none: inviting answers 503. */
+  readonly invitationMailer?: InvitationMailer;
   /** Routed models (one id, several provider routes, a policy); each is checked against the catalog at start. Default none. */
   readonly routedModels?: readonly RoutedModelDeclaration[];
   /** The random source of the routes' weighted choice; default Math.random. */
@@ -98,6 +107,8 @@ export interface Gengate {
   readonly cancelTask: CancelTask;
   readonly catalog: CatalogService;
   readonly keys: ManageKeys;
+  /** Organizations, members and invitations (docs/organizations.md). */
+  readonly organizations: ManageOrganizations;
   readonly authenticate: Authenticate;
   readonly billing: BillingService;
   readonly admin: AdminService;
@@ -105,6 +116,8 @@ export interface Gengate {
   readonly sweepTasks: SweepTasks;
   /** GET /usage and the operator's usage over the rollups. */
   readonly usage: UsageReport;
+  /** The caller's role in its organization (the role gates of docs/organizations.md). */
+  readonly roles: CallerRoles;
   readonly inflight: InflightCalls;
   readonly prices: PriceBook;
   readonly logger: Logger;
@@ -176,6 +189,8 @@ export function coreSettingsModule(settings: GengateCoreSettings): ContainerModu
     constant(TOKENS.SubmissionGate, settings.submissionGate ?? OPEN_GATE);
     constant(TOKENS.RouteHealth, settings.routeHealth ?? ALWAYS_HEALTHY);
     constant(TOKENS.UsageReader, settings.usageReader ?? NO_USAGE_READER);
+    constant(TOKENS.OrganizationStore, settings.organizations ?? NO_ORGANIZATION_STORE);
+    constant(TOKENS.InvitationMailer, settings.invitationMailer ?? NO_INVITATION_MAILER);
     constant(TOKENS.ExecutionOptions, execution);
     constant(TOKENS.Scheduling, scheduling);
     constant(TOKENS.Markup, settings.markup ?? NO_MARKUP);
@@ -239,12 +254,14 @@ export function resolveGengate(container: Container): Gengate {
     cancelTask: lazy(TOKENS.CancelTask),
     catalog: lazy(TOKENS.Catalog),
     keys: lazy(TOKENS.ManageKeys),
+    organizations: lazy(TOKENS.ManageOrganizations),
     authenticate: lazy(TOKENS.Authenticate),
     billing: lazy(TOKENS.Billing),
     admin: lazy(TOKENS.Admin),
     receiveWebhook: lazy(TOKENS.ReceiveWebhook),
     sweepTasks: lazy(TOKENS.SweepTasks),
     usage: lazy(TOKENS.UsageReport),
+    roles: lazy(TOKENS.CallerRoles),
     inflight: lazy(TOKENS.InflightCalls),
     prices: lazy(TOKENS.PriceBook),
     logger: lazy(TOKENS.Logger),
@@ -267,8 +284,8 @@ export function resolveUseCases(gengate: GengateUseCases): GengateUseCases {
   const g = gengate;
   return {
     registry: g.registry, submitRun: g.submitRun, runInline: g.runInline, getTask: g.getTask, listTasks: g.listTasks, quoteRun: g.quoteRun,
-    executeTask: g.executeTask, failTask: g.failTask, cancelTask: g.cancelTask, catalog: g.catalog, keys: g.keys, authenticate: g.authenticate,
-    billing: g.billing, admin: g.admin, receiveWebhook: g.receiveWebhook, sweepTasks: g.sweepTasks, usage: g.usage, inflight: g.inflight, prices: g.prices,
+    executeTask: g.executeTask, failTask: g.failTask, cancelTask: g.cancelTask, catalog: g.catalog, keys: g.keys, organizations: g.organizations, authenticate: g.authenticate,
+    billing: g.billing, admin: g.admin, receiveWebhook: g.receiveWebhook, sweepTasks: g.sweepTasks, usage: g.usage, roles: g.roles, inflight: g.inflight, prices: g.prices,
     logger: g.logger, stores: g.stores, tasks: g.tasks, unitOfWork: g.unitOfWork, clock: g.clock, ids: g.ids, routeHealth: g.routeHealth,
   };
 }

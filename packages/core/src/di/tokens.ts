@@ -6,6 +6,7 @@ import { TOKENS as PORT_AND_SETTING_TOKENS, tokenFor as token } from '../ports/t
 import type { AdminService } from '../services/admin.js';
 import type { Authenticate } from '../services/authenticate.js';
 import type { BillingService } from '../services/billing.js';
+import type { CallerRoles } from '../services/caller-roles.js';
 import type { CancelTask } from '../services/cancel-task.js';
 import type { CatalogService } from '../services/catalog.js';
 import type { ExecuteTask } from '../services/execute-task.js';
@@ -13,6 +14,7 @@ import type { FailTask } from '../services/fail-task.js';
 import type { GetTask } from '../services/get-task.js';
 import type { ListTasks } from '../services/list-tasks.js';
 import type { ManageKeys } from '../services/manage-keys.js';
+import type { ManageOrganizations } from '../services/organizations/manage-organizations.js';
 import type { QuoteRun } from '../services/quote-run.js';
 import type { ReceiveWebhook } from '../services/receive-webhook.js';
 import type { RunInline } from '../services/run-inline.js';
@@ -48,6 +50,7 @@ export const TOKENS = {
   CancelTask: token<CancelTask>('CancelTask'),
   Catalog: token<CatalogService>('Catalog'),
   ManageKeys: token<ManageKeys>('ManageKeys'),
+  ManageOrganizations: token<ManageOrganizations>('ManageOrganizations'),
   Authenticate: token<Authenticate>('Authenticate'),
   Billing: token<BillingService>('Billing'),
   Admin: token<AdminService>('Admin'),
@@ -57,6 +60,7 @@ export const TOKENS = {
   QuoteRun: token<QuoteRun>('QuoteRun'),
   UsageReport: token<UsageReport>('UsageReport'),
   RoutePlanner: token<RoutePlanner>('RoutePlanner'),
+  CallerRoles: token<CallerRoles>('CallerRoles'),
 } as const;
 
 export type TokenName = keyof typeof TOKENS;
@@ -65,7 +69,7 @@ export type TokenName = keyof typeof TOKENS;
 export const PORT_TOKENS = [
   'Adapters', 'Stores', 'TaskStore', 'KeyStore', 'Ledger', 'AlertStore', 'UnitOfWork', 'TaskIntake', 'TaskCompletion', 'TaskPoll',
   'BlobStore', 'ResultUrls', 'PaymentProcessor', 'Logger', 'Clock', 'Ids', 'CallLimiter', 'Telemetry', 'SubmissionGate', 'RouteHealth',
-  'UsageReader',
+  'UsageReader', 'OrganizationStore', 'InvitationMailer',
 ] as const satisfies readonly TokenName[];
 
 /** Values from the configuration. */
@@ -75,5 +79,5 @@ export const SETTING_TOKENS = ['ExecutionOptions', 'DeadlinesMs', 'Scheduling', 
 export const USE_CASE_TOKENS = [
   'Registry', 'PriceBook', 'InflightCalls', 'SubmitRun', 'RunInline', 'GetTask', 'ExecuteTask', 'FailTask', 'CancelTask', 'Catalog',
   'ManageKeys', 'Authenticate', 'Billing', 'Admin', 'ReceiveWebhook', 'SweepTasks', 'ListTasks', 'QuoteRun', 'RoutePlanner',
-  'UsageReport',
+  'UsageReport', 'ManageOrganizations', 'CallerRoles',
 ] as const satisfies readonly TokenName[];

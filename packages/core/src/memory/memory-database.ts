@@ -2,6 +2,7 @@ import type { ApiKeyRecord } from '../model/api-key.js';
 import type { BalanceAlertRecord, TransactionRecord } from '../model/billing.js';
 import type { TaskRecord } from '../model/task.js';
 import type { UserRecord } from '../model/user.js';
+import type { InvitationRecord, MembershipRecord, OrganizationRecord } from '../model/organization.js';
 import type { KeyBudgetMail } from '../ports/stores.js';
 import type { JsonObject } from '../util/json.js';
 
@@ -24,6 +25,12 @@ export interface MemoryJob {
   availableAt: number;
 }
 
+/** A membership row: the e-mail is the user's, read with it. */
+export type MemoryMember = Omit<MembershipRecord, 'email'>;
+
+/** The key of a membership row in MemoryDatabase.members. */
+export const memberKey = (organizationId: string, userId: string): string => `${organizationId}:${userId}`;
+
 /** The rows of the in-memory stores; one instance is one "database". */
 export class MemoryDatabase {
   readonly users = new Map<string, UserRecord>();
@@ -37,6 +44,10 @@ export class MemoryDatabase {
   readonly idempotency = new Map<string, { requestHash: string; response: JsonObject; at: number }>();
   /** `keyId:periodStart` of each key period whose soft-threshold mail was enqueued. */
   readonly keySoftAlerts = new Map<string, true>();
+  readonly organizations = new Map<string, OrganizationRecord>();
+  /** By memberKey(organizationId, userId). */
+  readonly members = new Map<string, MemoryMember>();
+  readonly invitations = new Map<string, InvitationRecord>();
   private tail: Promise<unknown> = Promise.resolve();
 
   /**
@@ -68,6 +79,9 @@ export class MemoryDatabase {
     for (const [k, v] of this.alerts) c.alerts.set(k, v);
     for (const [k, v] of this.idempotency) c.idempotency.set(k, v);
     for (const [k, v] of this.keySoftAlerts) c.keySoftAlerts.set(k, v);
+    for (const [k, v] of this.organizations) c.organizations.set(k, v);
+    for (const [k, v] of this.members) c.members.set(k, v);
+    for (const [k, v] of this.invitations) c.invitations.set(k, v);
     for (const a of this.accounts) c.accounts.add(a);
     c.transactions.push(...this.transactions);
     c.jobs.push(...this.jobs);
@@ -87,6 +101,9 @@ export class MemoryDatabase {
     maps(this.alerts, base.alerts, work.alerts);
     maps(this.idempotency, base.idempotency, work.idempotency);
     maps(this.keySoftAlerts, base.keySoftAlerts, work.keySoftAlerts);
+    maps(this.organizations, base.organizations, work.organizations);
+    maps(this.members, base.members, work.members);
+    maps(this.invitations, base.invitations, work.invitations);
     for (const a of work.accounts) if (!base.accounts.has(a)) this.accounts.add(a);
     for (const a of base.accounts) if (!work.accounts.has(a)) this.accounts.delete(a);
     // Transactions are appended or replaced by a new object at the same index; never removed.

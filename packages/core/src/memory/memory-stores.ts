@@ -29,13 +29,23 @@ import type {
 } from '../ports/stores.js';
 import type { JsonObject, JsonValue } from '../util/json.js';
 import { microCreditsToMicroUsd } from '../util/money.js';
-import type { MemoryDatabase } from './memory-database.js';
+import { memberKey, type MemoryDatabase } from './memory-database.js';
 
 export class MemoryUserStore implements UserStore {
   constructor(private readonly db: MemoryDatabase) {}
   async insert(u: { id: string; email: string }): Promise<UserRecord> {
     const rec = { id: u.id, email: u.email, createdAt: new Date() };
     this.db.users.set(u.id, rec);
+    // As migration 025's trigger: the user's personal organization (id = the user's id) and its owner.
+    this.db.organizations.set(u.id, { id: u.id, name: u.email, personal: true, createdAt: rec.createdAt });
+    this.db.members.set(memberKey(u.id, u.id), {
+      organizationId: u.id,
+      userId: u.id,
+      role: 'owner',
+      spendLimitMicro: null,
+      budgetPeriod: 'month',
+      createdAt: rec.createdAt,
+    });
     return rec;
   }
   async findById(id: string) {
@@ -52,7 +62,7 @@ export class MemoryKeyStore implements KeyStore {
     // Count and insert run without an await in between: atomic, like the PostgreSQL trigger.
     const active = [...this.db.keys.values()].filter((x) => x.userId === k.userId && !x.revokedAt).length;
     if (active >= USER_CAPS.api_keys) throw capExceeded('api_keys');
-    const rec: ApiKeyRecord = { ...k, controls: { ...NO_KEY_CONTROLS, ...k.controls }, createdAt: new Date(), lastUsedAt: null, revokedAt: null };
+    const rec: ApiKeyRecord = { ...k, memberId: k.memberId ?? k.userId, controls: { ...NO_KEY_CONTROLS, ...k.controls }, createdAt: new Date(), lastUsedAt: null, revokedAt: null };
     this.db.keys.set(k.id, rec);
     return rec;
   }
@@ -145,7 +155,7 @@ export class MemoryTaskStore implements TaskStore {
   async listForUser(userId: string, filter: TaskListFilter, page: number, perPage: number): Promise<Page<TaskRecord>> {
     const any = <T>(list: readonly T[] | undefined, v: T) => !list || list.length === 0 || list.includes(v);
     const all = [...this.db.tasks.values()]
-      .filter((t) => t.userId === userId && any(filter.statuses, t.status) && any(filter.modelIds, t.modelId) && any(filter.modalities, t.modality))
+      .filter((t) => t.userId === userId && (filter.memberId === undefined || (t.memberId ?? t.userId) === filter.memberId) && any(filter.statuses, t.status) && any(filter.modelIds, t.modelId) && any(filter.modalities, t.modality))
       .reverse() // insertion order breaks ties between tasks created in the same millisecond
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     return { items: all.slice((page - 1) * perPage, page * perPage), total: all.length };

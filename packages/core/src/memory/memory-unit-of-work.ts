@@ -1,6 +1,8 @@
 import { blobBytes, type BlobBody, type BlobInfo, type BlobStore, type ByteRange, type OpenedBlob, type StoredBlob } from '../ports/blob-store.js';
 import type { TransactionScope, UnitOfWork } from '../ports/stores.js';
 import type { UsageReader } from '../ports/usage-reader.js';
+import type { OrganizationStore } from '../ports/organization-store.js';
+import { MemoryOrganizationStore } from './memory-organization-store.js';
 import { MemoryDatabase } from './memory-database.js';
 import { MemoryUsageReader } from './memory-usage-reader.js';
 import { MemoryKeyBudgetStore } from './memory-key-budget-store.js';
@@ -32,10 +34,16 @@ function storesOver(db: MemoryDatabase): TransactionScope {
  * Every store over one MemoryDatabase. Units of work are serialized and copy-on-write, like PostgreSQL's
  * transactions: a unit's writes are invisible until it commits, and a failed one leaves no partial write.
  */
-export function createMemoryStores(db = new MemoryDatabase()): { db: MemoryDatabase; scope: TransactionScope; uow: UnitOfWork; usage: UsageReader } {
+export function createMemoryStores(db = new MemoryDatabase()): {
+  db: MemoryDatabase;
+  scope: TransactionScope;
+  uow: UnitOfWork;
+  usage: UsageReader;
+  organizations: OrganizationStore;
+} {
   const scope = storesOver(db);
   const uow: UnitOfWork = { run: (fn) => db.transaction((copy) => fn(storesOver(copy))) };
-  return { db, scope, uow, usage: new MemoryUsageReader(db) };
+  return { db, scope, uow, usage: new MemoryUsageReader(db), organizations: new MemoryOrganizationStore(db) };
 }
 
 export class MemoryBlobStore implements BlobStore {

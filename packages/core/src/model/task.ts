@@ -37,7 +37,10 @@ export interface TaskWarning {
 /** The stored task (internal record). */
 export interface TaskRecord {
   readonly id: string;
+  /** The organization that owns the task and pays for it (docs/organizations.md). */
   readonly userId: string;
+  /** The member who submitted it (the key's member, or the signed-in user); absent = `userId`. */
+  readonly memberId?: string;
   readonly apiKeyId: string | null;
   readonly modelId: string;
   readonly modality: Modality;

@@ -111,6 +111,8 @@ export interface TaskListFilter {
   readonly statuses?: readonly TaskStatus[];
   readonly modelIds?: readonly string[];
   readonly modalities?: readonly Modality[];
+  /** Only the tasks this member submitted (a task without a member is its organization's own: `userId`). */
+  readonly memberId?: string;
 }
 
 export interface TaskStore {

@@ -4,6 +4,7 @@ import type { RoutedModelDeclaration } from '../model/routing.js';
 import type { BlobStore, ResultUrlResolver } from './blob-store.js';
 import type { ProviderCallLimiter } from './call-limiter.js';
 import type { OrganizationStore } from './organization-store.js';
+import type { InvitationMailer } from './invitation-mailer.js';
 import type { RouteHealth } from './route-health.js';
 import type { PaymentProcessor } from './payment-processor.js';
 import type { AcceptedProviderAdapter } from './provider-adapter.js';
@@ -56,6 +57,8 @@ export const TOKENS = {
   RouteHealth: token<RouteHealth>('RouteHealth'),
   /** Organizations, members and invitations (docs/organizations.md). */
   OrganizationStore: token<OrganizationStore>('OrganizationStore'),
+  /** Mails invitation links (default: none, inviting answers 503). */
+  InvitationMailer: token<InvitationMailer>('InvitationMailer'),
   /** The usage rollups (default: none, reading usage answers 503). */
   UsageReader: token<UsageReader>('UsageReader'),
   /** The random source of the routes' weighted choice (default Math.random; tests bind a seeded one). */

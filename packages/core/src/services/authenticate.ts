@@ -47,6 +47,6 @@ export class Authenticate {
     if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
       await this.keys.touchLastUsed(key.id, now);
     }
-    return { userId: key.userId, apiKeyId: key.id, key };
+    return { userId: key.userId, memberId: key.memberId ?? key.userId, apiKeyId: key.id, key };
   }
 }

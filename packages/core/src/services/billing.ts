@@ -11,6 +11,8 @@ import type { AlertStore, BillingLedger, UnitOfWork } from '../ports/stores.js';
 import { creditsToMicro, microToCredits, microUsdToUsd } from '../util/money.js';
 import { isUuid } from '../util/uuid.js';
 import type { AuthContext } from './auth-context.js';
+import { CallerRoles, MANAGER_ROLES } from './caller-roles.js';
+import { NO_ORGANIZATION_STORE } from '../ports/no-organization-store.js';
 import { pageQuerySchema } from './pagination.js';
 
 export function toTransactionView(t: TransactionRecord): TransactionView {
@@ -40,7 +42,13 @@ export interface TopupStarted {
   checkout_url: string | null;
 }
 
-/** Balance, transactions, top-ups and balance alerts. */
+const OWNER: readonly ['owner'] = ['owner'];
+
+/**
+ * Balance, transactions, top-ups and balance alerts of the caller's organization. Role gates
+ * (docs/organizations.md): the balance, every role; transactions and the alerts' list, owner or admin;
+ * top-ups and alert changes, owner. A refusal (403 insufficient_role) comes before anything is read or written.
+ */
 @injectable()
 export class BillingService {
   constructor(
@@ -49,6 +57,7 @@ export class BillingService {
     @inject(TOKENS.UnitOfWork) private readonly uow: UnitOfWork,
     @inject(TOKENS.PaymentProcessor) private readonly processor: PaymentProcessor,
     @inject(TOKENS.Ids) private readonly ids: IdGenerator,
+    @inject(CallerRoles) private readonly roles: CallerRoles = new CallerRoles(NO_ORGANIZATION_STORE),
   ) {}
 
   async balance(auth: AuthContext): Promise<BalanceView> {
@@ -62,6 +71,7 @@ export class BillingService {
   }
 
   async transactions(auth: AuthContext, rawQuery: unknown): Promise<{ data: TransactionView[]; total: number; page: number; per_page: number }> {
+    await this.roles.require(auth, MANAGER_ROLES);
     const parsed = pageQuerySchema.safeParse(rawQuery);
     if (!parsed.success) throw GatewayError.fromZod(parsed.error);
     const { page, per_page } = parsed.data;
@@ -70,6 +80,7 @@ export class BillingService {
   }
 
   async topup(auth: AuthContext, body: unknown): Promise<TopupStarted> {
+    await this.roles.require(auth, OWNER);
     const parsed = topupSchema.safeParse(body);
     if (!parsed.success) throw GatewayError.fromZod(parsed.error);
     const amountCents = Math.round(parsed.data.amount * 100);
@@ -107,10 +118,12 @@ export class BillingService {
   }
 
   async listAlerts(auth: AuthContext): Promise<{ data: BalanceAlertView[] }> {
+    await this.roles.require(auth, MANAGER_ROLES);
     return { data: (await this.alerts.listForUser(auth.userId)).map(toAlertView) };
   }
 
   async createAlert(auth: AuthContext, body: unknown): Promise<BalanceAlertView> {
+    await this.roles.require(auth, OWNER);
     const parsed = createAlertSchema.safeParse(body);
     if (!parsed.success) throw GatewayError.fromZod(parsed.error);
     const thresholdMicro = creditsToMicro(parsed.data.threshold);
@@ -123,6 +136,7 @@ export class BillingService {
   }
 
   async deleteAlert(auth: AuthContext, id: string): Promise<{ id: string; deleted: true }> {
+    await this.roles.require(auth, OWNER);
     if (!isUuid(id) || !(await this.alerts.delete(id.toLowerCase(), auth.userId))) {
       throw new GatewayError('alert_not_found', `No balance alert with id '${id}'.`, { param: 'id' });
     }

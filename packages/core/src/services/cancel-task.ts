@@ -31,7 +31,7 @@ export class CancelTask {
   ) {}
 
   async execute(auth: AuthContext, taskId: string): Promise<TaskView> {
-    await this.getTask.execute(auth, taskId); // 404 unless it is the caller's
+    await this.getTask.record(auth, taskId); // 404 unless the caller may see it (its organization's; a member's own)
     const task = await this.tasks.findById(taskId.toLowerCase());
     if (!task) throw new GatewayError('task_not_found', `No task with id '${taskId}'.`, { param: 'task_id' });
     if (!(await this.failTask.execute(task.id, CANCELLED_MESSAGE))) {

@@ -8,6 +8,9 @@ import type { ResultUrlResolver } from '../ports/blob-store.js';
 import type { TaskStore } from '../ports/stores.js';
 import { microToCredits } from '../util/money.js';
 import type { AuthContext } from './auth-context.js';
+import { CallerRoles } from './caller-roles.js';
+import { memberOf } from './organizations/role-check.js';
+import { NO_ORGANIZATION_STORE } from '../ports/no-organization-store.js';
 import { pageQuerySchema } from './pagination.js';
 import { toTaskView } from './task-view.js';
 
@@ -72,19 +75,24 @@ export function toTaskListItem(task: TaskRecord, urls: ResultUrlResolver): TaskL
   };
 }
 
-/** GET /run/tasks (gengate extension): the caller's tasks, newest first, paged and filtered. */
+/**
+ * GET /run/tasks (gengate extension): the tasks of the caller's organization, newest first, paged and
+ * filtered; a caller whose role is `member` lists only the tasks they submitted.
+ */
 @injectable()
 export class ListTasks {
   constructor(
     @inject(TOKENS.TaskStore) private readonly tasks: TaskStore,
     @inject(TOKENS.ResultUrls) private readonly urls: ResultUrlResolver,
+    @inject(CallerRoles) private readonly roles: CallerRoles = new CallerRoles(NO_ORGANIZATION_STORE),
   ) {}
 
   async execute(auth: AuthContext, rawQuery: unknown): Promise<TaskListView> {
     const parsed = listTasksQuerySchema.safeParse(rawQuery);
     if (!parsed.success) throw GatewayError.fromZod(parsed.error);
     const q = parsed.data;
-    const filter = { statuses: list(q.status), modelIds: list(q.model), modalities: list(q.modality) };
+    const ownOnly = await this.roles.seesOwnOnly(auth);
+    const filter = { statuses: list(q.status), modelIds: list(q.model), modalities: list(q.modality), ...(ownOnly ? { memberId: memberOf(auth) } : {}) };
     const result = await this.tasks.listForUser(auth.userId, filter, q.page, q.per_page);
     return { data: result.items.map((t) => toTaskListItem(t, this.urls)), total: result.total, page: q.page, per_page: q.per_page };
   }

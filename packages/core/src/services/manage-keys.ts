@@ -1,7 +1,8 @@
 import { inject, injectable } from 'inversify';
 import { TOKENS } from '../ports/tokens.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { admitQueued, DEFAULT_SCHEDULING, type SchedulingOptions } from '../execution/scheduling.js';
+import { DEFAULT_SCHEDULING, type SchedulingOptions } from '../execution/scheduling.js';
+import { endRevokedKeyTasks } from './end-revoked-key-tasks.js';
 import { keyControlsOf, NO_KEY_CONTROLS, type ApiKeyLimits, type ApiKeyRecord, type ApiKeyView, type CreatedApiKeyView, type KeyControls, type KeyUsage } from '../model/api-key.js';
 import type { Clock, IdGenerator } from '../ports/system.js';
 import type { ApiKeyPatch, KeyStore, TransactionScope, UnitOfWork } from '../ports/stores.js';
@@ -11,6 +12,9 @@ import { creditsToMicro, microToCredits } from '../util/money.js';
 import { generateApiKeySecret, hashApiKeySecret, maskApiKeySecret } from '../keys/api-key-secret.js';
 import { isUuid } from '../util/uuid.js';
 import type { AuthContext } from './auth-context.js';
+import { CallerRoles } from './caller-roles.js';
+import { insufficientRole, memberOf } from './organizations/role-check.js';
+import { NO_ORGANIZATION_STORE } from '../ports/no-organization-store.js';
 
 /** The key as listed: its settings and, when `usage` is given, what it used this period (else zero). */
 export function toApiKeyView(k: ApiKeyRecord, usage: KeyUsage | null = null, at: Date = new Date()): ApiKeyView {
@@ -45,12 +49,13 @@ export async function issueApiKey(
   keys: KeyStore,
   ids: IdGenerator,
   userId: string,
-  input: { name: string; limits: ApiKeyLimits; ipWhitelist: readonly string[]; controls?: KeyControls },
+  input: { name: string; limits: ApiKeyLimits; ipWhitelist: readonly string[]; controls?: KeyControls; memberId?: string },
 ): Promise<{ record: ApiKeyRecord; secret: string }> {
   const secret = generateApiKeySecret();
   const record = await keys.insert({
     id: ids.uuid(),
     userId,
+    ...(input.memberId !== undefined && input.memberId !== userId ? { memberId: input.memberId } : {}),
     name: input.name,
     secretHash: hashApiKeySecret(secret),
     mask: maskApiKeySecret(secret),
@@ -79,13 +84,22 @@ function controlsPatch(b: Omit<UpdateApiKeyInput, 'name'>): Partial<KeyControls>
   return c;
 }
 
-export const REVOKED_MESSAGE = 'The API key that submitted this task was revoked before generation started; no credits were charged.';
+export { REVOKED_MESSAGE } from './end-revoked-key-tasks.js';
 
 function notFound(id: string): GatewayError {
   return new GatewayError('api_key_not_found', `No API key with id '${id}'.`, { param: 'id' });
 }
 
-/** The /api-keys use cases. A user only ever sees and changes their own keys. */
+/** The fields of PUT /api-keys/{id} a `member` may change on their own key (docs/organizations.md). */
+const MEMBER_EDITABLE: ReadonlySet<string> = new Set(['name', 'ip_whitelist']);
+
+const ownerOf = (k: ApiKeyRecord): string => k.memberId ?? k.userId;
+
+/**
+ * The /api-keys use cases, on the keys of the caller's organization (`auth.userId`). Owners and admins see
+ * and change every key of it; a `member` lists, edits (name and IP whitelist only) and revokes only their
+ * own (another member's key is a 404, as another organization's); a key created is the caller's.
+ */
 @injectable()
 export class ManageKeys {
   constructor(
@@ -94,7 +108,20 @@ export class ManageKeys {
     @inject(TOKENS.Ids) private readonly ids: IdGenerator,
     @inject(TOKENS.Scheduling) private readonly scheduling: SchedulingOptions = DEFAULT_SCHEDULING,
     @inject(TOKENS.Clock) private readonly clock: Clock = { now: () => new Date() },
+    @inject(CallerRoles) private readonly roles: CallerRoles = new CallerRoles(NO_ORGANIZATION_STORE),
   ) {}
+
+  /**
+   * The key `id` of the caller's organization as the caller may change it: null when there is none, or it
+   * is another member's and the caller's role is `member`. Personal organizations skip both reads.
+   */
+  private async visibleKey(auth: AuthContext, id: string): Promise<{ readonly ownOnly: boolean; readonly found: boolean }> {
+    if (memberOf(auth) === auth.userId) return { ownOnly: false, found: true };
+    const ownOnly = await this.roles.seesOwnOnly(auth);
+    if (!ownOnly) return { ownOnly, found: true };
+    const key = isUuid(id) ? await this.keys.findActiveForUser(id.toLowerCase(), auth.userId) : null;
+    return { ownOnly, found: key !== null && ownerOf(key) === memberOf(auth) };
+  }
 
   /** The keys as listed, with what each used in the period `at` falls in (read in one unit of work: one snapshot). */
   private views(keys: readonly ApiKeyRecord[], at: Date): Promise<ApiKeyView[]> {
@@ -112,6 +139,7 @@ export class ManageKeys {
     const input = parsed.data;
     // The store refuses a key beyond MAX_KEYS_PER_USER (limit_exceeded), atomically with the insert.
     const { record, secret } = await issueApiKey(this.keys, this.ids, auth.userId, {
+      memberId: memberOf(auth),
       name: input.name,
       limits: {
         perMinute: input.rate_limit_per_minute ?? null,
@@ -125,7 +153,9 @@ export class ManageKeys {
   }
 
   async list(auth: AuthContext): Promise<{ data: ApiKeyView[] }> {
-    const keys = await this.keys.listActiveForUser(auth.userId);
+    const all = await this.keys.listActiveForUser(auth.userId);
+    const ownOnly = await this.roles.seesOwnOnly(auth);
+    const keys = ownOnly ? all.filter((k) => ownerOf(k) === memberOf(auth)) : all;
     const at = this.clock.now();
     return { data: await this.views(keys, at) };
   }
@@ -134,6 +164,10 @@ export class ManageKeys {
     const parsed = updateApiKeySchema.safeParse(body);
     if (!parsed.success) throw GatewayError.fromZod(parsed.error);
     const b = parsed.data;
+    const visible = await this.visibleKey(auth, id);
+    if (!visible.found) throw notFound(id);
+    const forbidden = visible.ownOnly ? Object.keys(b).filter((f) => !MEMBER_EDITABLE.has(f)) : [];
+    if (forbidden.length > 0) throw insufficientRole('admin', 'member'); // a member's own key: name and ip_whitelist only
     const limits: { -readonly [K in keyof ApiKeyLimits]?: ApiKeyLimits[K] } = {};
     if (b.rate_limit_per_minute !== undefined) limits.perMinute = b.rate_limit_per_minute;
     if (b.rate_limit_per_hour !== undefined) limits.perHour = b.rate_limit_per_hour;
@@ -158,16 +192,10 @@ export class ManageKeys {
    * request with this key still in flight fails when it reaches its commit (SubmitRun re-checks the key).
    */
   async revoke(auth: AuthContext, id: string): Promise<{ id: string; deleted: true; failed_task_ids: string[] }> {
+    if (!(await this.visibleKey(auth, id)).found) throw notFound(id);
     const failed = await this.uow.run(async (tx) => {
       if (!isUuid(id) || !(await tx.keys.revoke(id.toLowerCase(), auth.userId))) throw notFound(id);
-      const ended = await tx.tasks.failWaitingForKey(id.toLowerCase(), REVOKED_MESSAGE, new Date());
-      for (const { id: taskId } of ended) {
-        await tx.ledger.release(taskId);
-        const task = await tx.tasks.findById(taskId);
-        if (task?.callbackUrl) await tx.jobs.enqueueCallback(taskId, task.userId);
-      }
-      for (const modality of new Set(ended.map((t) => t.modality))) await admitQueued(tx, auth.userId, modality, this.scheduling.maxRunningPerUser[modality]);
-      return ended.map((t) => t.id);
+      return endRevokedKeyTasks(tx, auth.userId, id.toLowerCase(), this.scheduling, new Date());
     });
     return { id, deleted: true, failed_task_ids: [...failed] };
   }

@@ -262,6 +262,7 @@ export class RunInline {
         task: {
           id: taskId,
           userId: auth.userId,
+          memberId: auth.memberId ?? auth.userId,
           apiKeyId: auth.apiKeyId,
           modelId: model.id,
           modality: model.modality,

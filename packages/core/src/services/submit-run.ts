@@ -82,6 +82,7 @@ export class SubmitRun {
         task: {
           id: taskId,
           userId: auth.userId,
+          memberId: auth.memberId ?? auth.userId,
           apiKeyId: auth.apiKeyId,
           modelId: model.id,
           modality: model.modality,

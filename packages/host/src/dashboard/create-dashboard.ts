@@ -36,5 +36,5 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const router = Router();
   router.use('/api', dashboardApi({ services: options.services, cookie, signInCookie: signInCookie(secure), logger: options.logger, publicOrigin: origin, paymentProcessor: options.paymentProcessor }));
   router.use(staticAssets(options.assetsDir ?? DEFAULT_DASHBOARD_ASSETS));
-  return { router, authenticate: createSessionAuthenticator(options.services.auth, cookie, origin) };
+  return { router, authenticate: createSessionAuthenticator(options.services.auth, cookie, origin, options.services.roles) };
 }

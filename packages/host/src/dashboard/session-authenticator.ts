@@ -1,7 +1,7 @@
-import type { AuthContext } from '@gengate/core';
+import type { AuthContext, CallerRoles } from '@gengate/core';
 import { csrfTokenMatches, type DashboardAuth, type SessionUser } from '@gengate/core/internal';
 import type { Request } from 'express';
-import type { RequestAuthenticator } from '../http/middleware/authenticate.js';
+import { organizationNotFound, selectedOrganization, type RequestAuthenticator } from '../http/middleware/authenticate.js';
 import { isSameOrigin, isStateChanging } from './same-origin.js';
 import type { SessionCookie } from './session-cookie.js';
 
@@ -26,11 +26,22 @@ export async function checkSession(req: Request, auth: DashboardAuth, cookie: Se
 /**
  * The /api/v1 seam for the dashboard: a valid session with its CSRF token authenticates the request as
  * its user (no API key); anything less returns null, and the router then requires an API key as always.
+ * The session acts on the organization `X-Gengate-Organization` names (404 organization_not_found unless
+ * the user is a member of it), or, without the header, on the user's personal organization.
  */
-export function createSessionAuthenticator(auth: DashboardAuth, cookie: SessionCookie, publicOrigin: () => string | null): RequestAuthenticator {
+export function createSessionAuthenticator(
+  auth: DashboardAuth,
+  cookie: SessionCookie,
+  publicOrigin: () => string | null,
+  roles: Pick<CallerRoles, 'roleIn'>,
+): RequestAuthenticator {
   return async (req): Promise<AuthContext | null> => {
     if (!req.headers.cookie || req.get(CSRF_HEADER) === undefined) return null;
     const check = await checkSession(req, auth, cookie, publicOrigin);
-    return check.ok ? { userId: check.user.userId, apiKeyId: null } : null;
+    if (!check.ok) return null;
+    const userId = check.user.userId;
+    const organization = selectedOrganization(req) ?? userId;
+    if (organization !== userId && (await roles.roleIn(organization, userId)) === null) throw organizationNotFound(organization);
+    return { userId: organization, memberId: userId, apiKeyId: null };
   };
 }

@@ -1,5 +1,5 @@
 import { resolveExecutionOptions, TOKENS, type AcceptedProviderAdapter, type Clock, type BlobStore, type GengateUseCases, type KeyRateLimiter, type Mailer, type PaymentProcessor, type ResultUrlResolver, type SchedulingOptions } from '@gengate/core';
-import { fetchInput } from '@gengate/core/internal';
+import { fetchInput, invitationMailer } from '@gengate/core/internal';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
@@ -56,8 +56,8 @@ export function generateExpireSeconds(settings: GengateHostSettings): number {
 const USE_CASE_SOURCES = {
   registry: TOKENS.Registry, submitRun: TOKENS.SubmitRun, runInline: TOKENS.RunInline, getTask: TOKENS.GetTask, listTasks: TOKENS.ListTasks,
   quoteRun: TOKENS.QuoteRun, executeTask: TOKENS.ExecuteTask, failTask: TOKENS.FailTask, cancelTask: TOKENS.CancelTask, catalog: TOKENS.Catalog,
-  keys: TOKENS.ManageKeys, authenticate: TOKENS.Authenticate, billing: TOKENS.Billing, admin: TOKENS.Admin, receiveWebhook: TOKENS.ReceiveWebhook,
-  sweepTasks: TOKENS.SweepTasks, usage: TOKENS.UsageReport, inflight: TOKENS.InflightCalls, prices: TOKENS.PriceBook, logger: TOKENS.Logger, stores: TOKENS.Stores,
+  keys: TOKENS.ManageKeys, organizations: TOKENS.ManageOrganizations, authenticate: TOKENS.Authenticate, billing: TOKENS.Billing, admin: TOKENS.Admin, receiveWebhook: TOKENS.ReceiveWebhook,
+  sweepTasks: TOKENS.SweepTasks, usage: TOKENS.UsageReport, roles: TOKENS.CallerRoles, inflight: TOKENS.InflightCalls, prices: TOKENS.PriceBook, logger: TOKENS.Logger, stores: TOKENS.Stores,
   tasks: TOKENS.TaskStore, unitOfWork: TOKENS.UnitOfWork, clock: TOKENS.Clock, ids: TOKENS.Ids, routeHealth: TOKENS.RouteHealth,
 } as const satisfies { readonly [K in keyof GengateUseCases]: ServiceIdentifier<GengateUseCases[K]> };
 const USE_CASE_KEYS = Object.keys(USE_CASE_SOURCES) as (keyof GengateUseCases)[];
@@ -145,6 +145,10 @@ export function hostModule(config: HostModuleConfig): ContainerModule {
       const { smtp } = config;
       bind(HOST_TOKENS.Mailer).toResolvedValue((logger: Logger) => createMailer({ smtpUrl: smtp.url, from: smtp.from, logger }), [HOST_TOKENS.HostLogger]).inSingletonScope();
     }
+    // Invitation links are mailed at once, like sign-in links, to the configured public URL's dashboard.
+    bind(TOKENS.InvitationMailer)
+      .toResolvedValue((mailer: Mailer, urls: HostUrls) => invitationMailer(mailer, () => urls.publicUrl()), [HOST_TOKENS.Mailer, HOST_TOKENS.Urls])
+      .inSingletonScope();
     if (given.rateLimiter) bind(HOST_TOKENS.KeyRateLimiter).toConstantValue(given.rateLimiter);
     else bind(HOST_TOKENS.KeyRateLimiter).toResolvedValue(createPgKeyRateLimiter, [HOST_TOKENS.Pool, HOST_TOKENS.Schema]).inSingletonScope();
     bind(TOKENS.CallLimiter).to(PgCallLimiter).inSingletonScope();

@@ -1,9 +1,9 @@
-import { resolveUseCases, type BlobStore, type GengateUseCases, type KeyRateLimiter } from '@gengate/core';
+import { resolveUseCases, type BlobStore, type GengateUseCases, type KeyRateLimiter, type TaskRecord } from '@gengate/core';
 import { Router } from 'express';
 import type { Logger } from 'pino';
 import { createMemoryKeyRateLimiter } from '../limits/create-rate-limiters.js';
 import { createClientIpResolver } from './client-ip.js';
-import { authenticate, callerResolver, pollsAndSubmissions, type AuthenticationSeam, type RequestAuthenticator } from './middleware/authenticate.js';
+import { authenticate, callerResolver, pollsAndSubmissions, type AuthenticationSeam, type RequestAuth, type RequestAuthenticator } from './middleware/authenticate.js';
 import { errorHandler, notFound, rememberApiRoot } from './middleware/error-handler.js';
 import { jsonBody } from './middleware/json-body.js';
 import { rateLimit } from './middleware/rate-limit.js';
@@ -11,6 +11,8 @@ import { requestContext } from './middleware/request-context.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { billingRoutes } from './routes/billing.js';
 import { usageRoutes } from './routes/usage.js';
+import { organizationRoutes } from './routes/organizations.js';
+import { invitationRoutes } from './routes/invitations.js';
 import { fileRoutes } from './routes/files.js';
 import type { FileDeliveryOptions } from './routes/files-delivery.js';
 import { openApiDocumentRoutes } from './routes/openapi-document.js';
@@ -96,7 +98,10 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
       tasks: gengate.tasks,
       verifier: options.resultUrlVerifier ?? null,
       ...(options.fileAccess === 'owner'
-        ? { caller: callerResolver(gengate, clientIp, fileSeam ? { authenticate: fileSeam, ...signInHint } : undefined) }
+        ? {
+            caller: callerResolver(gengate, clientIp, fileSeam ? { authenticate: fileSeam, ...signInHint } : undefined),
+            visible: (caller: RequestAuth, task: TaskRecord) => gengate.getTask.visible(caller, task),
+          }
         : {}),
       ...(options.now ? { now: options.now } : {}),
       ...(options.fileDelivery ? { delivery: options.fileDelivery } : {}),
@@ -107,12 +112,14 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
   router.use(authenticate(gengate, clientIp, seam, pollsAndSubmissions));
   router.use(rateLimit(options.rateLimiter ?? createMemoryKeyRateLimiter()));
   router.use(jsonBody(options.maxBodyBytes ?? 1_048_576));
-  if (options.callbacks) router.use(callbackRoutes(options.callbacks));
+  if (options.callbacks) router.use(callbackRoutes(options.callbacks, gengate));
   router.use(runRoutes(gengate));
   router.use(modelRoutes(gengate));
   router.use(apiKeyRoutes(gengate));
   router.use(billingRoutes(gengate));
   router.use(usageRoutes(gengate));
+  router.use(organizationRoutes(gengate));
+  router.use(invitationRoutes(gengate));
   router.use(notFound);
   router.use(errorHandler);
   return router;

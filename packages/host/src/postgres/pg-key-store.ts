@@ -5,6 +5,7 @@ import { toSafeInt, type Queryable } from './queryable.js';
 interface Row {
   id: string;
   user_id: string;
+  member_id: string;
   name: string;
   secret_hash: string;
   mask: string;
@@ -28,6 +29,7 @@ interface Row {
 const toKey = (r: Row): ApiKeyRecord => ({
   id: r.id,
   userId: r.user_id,
+  memberId: r.member_id,
   name: r.name,
   secretHash: r.secret_hash,
   mask: r.mask,
@@ -64,8 +66,8 @@ const ACTIVE_OF_USER = 'id = $1 and user_id = $2 and revoked_at is null';
 export const keySql = (schema: string) => ({
   table: `${schema}.api_keys`,
   insert: `insert into ${schema}.api_keys (id, user_id, name, secret_hash, mask, rate_limit_per_minute, rate_limit_per_hour, rate_limit_per_day, ip_whitelist,
-           spend_limit_micro, budget_period, soft_threshold_percent, allowed_models, allowed_providers, allowed_modalities, max_concurrent_tasks)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) returning *`,
+           spend_limit_micro, budget_period, soft_threshold_percent, allowed_models, allowed_providers, allowed_modalities, max_concurrent_tasks, member_id)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) returning *`,
   activeByHash: `select * from ${schema}.api_keys where secret_hash = $1 and revoked_at is null`,
   activeForUser: `select * from ${schema}.api_keys where ${ACTIVE_OF_USER}`,
   listActiveForUser: `select * from ${schema}.api_keys where user_id = $1 and revoked_at is null order by created_at desc, id`,
@@ -89,7 +91,7 @@ export class PgKeyStore implements KeyStore {
     const { rows } = await withCaps(
       this.db.query<Row>(
         this.sql.insert,
-        [k.id, k.userId, k.name, k.secretHash, k.mask, k.limits.perMinute, k.limits.perHour, k.limits.perDay, [...k.ipWhitelist], ...controlValues({ ...NO_KEY_CONTROLS, ...k.controls })],
+        [k.id, k.userId, k.name, k.secretHash, k.mask, k.limits.perMinute, k.limits.perHour, k.limits.perDay, [...k.ipWhitelist], ...controlValues({ ...NO_KEY_CONTROLS, ...k.controls }), k.memberId ?? null],
       ),
     );
     return toKey(rows[0] as Row);

@@ -6,6 +6,8 @@ import { toSafeInt, type Queryable } from './queryable.js';
 export interface TaskRow {
   id: string;
   user_id: string;
+  /** Migration 025: the submitting member; null = user_id. */
+  member_id?: string | null;
   api_key_id: string | null;
   model_id: string;
   modality: TaskRecord['modality'];
@@ -72,6 +74,7 @@ const nullableInt = (v: string | null): number | null => (v === null ? null : to
 export const toTask = (r: TaskRow): TaskRecord => ({
   id: r.id,
   userId: r.user_id,
+  memberId: r.member_id ?? r.user_id,
   apiKeyId: r.api_key_id,
   modelId: r.model_id,
   modality: r.modality,
@@ -111,16 +114,16 @@ const UNFINISHED = `status in ('waiting', 'generating')`;
 const lockAccountFirst = (schema: string) => `with account as (select 1 from ${schema}.accounts where user_id = (select user_id from ${schema}.tasks where id = $1) for update)`;
 const ACCOUNT_LOCKED = `(select count(*) from account) >= 0`;
 const LIST_WHERE = `user_id = $1 and ($2::text[] is null or status = any($2)) and ($3::text[] is null or model_id = any($3))
-      and ($4::text[] is null or modality = any($4))`;
+      and ($4::text[] is null or modality = any($4)) and ($5::uuid is null or coalesce(member_id, user_id) = $5)`;
 
 /** The statements, built once per schema (createPgStores). */
 export const taskSql = (schema: string) => ({
-  insert: `insert into ${schema}.tasks (id, user_id, api_key_id, model_id, modality, status, request, callback_url, quoted_micro, quoted_cost_micro, admitted)
-       values ($1, $2, $3, $4, $5, 'waiting', $6, $7, $8, $9, $10) returning *`,
+  insert: `insert into ${schema}.tasks (id, user_id, api_key_id, model_id, modality, status, request, callback_url, quoted_micro, quoted_cost_micro, admitted, member_id)
+       values ($1, $2, $3, $4, $5, 'waiting', $6, $7, $8, $9, $10, $11) returning *`,
   byId: `select * from ${schema}.tasks where id = $1`,
   recordRouteAttempt: `update ${schema}.tasks set route_attempts = route_attempts || jsonb_build_array($2::jsonb),
          route_id = case when $3::boolean then route_id else $4 end where id = $1`,
-  listForUser: `select * from ${schema}.tasks where ${LIST_WHERE} order by created_at desc, id desc limit $5 offset $6`,
+  listForUser: `select * from ${schema}.tasks where ${LIST_WHERE} order by created_at desc, id desc limit $6 offset $7`,
   countForUser: `select count(*)::int as n from ${schema}.tasks where ${LIST_WHERE}`,
   forUser: `select * from ${schema}.tasks where id = $1 and user_id = $2`,
   markGenerating: `update ${schema}.tasks set status = 'generating', attempts = attempts + 1, started_at = coalesce(started_at, $2)
@@ -169,7 +172,7 @@ export class PgTaskStore implements TaskStore {
   async insert(t: NewTask): Promise<TaskRecord> {
     const { rows } = await this.db.query<TaskRow>(
       this.sql.insert,
-      [t.id, t.userId, t.apiKeyId, t.modelId, t.modality, JSON.stringify(t.request), t.callbackUrl, t.quotedMicro, t.quotedCostMicro, t.admitted],
+      [t.id, t.userId, t.apiKeyId, t.modelId, t.modality, JSON.stringify(t.request), t.callbackUrl, t.quotedMicro, t.quotedCostMicro, t.admitted, t.memberId ?? t.userId],
     );
     return toTask(rows[0] as TaskRow);
   }
@@ -185,7 +188,7 @@ export class PgTaskStore implements TaskStore {
 
   async listForUser(userId: string, filter: TaskListFilter, page: number, perPage: number): Promise<Page<TaskRecord>> {
     const orNull = (list: readonly string[] | undefined) => (list && list.length > 0 ? [...list] : null);
-    const args = [userId, orNull(filter.statuses), orNull(filter.modelIds), orNull(filter.modalities)];
+    const args = [userId, orNull(filter.statuses), orNull(filter.modelIds), orNull(filter.modalities), filter.memberId ?? null];
     const { rows } = await this.db.query<TaskRow>(this.sql.listForUser, [
       ...args,
       perPage,

@@ -1,4 +1,4 @@
-import { TOKENS, type TaskCompletion, type TaskIntake, type TaskPoll, type TransactionScope, type UnitOfWork, type UsageReader } from '@gengate/core';
+import { TOKENS, type OrganizationStore, type TaskCompletion, type TaskIntake, type TaskPoll, type TransactionScope, type UnitOfWork, type UsageReader } from '@gengate/core';
 import { Container } from 'inversify';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
@@ -35,7 +35,7 @@ export function createPgStores(
   pool: pg.Pool,
   boss: PgBoss | null,
   options: PgStoresOptions,
-): { stores: TransactionScope; unitOfWork: UnitOfWork; taskIntake: TaskIntake; taskCompletion: TaskCompletion; taskPoll?: TaskPoll; usageReader?: UsageReader } {
+): { stores: TransactionScope; unitOfWork: UnitOfWork; taskIntake: TaskIntake; taskCompletion: TaskCompletion; taskPoll?: TaskPoll; usageReader?: UsageReader; organizations: OrganizationStore } {
   const container = new Container();
   container.load(
     postgresStoresModule({
@@ -54,5 +54,6 @@ export function createPgStores(
     // With the task or key store replaced, none: createGengate's default is the poll over the stores.
     ...(options.replace?.tasks === undefined && options.replace?.keys === undefined ? { taskPoll: container.get(TOKENS.TaskPoll) } : {}),
     ...(container.isBound(TOKENS.UsageReader) ? { usageReader: container.get(TOKENS.UsageReader) } : {}),
+    organizations: container.get(TOKENS.OrganizationStore),
   };
 }

@@ -11,6 +11,7 @@ import { PgTaskCompletion } from './pg-task-completion.js';
 import { PgTaskIntake } from './pg-task-intake.js';
 import { PgTaskPoll } from './pg-task-poll.js';
 import { PgUsageReader } from './pg-usage-reader.js';
+import { organizationSql, PgOrganizationStore } from './pg-organization-store.js';
 import { PgUnitOfWork } from './pg-transactions.js';
 import { PG_TOKENS } from './postgres-tokens.js';
 import { checkSchemaName } from './schema.js';
@@ -77,6 +78,9 @@ export function postgresStoresModule(options: PostgresStoresModuleOptions): Cont
       bind(TOKENS.TaskIntake).to(PgTaskIntake).inSingletonScope();
       bind(TOKENS.TaskCompletion).to(PgTaskCompletion).inSingletonScope();
     }
+    bind(TOKENS.OrganizationStore)
+      .toResolvedValue((pool: pg.Pool, s: string) => new PgOrganizationStore(pool, organizationSql(s)), [HOST_TOKENS.Pool, HOST_TOKENS.Schema])
+      .inSingletonScope();
     // The rollups are written from the tasks and transactions tables (migration 023): only while both are PostgreSQL's.
     if (replace.tasks === undefined && replace.ledger === undefined) {
       bind(TOKENS.UsageReader).toResolvedValue((pool: pg.Pool, s: string) => new PgUsageReader(pool, s), [HOST_TOKENS.Pool, HOST_TOKENS.Schema]).inSingletonScope();

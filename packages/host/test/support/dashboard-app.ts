@@ -1,5 +1,5 @@
 import { SandboxAdapter } from '@gengate/adapters';
-import { createDashboardServices, createGengate, InProcessRouteHealth, MemoryBlobStore, type DashboardServices, type Gengate, type Mailer, type MailMessage } from '@gengate/core';
+import { createDashboardServices, createGengate, InProcessRouteHealth, MemoryBlobStore, type DashboardServices, type Gengate, type InvitationMail, type Mailer, type MailMessage } from '@gengate/core';
 import { createTestDatabase } from '@gengate/testing/host';
 import express, { type Express } from 'express';
 import type pg from 'pg';
@@ -29,6 +29,8 @@ export interface DashboardApp {
   readonly pool: pg.Pool;
   /** Mails the dashboard sent (sign-in links). */
   readonly mails: MailMessage[];
+  /** Invitation mails (with their tokens) the organizations use case sent. */
+  readonly invitationMails: readonly InvitationMail[];
   /** Moves the dashboard's clock forward. */
   advance(ms: number): void;
   /** Resolves once every sign-in mail job asked for so far has run (sent, skipped or failed for good). */
@@ -64,7 +66,8 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
   const { pool, close } = openPool(db.url, 10);
   await runMigrations(pool, DEFAULT_SCHEMA);
   const boss = await createBoss({ connectionString: db.url, logger });
-  const { stores, unitOfWork, taskIntake, taskCompletion, usageReader } = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
+  const { stores, unitOfWork, taskIntake, taskCompletion, usageReader, organizations } = createPgStores(pool, boss, { schema: DEFAULT_SCHEMA });
+  const invitationMails: InvitationMail[] = [];
   const blobStore = new MemoryBlobStore();
   const gengate = createGengate({
     adapters: [new SandboxAdapter({ latencyMs: { chat: 5, image: 5, video: 30 }, statusPollIntervalMs: 10 })],
@@ -77,6 +80,8 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
     paymentProcessor: new ManualPaymentProcessor(),
     ...(usageReader ? { usageReader } : {}),
     routeHealth: new InProcessRouteHealth(),
+    organizations,
+    invitationMailer: { send: async (mail) => void invitationMails.push(mail) },
   });
   const mails: MailMessage[] = [];
   let offsetMs = 0;
@@ -110,6 +115,7 @@ export async function openDashboardApp(options: { openSignup?: boolean; signupCr
     services,
     pool,
     mails,
+    invitationMails,
     advance(ms) {
       offsetMs += ms;
     },

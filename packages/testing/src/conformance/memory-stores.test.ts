@@ -5,7 +5,7 @@ import { describeStoreConformance } from './store-suite.js';
 describeStoreConformance(
   'memory stores',
   async () => {
-    const { scope, uow } = createMemoryStores();
-    return { scope, uow, cleanup: async () => undefined };
+    const { scope, uow, organizations } = createMemoryStores();
+    return { scope, uow, organizations, cleanup: async () => undefined };
   },
 );

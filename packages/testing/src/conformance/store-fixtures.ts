@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { NewApiKey, RunRequest, TaskRecord, TransactionRecord, TransactionScope, UnitOfWork, UserRecord } from '@gengate/core';
+import type { NewApiKey, OrganizationStore, RunRequest, TaskRecord, TransactionRecord, TransactionScope, UnitOfWork, UserRecord } from '@gengate/core';
 
 import { expect } from 'vitest';
 /** What a store implementation hands the suite: the stores outside any transaction, and its unit of work. */
@@ -7,12 +7,14 @@ export interface StoreConformanceHarness {
   /** The stores, each call committing on its own (what createGengate calls `stores`). */
   readonly scope: TransactionScope;
   readonly uow: UnitOfWork;
+  /** The organization store over the same rows (its contract runs unless skipped with 'organizations'). */
+  readonly organizations?: OrganizationStore;
   /** Releases everything the factory opened (connections, databases). */
   cleanup(): Promise<void>;
 }
 
 /** Checks to switch off for implementations that do not have the property (the memory stores do not roll back). */
-export type StoreConformanceSkip = 'rollback';
+export type StoreConformanceSkip = 'rollback' | 'organizations';
 
 export interface StoreConformanceOptions {
   readonly skip?: readonly StoreConformanceSkip[];
@@ -134,7 +136,8 @@ export function createStoreFixtures(h: () => StoreConformanceHarness, skip: Read
     await expect(p).rejects.toMatchObject({ name: 'GatewayError', type: 'insufficient_credits' });
   }
 
-  return { h, stores, skip, newUser, keyFor, taskFor, newTask, holdTask, grant, allTransactions, expectLedgerInvariant, usageOf, expectInsufficient };
+  const organizations = (): OrganizationStore | undefined => h().organizations;
+  return { h, stores, organizations, skip, newUser, keyFor, taskFor, newTask, holdTask, grant, allTransactions, expectLedgerInvariant, usageOf, expectInsufficient };
 }
 
 export type StoreFixtures = ReturnType<typeof createStoreFixtures>;

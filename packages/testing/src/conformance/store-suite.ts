@@ -6,6 +6,7 @@ import { describeLedgerContract } from './store-contract-ledger.js';
 import { describeAlertsContract } from './store-contract-alerts.js';
 import { describeUnitOfWorkContract } from './store-contract-unit-of-work.js';
 import { describeCapsContract } from './store-contract-caps.js';
+import { describeOrganizationsContract } from './store-contract-organizations.js';
 import { createStoreFixtures, type StoreConformanceHarness, type StoreConformanceOptions } from './store-fixtures.js';
 
 export type { StoreConformanceHarness, StoreConformanceOptions, StoreConformanceSkip } from './store-fixtures.js';
@@ -48,5 +49,6 @@ export function describeStoreConformance(
     describeAlertsContract(f);
     describeUnitOfWorkContract(f);
     describeCapsContract(f);
+    describeOrganizationsContract(f);
   });
 }

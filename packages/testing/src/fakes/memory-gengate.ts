@@ -8,6 +8,8 @@ import {
   type MemoryDatabase,
   type PaymentProcessor,
   type AcceptedProviderAdapter,
+  type InvitationMail,
+  type InvitationMailer,
 } from '@gengate/core';
 
 export interface MemoryGengateOptions {
@@ -17,6 +19,8 @@ export interface MemoryGengateOptions {
   readonly baseUrl?: string;
   /** Rebinds tokens before anything resolves (see createGengate's `configure`). */
   readonly configure?: CreateGengateOptions['configure'];
+  /** Sends invitation mails; default: kept in `invitationMails` (nothing sent). */
+  readonly invitationMailer?: InvitationMailer;
 }
 
 export interface MemoryGengate {
@@ -25,6 +29,8 @@ export interface MemoryGengate {
   readonly db: MemoryDatabase;
   /** Where the worker stores result files (give it to the router as its blobStore). */
   readonly blobs: MemoryBlobStore;
+  /** The invitation mails sent (with their tokens), unless `invitationMailer` was given. */
+  readonly invitationMails: readonly InvitationMail[];
   /**
    * Runs every queued generation and status-check job, each when its delay has passed, including jobs
    * queued while draining, until none is left. Other jobs (callbacks, alert mails) stay in `db.jobs`.
@@ -43,7 +49,8 @@ const manualProcessor: PaymentProcessor = {
 /** The whole core over the in-memory stores: the use cases without a database or a queue. */
 export function createMemoryGengate(opts: MemoryGengateOptions = {}): MemoryGengate {
   const baseUrl = (opts.baseUrl ?? MEMORY_GENGATE_BASE_URL).replace(/\/+$/, '');
-  const { db, scope, uow, usage } = createMemoryStores();
+  const { db, scope, uow, usage, organizations } = createMemoryStores();
+  const invitationMails: InvitationMail[] = [];
   const blobs = new MemoryBlobStore();
   const gengate = createGengate({
     adapters: opts.adapters ?? [],
@@ -53,6 +60,8 @@ export function createMemoryGengate(opts: MemoryGengateOptions = {}): MemoryGeng
     resultUrls: { urlFor: (key) => `${baseUrl}/api/v1/files/${key}` },
     paymentProcessor: manualProcessor,
     usageReader: usage,
+    organizations,
+    invitationMailer: opts.invitationMailer ?? { send: async (mail) => void invitationMails.push(mail) },
   }, { configure: opts.configure });
 
   async function drainJobs(): Promise<void> {
@@ -70,5 +79,5 @@ export function createMemoryGengate(opts: MemoryGengateOptions = {}): MemoryGeng
     }
   }
 
-  return { gengate, db, blobs, drainJobs };
+  return { gengate, db, blobs, invitationMails, drainJobs };
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { GatewayError, type ApiKeyRecord, type AuthContext, type GengateUseCases } from '@gengate/core';
-import { CHALLENGE } from '@gengate/core/internal';
+import { CHALLENGE, isUuid } from '@gengate/core/internal';
 import type { Request, RequestHandler, Response } from 'express';
 
 /**
@@ -35,6 +35,28 @@ export const pollsAndSubmissions: AcceptsCachedKey = (req) => {
   return req.method === 'POST' && /^\/run\/[^/]+\/?$/.test(req.path) && !/^\/run\/tasks\/?$/.test(req.path);
 };
 
+/** The request header that names the organization a request acts on (docs/organizations.md). */
+export const ORGANIZATION_HEADER = 'X-Gengate-Organization';
+
+/**
+ * The organization `X-Gengate-Organization` names (lower-cased), or null without the header; a value
+ * that is not a uuid is a 400 invalid_request.
+ */
+export function selectedOrganization(req: Request): string | null {
+  const value = req.get(ORGANIZATION_HEADER);
+  if (value === undefined) return null;
+  const id = value.trim();
+  if (!isUuid(id)) throw new GatewayError('invalid_request', `${ORGANIZATION_HEADER} must be an organization id (a uuid).`, { param: ORGANIZATION_HEADER });
+  return id.toLowerCase();
+}
+
+/** 404 organization_not_found: the caller does not act on the organization the request named. */
+export function organizationNotFound(id: string): GatewayError {
+  return new GatewayError('organization_not_found', `No organization '${id}' is open to this caller (an API key acts in its own organization only).`, {
+    param: ORGANIZATION_HEADER,
+  });
+}
+
 /**
  * Resolves the caller: the seam first (when given); otherwise `Authorization: Bearer <key>` (401
  * unknown/revoked, 403 outside the IP whitelist). With a seam and no key at all, the 401 names both ways
@@ -47,9 +69,18 @@ export function callerResolver(
   acceptsCachedKey: AcceptsCachedKey = () => false,
 ): (req: Request) => Promise<RequestAuth> {
   const byApiKey = useCases.authenticate;
+  // A request that names an organization acts on that one or on none: the seam (the dashboard's session)
+  // picks it from the header; a key, or a seam that knows no organizations, must already be in it.
+  const inNamedOrganization = <A extends AuthContext>(req: Request, auth: A): A => {
+    const named = selectedOrganization(req);
+    if (named !== null && named !== auth.userId) throw organizationNotFound(named);
+    return auth;
+  };
   return async (req) => {
     const viaSeam = seam ? await seam.authenticate(req) : null;
-    if (viaSeam) return { userId: viaSeam.userId, apiKeyId: viaSeam.apiKeyId };
+    if (viaSeam) {
+      return inNamedOrganization(req, { userId: viaSeam.userId, memberId: viaSeam.memberId ?? viaSeam.userId, apiKeyId: viaSeam.apiKeyId });
+    }
     const header = req.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (seam && !match) {
@@ -59,7 +90,8 @@ export function callerResolver(
         { headers: CHALLENGE },
       );
     }
-    return byApiKey.execute(match?.[1] ?? null, clientIp(req), { acceptCached: acceptsCachedKey(req) });
+    const auth = await byApiKey.execute(match?.[1] ?? null, clientIp(req), { acceptCached: acceptsCachedKey(req) });
+    return req.headers['x-gengate-organization'] === undefined ? auth : inNamedOrganization(req, auth);
   };
 }
 

@@ -3,14 +3,16 @@ import { GatewayError } from '@gengate/core';
 import { mapBodyErrors, refuseUndecodableBodies } from './body-errors.js';
 
 /**
- * Parses JSON bodies of POST/PUT (other methods' bodies are ignored). Other content types, charsets or
+ * Parses JSON bodies of POST/PUT/PATCH (other methods' bodies are ignored). Other content types, charsets or
  * content codings get 415, malformed JSON 400 invalid_json, corrupt compressed data 400 invalid_body,
  * oversized 413: every bad body is a 4xx.
  */
+const WITH_BODY: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
+
 export function jsonBody(maxBytes: number): (RequestHandler | ErrorRequestHandler)[] {
   const requireJson: RequestHandler = (req, _res, next) => {
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-    if ((req.method === 'POST' || req.method === 'PUT') && hasBody && !req.is('application/json')) {
+    if (WITH_BODY.has(req.method) && hasBody && !req.is('application/json')) {
       next(new GatewayError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.'));
       return;
     }
@@ -19,7 +21,7 @@ export function jsonBody(maxBytes: number): (RequestHandler | ErrorRequestHandle
   const decodable = refuseUndecodableBodies({ utf8Only: true });
   const json = express.json({ limit: maxBytes, strict: false });
   const onlyPostPut: RequestHandler = (req, res, next) => {
-    if (req.method !== 'POST' && req.method !== 'PUT') return next();
+    if (!WITH_BODY.has(req.method)) return next();
     decodable(req, res, (err?: unknown) => (err ? next(err) : json(req, res, next)));
   };
   const storableText: RequestHandler = (req, _res, next) => {

@@ -1,4 +1,4 @@
-import { GatewayError, type BlobStore, type TaskStore } from '@gengate/core';
+import { GatewayError, type BlobStore, type TaskRecord, type TaskStore } from '@gengate/core';
 import { isUuid } from '@gengate/core/internal';
 import { Router, type Request } from 'express';
 import type { RequestAuth } from '../middleware/authenticate.js';
@@ -17,6 +17,11 @@ export interface FileRoutesOptions {
    * file (another user's is a 404). No signature is needed then.
    */
   readonly caller?: (req: Request) => Promise<RequestAuth>;
+  /**
+   * In owner mode, whether the caller may see its organization's task (GetTask.visible: a `member` only
+   * their own); default: every task of the caller's organization.
+   */
+  readonly visible?: (caller: RequestAuth, task: TaskRecord) => Promise<boolean>;
   /** Milliseconds since the epoch; default Date.now. */
   readonly now?: () => number;
   /** Stream through the gateway (default) or redirect to a presigned URL (FILES_DELIVERY=redirect, S3 only). */
@@ -51,7 +56,7 @@ export function fileRoutes(opts: FileRoutesOptions): Router {
       expiresAt = check.expiresAt;
     }
     const task = await opts.tasks.findById(taskId);
-    if (!task || (caller && task.userId !== caller.userId)) throw notFound();
+    if (!task || (caller && (task.userId !== caller.userId || (opts.visible && !(await opts.visible(caller, task)))))) throw notFound();
     if (task.status !== 'success') {
       if (task.status === 'fail') await deleteTaskFiles(opts.blobs, taskId);
       throw notFound();
