@@ -38,12 +38,12 @@ export function InvitationsPanel({ org, inviteRoles }: { org: Organization; invi
           }}
         >
           <div className="grid-3 invite-grid">
-            <label htmlFor="invite-email">
-              E-mail address
+            <div>
+              <label htmlFor="invite-email">E-mail address</label>
               <input id="invite-email" type="email" required autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="name@example.com" />
-            </label>
-            <label htmlFor="invite-role">
-              Role
+            </div>
+            <div>
+              <label htmlFor="invite-role">Role</label>
               <select id="invite-role" value={role} disabled={inviteRoles.length === 1} onChange={(e) => setRole(e.target.value as OrgRole)}>
                 {inviteRoles.map((r) => (
                   <option key={r} value={r}>
@@ -51,7 +51,7 @@ export function InvitationsPanel({ org, inviteRoles }: { org: Organization; invi
                   </option>
                 ))}
               </select>
-            </label>
+            </div>
             <div className="form-buttons">
               <button type="submit" aria-busy={busy} disabled={busy}>
                 Send invitation

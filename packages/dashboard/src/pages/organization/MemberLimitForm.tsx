@@ -33,19 +33,19 @@ export function MemberLimitForm({ orgId, member, onSaved, onCancel }: { orgId: s
     >
       <ErrorBanner error={error} />
       <div className="grid-3">
-        <label htmlFor={`${id}-credits`}>
-          Spend limit (credits)
+        <div>
+          <label htmlFor={`${id}-credits`}>Spend limit (credits)</label>
           <input id={`${id}-credits`} type="number" min="0.000001" step="any" value={limit} onChange={(e) => setLimit(e.target.value)} placeholder="no limit" />
-        </label>
-        <label htmlFor={`${id}-period`}>
-          Resets every
+        </div>
+        <div>
+          <label htmlFor={`${id}-period`}>Resets every</label>
           <select id={`${id}-period`} value={period} onChange={(e) => setPeriod(e.target.value as BudgetPeriod)}>
             <option value="day">day (00:00 UTC)</option>
             <option value="week">week (Monday 00:00 UTC)</option>
             <option value="month">month (the 1st, 00:00 UTC)</option>
             <option value="none">never</option>
           </select>
-        </label>
+        </div>
         <div className="row form-buttons">
           <button type="submit" aria-busy={busy} disabled={busy}>
             Save limit

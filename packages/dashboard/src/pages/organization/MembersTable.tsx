@@ -23,6 +23,8 @@ export function MembersTable({ org }: { org: Organization }) {
   const list = members.data?.data ?? [];
   const usage = list.some((m) => m.spent !== undefined);
   const columns = usage ? 8 : 5;
+  // The last owner can neither leave nor be removed (the API answers 409 last_owner): not offered.
+  const owners = list.filter((m) => m.role === 'owner').length;
   const patchRole = async (m: Member, role: OrgRole) => {
     setError(null);
     try {
@@ -60,7 +62,7 @@ export function MembersTable({ org }: { org: Organization }) {
             {list.map((m) => {
               const self = m.user_id === me;
               const limitable = canSetLimitOf(org.role, m.role);
-              const removable = canRemove(org.role, m.role, self, org.personal);
+              const removable = canRemove(org.role, m.role, self, org.personal) && !(m.role === 'owner' && owners <= 1);
               return (
                 <Fragment key={m.user_id}>
                   <tr data-testid="member" aria-label={`Member ${m.email}`}>
