@@ -1,4 +1,4 @@
-import { Component, lazy, Suspense, type ErrorInfo, type ReactNode } from 'react';
+import { Component, Fragment, lazy, Suspense, type ErrorInfo, type ReactNode } from 'react';
 import { BrowserRouter, Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
 import { ErrorBanner } from './components/common';
 import { OrganizationSwitcher } from './components/OrganizationSwitcher';
@@ -96,7 +96,7 @@ function Shell({ children }: { children: ReactNode }) {
 
 function RequireSession({ children }: { children: ReactNode }) {
   const { session, loadError } = useSession();
-  const { ready } = useOrganization();
+  const { ready, current } = useOrganization();
   const location = useLocation();
   if (session === undefined) return <p aria-busy="true">Loading…</p>;
   if (!session) {
@@ -105,17 +105,17 @@ function RequireSession({ children }: { children: ReactNode }) {
   }
   // The pages' requests name the organization: they wait until it is known.
   if (!ready) return <p aria-busy="true">Loading…</p>;
-  return <>{children}</>;
+  // Switching organization mounts the page afresh: it loads its data for the new one. (Only the pages
+  // that need a session: the sign-in page keeps its state while the organizations load.)
+  return <Fragment key={current?.id ?? 'none'}>{children}</Fragment>;
 }
 
 function Pages() {
   const guarded = (el: ReactNode) => <RequireSession>{el}</RequireSession>;
-  // Switching organization mounts the pages afresh: the current page loads its data for the new one.
-  const { current } = useOrganization();
   return (
     <Shell>
       <InvitationLinkWatcher basename={BASENAME} />
-      <Routes key={current?.id ?? 'none'}>
+      <Routes>
         <Route path="/sign-in" element={<SignInPage />} />
         <Route path="/" element={guarded(<OverviewPage />)} />
         <Route path="/playground" element={guarded(<PlaygroundPage />)} />
