@@ -145,6 +145,26 @@ describe('organizations in Chromium: create, invite by e-mail, accept in another
     await nav(b, 'Overview').click();
     await expect.poll(() => b.getByTestId('balance').textContent()).toBe('0');
     await expect(b.getByTestId('transactions').count()).resolves.toBe(0);
+    // A member's key in the organization: its name and IP whitelist are theirs to change, its limits are not offered.
+    await nav(b, 'API keys').click();
+    await b.getByText('Create an API key').click();
+    await b.getByLabel('Name').fill('b in acme');
+    await b.getByRole('button', { name: 'Create key' }).click();
+    await b.getByTestId('new-key-secret').waitFor();
+    await b.getByRole('button', { name: 'I have stored it' }).click();
+    const keyB = b.getByRole('article', { name: 'API key b in acme' });
+    await keyB.getByRole('button', { name: 'Edit' }).click();
+    await keyB.getByText('Rate limits and spend controls are set by an owner or admin of the organization.').waitFor();
+    await expect(keyB.getByLabel('Spend limit (credits)').count()).resolves.toBe(0);
+    await keyB.getByLabel('Name').fill('b renamed');
+    await keyB.getByRole('button', { name: 'Save' }).click();
+    await b.getByRole('article', { name: 'API key b renamed' }).getByRole('button', { name: 'Edit' }).waitFor();
+    await shot(b, 'org-05b-member-key');
+    // The Billing page reached by its address: says whose it is, asks the API for nothing it would refuse.
+    await b.goto(`${server.url}/dashboard/billing`);
+    await b.getByText(/Top-ups and balance alerts of .* are for its owners/).waitFor();
+    await expect(b.getByRole('alert').count()).resolves.toBe(0);
+    await nav(b, 'Overview').click();
     // Switching back to Personal reloads the page's data for it.
     await switcherB.selectOption({ label: 'Personal' });
     await expect.poll(() => b.getByTestId('balance').textContent()).toBe('100');
