@@ -191,6 +191,25 @@ describe('organizations in Chromium: create, invite by e-mail, accept in another
     await b.getByTestId('members').getByRole('row', { name: `Member ${emailB}` }).getByTestId('member-limit').getByText('25 per UTC day').waitFor();
     await shot(b, 'org-08-member-sees-limit');
 
+    // A invites someone else and revokes it; renames the organization (the switcher follows).
+    await a.getByLabel('E-mail address').fill(`c-${stamp}@example.com`);
+    await a.getByRole('button', { name: 'Send invitation' }).click();
+    const rowC = a.getByTestId('invitations').getByRole('row').filter({ hasText: `c-${stamp}@example.com` });
+    await rowC.getByRole('button', { name: 'Revoke' }).click();
+    await a.getByRole('dialog').getByRole('button', { name: 'Revoke invitation' }).click();
+    await a.getByTestId('invitations').getByText('No pending invitations.').waitFor();
+    await a.getByLabel('Name', { exact: true }).fill(`${orgName} renamed`);
+    await a.getByRole('button', { name: 'Rename' }).click();
+    await expect.poll(() => switcherA.locator('option:checked').textContent()).toBe(`${orgName} renamed (owner)`);
+
+    // B leaves (after confirming): back on the personal organization, the only one left in the switcher.
+    await b.getByTestId('members').getByRole('row', { name: `Member ${emailB}` }).getByRole('button', { name: 'Leave' }).click();
+    await b.getByRole('dialog').getByRole('button', { name: 'Leave' }).click();
+    await expect.poll(() => switcherB.locator('option').allTextContents()).toEqual(['Personal']);
+    await a.reload();
+    await a.getByTestId('members').getByRole('row', { name: `Member ${emailA}` }).waitFor();
+    await expect(a.getByTestId('members').getByRole('row', { name: `Member ${emailB}` }).count()).resolves.toBe(0);
+
     // Phone width: no sideways scrolling of the page (the tables scroll in their own box).
     await a.setViewportSize({ width: 390, height: 844 });
     await a.waitForLoadState('networkidle');
