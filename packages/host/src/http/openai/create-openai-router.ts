@@ -77,9 +77,9 @@ export function createOpenAIRouter(options: OpenAIRouterOptions): Router {
     .all(methodNotAllowed('POST'));
   router
     .route('/responses')
-    .post(createResponse({ gengate, tasks: stores.tasks, blobs: options.blobStore, revocations, aliases, keepAliveMs }))
+    .post(createResponse({ gengate, tasks: stores.tasks, blobs: options.blobStore, revocations, aliases, keepAliveMs, visible: (auth, task) => gengate.getTask.visible(auth, task) }))
     .all(methodNotAllowed('POST'));
-  router.use(storedResponsesRoutes({ tasks: stores.tasks, blobs: options.blobStore }));
+  router.use(storedResponsesRoutes({ tasks: stores.tasks, blobs: options.blobStore, visible: (auth, task) => gengate.getTask.visible(auth, task) }));
   router.use(modelsRoutes(gengate, aliases));
   router.use(openAINotFound);
   router.use(openAIErrorHandler);

@@ -1,4 +1,4 @@
-import { GatewayError, type BlobStore, type GengateUseCases, type TaskRecord, type TaskStore } from '@gengate/core';
+import { GatewayError, memberOf, type AuthContext, type BlobStore, type GengateUseCases, type TaskRecord, type TaskStore } from '@gengate/core';
 import { isUuid } from '@gengate/core/internal';
 import { Router, type Request } from 'express';
 import { authOf } from '../middleware/authenticate.js';
@@ -84,12 +84,18 @@ function view(task: TaskRecord, registry: Parameters<typeof servedByTask>[0]): R
   };
 }
 
-export function videosRoutes(deps: { gengate: Pick<GengateUseCases, 'registry' | 'submitRun' | 'cancelTask'>; tasks: TaskStore; blobs: BlobStore; aliases: Readonly<Record<string, string>> }): Router {
+export function videosRoutes(deps: {
+  gengate: Pick<GengateUseCases, 'registry' | 'submitRun' | 'cancelTask' | 'getTask' | 'roles'>;
+  tasks: TaskStore;
+  blobs: BlobStore;
+  aliases: Readonly<Record<string, string>>;
+}): Router {
   const router = Router();
-  const find = async (req: Request, userId: string): Promise<TaskRecord> => {
+  // A video job of the caller's organization that the caller may see (a `member`: their own), else a 404.
+  const find = async (req: Request, auth: AuthContext): Promise<TaskRecord> => {
     const id = req.params['video_id'];
-    const task = typeof id === 'string' && isUuid(id) ? await deps.tasks.findForUser(id.toLowerCase(), userId) : null;
-    if (!task || task.modality !== 'video') throw new GatewayError('not_found', `No video job '${String(id).slice(0, 100)}'.`, { param: 'video_id' });
+    const task = typeof id === 'string' && isUuid(id) ? await deps.tasks.findForUser(id.toLowerCase(), auth.userId) : null;
+    if (!task || task.modality !== 'video' || !(await deps.gengate.getTask.visible(auth, task))) throw new GatewayError('not_found', `No video job '${String(id).slice(0, 100)}'.`, { param: 'video_id' });
     return task;
   };
   router
@@ -118,8 +124,9 @@ export function videosRoutes(deps: { gengate: Pick<GengateUseCases, 'registry' |
       const limit = Math.min(100, Math.max(1, Number(req.query['limit'] ?? 20) || 20));
       const after = typeof req.query['after'] === 'string' ? req.query['after'] : null;
       const all: TaskRecord[] = [];
+      const filter = (await deps.gengate.roles.seesOwnOnly(auth)) ? { modalities: ['video' as const], memberId: memberOf(auth) } : { modalities: ['video' as const] };
       for (let page = 1; all.length < 10_000; page++) {
-        const p = await deps.tasks.listForUser(auth.userId, { modalities: ['video'] }, page, 100);
+        const p = await deps.tasks.listForUser(auth.userId, filter, page, 100);
         all.push(...p.items);
         if (p.items.length < 100) break;
       }
@@ -132,11 +139,11 @@ export function videosRoutes(deps: { gengate: Pick<GengateUseCases, 'registry' |
   router
     .route('/videos/:video_id')
     .get(async (req, res) => {
-      res.json(view(await find(req, authOf(res).userId), deps.gengate.registry));
+      res.json(view(await find(req, authOf(res)), deps.gengate.registry));
     })
     .delete(async (req, res) => {
       const auth = authOf(res);
-      const task = await find(req, auth.userId);
+      const task = await find(req, auth);
       // An unfinished job is cancelled (its hold released); a finished one loses its files. The task record stays in the ledger's history.
       if (task.status === 'waiting' || task.status === 'generating') await deps.gengate.cancelTask.execute(auth, task.id);
       else await deps.blobs.deleteTask(task.id);
@@ -144,7 +151,7 @@ export function videosRoutes(deps: { gengate: Pick<GengateUseCases, 'registry' |
     })
     .all(methodNotAllowed('GET', 'DELETE'));
   router.get('/videos/:video_id/content', async (req, res) => {
-    const task = await find(req, authOf(res).userId);
+    const task = await find(req, authOf(res));
     const output = task.status === 'success' ? task.outputs[0] : undefined;
     if (!output) throw new GatewayError('not_found', `The video job ${task.id} has no content (${view(task, deps.gengate.registry)['status'] as string}).`, { param: 'video_id' });
     if (!(await deps.blobs.stat(output.key))) throw new GatewayError('not_found', `The content of video job ${task.id} was deleted.`, { param: 'video_id' });

@@ -1,5 +1,5 @@
 import { taskWarningsFrom } from '@gengate/adapters/kit';
-import { GatewayError, type BlobStore, type GengateUseCases, type TaskStore, type TaskWarning } from '@gengate/core';
+import { GatewayError, type AuthContext, type BlobStore, type GengateUseCases, type TaskStore, type TaskWarning } from '@gengate/core';
 import type { Request, Response } from 'express';
 import { authOf } from '../middleware/authenticate.js';
 import { resolveModel } from '../openai/model-names.js';
@@ -10,7 +10,7 @@ import { echoedFields, ResponseBuilder, usageOf, type ResponseEvent } from './re
 import { toCallOptions, toRunRequest } from './responses-prompt.js';
 import { droppedReasoningWarnings, passesReasoningItems } from './responses-reasoning.js';
 import { inputItems, parseResponseRequest, wantsEncryptedReasoning } from './responses-request.js';
-import { conversationOf, loadStored, recordFile } from './stored-responses.js';
+import { conversationOf, loadStored, recordFile, type StoredResponsesDeps } from './stored-responses.js';
 
 export interface CreateResponseDeps {
   readonly gengate: Pick<GengateUseCases, 'registry' | 'runInline'>;
@@ -20,6 +20,8 @@ export interface CreateResponseDeps {
   readonly aliases: Readonly<Record<string, string>>;
   /** Interval of `: keep-alive` comments on an open stream. */
   readonly keepAliveMs: number;
+  /** Whether the caller may see a stored response's task (a `member`: their own); see StoredResponsesDeps. */
+  readonly visible?: StoredResponsesDeps['visible'];
 }
 
 const NO_SIGNAL = new AbortController().signal;
@@ -50,7 +52,7 @@ export function createResponse(deps: CreateResponseDeps) {
     const passThrough = passesReasoningItems(languageModel);
     const auth = authOf(res);
     const previousId = body.previous_response_id ?? null;
-    const previous = previousId !== null ? conversationOf(await loadStored(deps, previousId, auth.userId, 'previous_response_id')) : [];
+    const previous = previousId !== null ? conversationOf(await loadStored(deps, previousId, auth, 'previous_response_id')) : [];
     const items = [...previous, ...inputItems(body)];
     const baseOptions = toCallOptions(body, items, passThrough);
     const warnings: TaskWarning[] = droppedReasoningWarnings(items, passThrough);
@@ -66,7 +68,7 @@ export function createResponse(deps: CreateResponseDeps) {
       fingerprint: body,
     });
     if (start.kind === 'replay') {
-      res.json(await replay(deps, start.taskId, auth.userId));
+      res.json(await replay(deps, start.taskId, auth));
       return;
     }
     const run = start.run;
@@ -131,9 +133,9 @@ export function createResponse(deps: CreateResponseDeps) {
 }
 
 /** The answer of an earlier non-streamed call with the same Idempotency-Key: its stored response. */
-async function replay(deps: CreateResponseDeps, taskId: string, userId: string): Promise<Record<string, unknown>> {
+async function replay(deps: CreateResponseDeps, taskId: string, auth: AuthContext): Promise<Record<string, unknown>> {
   try {
-    return (await loadStored(deps, `resp_${taskId}`, userId)).response;
+    return (await loadStored(deps, `resp_${taskId}`, auth)).response;
   } catch {
     throw new GatewayError('conflict', `The earlier call with this Idempotency-Key (response resp_${taskId}) failed, is still running or was not stored; use another key to call again.`, {
       param: 'Idempotency-Key',

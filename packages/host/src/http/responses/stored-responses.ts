@@ -1,4 +1,4 @@
-import { GatewayError, type BlobStore, type TaskRecord, type TaskStore } from '@gengate/core';
+import { GatewayError, type AuthContext, type BlobStore, type TaskRecord, type TaskStore } from '@gengate/core';
 import { isUuid } from '@gengate/core/internal';
 import { type GenerationResult } from '@gengate/core/adapter';
 import { Router, type Request } from 'express';
@@ -35,19 +35,21 @@ export function recordFile(input: readonly InputItem[], response: Record<string,
 export interface StoredResponsesDeps {
   readonly tasks: TaskStore;
   readonly blobs: BlobStore;
+  /** Whether the caller may see its organization's task (GetTask.visible: a `member` only their own); default: every one. */
+  readonly visible?: (auth: AuthContext, task: TaskRecord) => Promise<boolean>;
 }
 
-/** The task behind a response id of this user, or a 404 (another user's id is not found either). */
-async function taskOf(deps: StoredResponsesDeps, id: string, userId: string, param: string): Promise<TaskRecord> {
+/** The task behind a response id of the caller's organization, or a 404 (another organization's id, or another member's for a `member`, is not found either). */
+async function taskOf(deps: StoredResponsesDeps, id: string, auth: AuthContext, param: string): Promise<TaskRecord> {
   const taskId = /^resp_(.+)$/.exec(id)?.[1];
-  const task = taskId !== undefined && isUuid(taskId) ? await deps.tasks.findForUser(taskId.toLowerCase(), userId) : null;
-  if (!task || task.modality !== 'chat') throw new GatewayError('not_found', `No response '${id.slice(0, 100)}'.`, { param });
+  const task = taskId !== undefined && isUuid(taskId) ? await deps.tasks.findForUser(taskId.toLowerCase(), auth.userId) : null;
+  if (!task || task.modality !== 'chat' || (deps.visible && !(await deps.visible(auth, task)))) throw new GatewayError('not_found', `No response '${id.slice(0, 100)}'.`, { param });
   return task;
 }
 
 /** The stored conversation of a response, or a 404 when it was not stored, is unfinished, or was deleted. */
-export async function loadStored(deps: StoredResponsesDeps, id: string, userId: string, param = 'response_id'): Promise<StoredResponse> {
-  const task = await taskOf(deps, id, userId, param);
+export async function loadStored(deps: StoredResponsesDeps, id: string, auth: AuthContext, param = 'response_id'): Promise<StoredResponse> {
+  const task = await taskOf(deps, id, auth, param);
   const output = task.status === 'success' ? task.outputs[1] : undefined;
   const blob = output?.mediaType === RECORD_MEDIA_TYPE ? await deps.blobs.get(output.key) : null;
   const parsed = blob ? recordSchema.safeParse(jsonOf(blob.data)) : null;
@@ -77,19 +79,19 @@ export function storedResponsesRoutes(deps: StoredResponsesDeps): Router {
   router
     .route('/responses/:response_id')
     .get(async (req: Request, res) => {
-      const stored = await loadStored(deps, String(req.params['response_id']), authOf(res).userId);
+      const stored = await loadStored(deps, String(req.params['response_id']), authOf(res));
       res.json(stored.response);
     })
     .delete(async (req: Request, res) => {
       const id = String(req.params['response_id']);
-      const task = await taskOf(deps, id, authOf(res).userId, 'response_id');
-      await loadStored(deps, id, authOf(res).userId);
+      const task = await taskOf(deps, id, authOf(res), 'response_id');
+      await loadStored(deps, id, authOf(res));
       await deps.blobs.deleteTask(task.id);
       res.json({ id, object: 'response', deleted: true });
     })
     .all(methodNotAllowed('GET', 'DELETE'));
   router.get('/responses/:response_id/input_items', async (req: Request, res) => {
-    const stored = await loadStored(deps, String(req.params['response_id']), authOf(res).userId);
+    const stored = await loadStored(deps, String(req.params['response_id']), authOf(res));
     const data = stored.input.map((item, i) => ({ id: `item_${i}`, ...item }));
     res.json({ object: 'list', data: [...data].reverse(), first_id: data.at(-1)?.id ?? null, last_id: data[0]?.id ?? null, has_more: false });
   });
