@@ -3,7 +3,8 @@ import './styles.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App, BASENAME } from './App';
-import { captureInvitationLink, sessionStore } from './organization/invitation-token';
+import { sessionStore } from './organization/browser-storage';
+import { captureInvitationLink } from './organization/invitation-token';
 
 // An invitation link (/dashboard/#/invitations/<token>): its token is kept for this tab before the router starts.
 captureInvitationLink(window.location, window.history, sessionStore(), BASENAME);

@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { useNavigate } from 'react-router';
-import { captureInvitationLink, INVITATION_PATH, sessionStore } from './invitation-token';
+import { sessionStore } from './browser-storage';
+import { captureInvitationLink, INVITATION_PATH } from './invitation-token';
 
 /** An invitation link pasted into this tab while the dashboard is open changes only the fragment: catch it. */
 export function InvitationLinkWatcher({ basename }: { basename: string }) {

@@ -3,7 +3,7 @@ import { api, setOrganization, setOrganizationLostHandler } from '../api/client'
 import type { Organization } from '../api/organization-types';
 import { useSession } from '../session';
 import { chooseOrganization, readChoice, sortOrganizations, writeChoice } from './choice';
-import { localStore } from './invitation-token';
+import { localStore } from './browser-storage';
 import { capabilitiesOf, type Capabilities } from './permissions';
 
 interface OrganizationState {

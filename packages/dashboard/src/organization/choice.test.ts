@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Organization } from '../api/organization-types';
-import { chooseOrganization, choiceKey, organizationLabel, readChoice, sortOrganizations, writeChoice, type KeyValueStore } from './choice';
+import type { KeyValueStore } from './browser-storage';
+import { chooseOrganization, choiceKey, organizationLabel, readChoice, sortOrganizations, writeChoice } from './choice';
 
 const org = (over: Partial<Organization>): Organization => ({ id: 'o', name: 'o', personal: false, role: 'owner', created_at: '2026-11-26T00:00:00Z', ...over });
 const personal = org({ id: 'user-1', name: 'a@example.com', personal: true });

@@ -3,13 +3,7 @@
  * signed-in person), as long as the person is still a member of it; otherwise the personal one.
  */
 import type { Organization } from '../api/organization-types';
-
-/** The part of the Web Storage API used here (localStorage in the browser, a fake in tests). */
-export interface KeyValueStore {
-  getItem(key: string): string | null;
-  setItem(key: string, value: string): void;
-  removeItem(key: string): void;
-}
+import type { KeyValueStore } from './browser-storage';
 
 export const choiceKey = (userId: string): string => `gengate.organization.${userId}`;
 

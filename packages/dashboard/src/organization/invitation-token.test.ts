@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KeyValueStore } from './choice';
+import type { KeyValueStore } from './browser-storage';
 import { captureInvitationLink, forgetInvitation, INVITATION_KEY, pendingInvitation, tokenFromInvitationHash } from './invitation-token';
 
 const TOKEN = 'Abc_def-0123456789abcdefghijklmnopqrstuvwxyz';

@@ -3,7 +3,7 @@
  * (never sent to a server), is moved into sessionStorage at once (so it survives the sign-in link's round
  * trip in this tab) and the address bar shows /dashboard/invitation without it.
  */
-import type { KeyValueStore } from './choice';
+import type { KeyValueStore } from './browser-storage';
 
 export const INVITATION_KEY = 'gengate.invitation';
 export const INVITATION_PATH = '/invitation';
@@ -34,23 +34,6 @@ export function forgetInvitation(store: KeyValueStore | undefined): void {
     store?.removeItem(INVITATION_KEY);
   } catch {
     // Nothing kept.
-  }
-}
-
-/** The browser's sessionStorage, when there is one (absent in tests and some privacy modes). */
-export function sessionStore(): KeyValueStore | undefined {
-  try {
-    return typeof sessionStorage === 'undefined' ? undefined : sessionStorage;
-  } catch {
-    return undefined;
-  }
-}
-
-export function localStore(): KeyValueStore | undefined {
-  try {
-    return typeof localStorage === 'undefined' ? undefined : localStorage;
-  } catch {
-    return undefined;
   }
 }
 

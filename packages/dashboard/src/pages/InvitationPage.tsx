@@ -3,7 +3,8 @@ import { Link, useNavigate } from 'react-router';
 import { api, ApiError } from '../api/client';
 import type { InvitationPreview, Organization } from '../api/organization-types';
 import { ErrorBanner, formatDate, Notice, useLoad } from '../components/common';
-import { forgetInvitation, pendingInvitation, sessionStore } from '../organization/invitation-token';
+import { sessionStore } from '../organization/browser-storage';
+import { forgetInvitation, pendingInvitation } from '../organization/invitation-token';
 import { useOrganization } from '../organization/OrganizationProvider';
 import { useSession, useSignedIn } from '../session';
 

@@ -3,7 +3,8 @@ import { Link, Navigate, useLocation, useNavigate } from 'react-router';
 import { api } from '../api/client';
 import type { DashboardConfig, VerifyAnswer } from '../api/types';
 import { ErrorBanner, Notice, useLoad } from '../components/common';
-import { INVITATION_PATH, pendingInvitation, sessionStore } from '../organization/invitation-token';
+import { sessionStore } from '../organization/browser-storage';
+import { INVITATION_PATH, pendingInvitation } from '../organization/invitation-token';
 import { useSession } from '../session';
 
 /** Where a sign-in leads: back to an invitation opened before signing in (kept in this tab), else the overview. */
