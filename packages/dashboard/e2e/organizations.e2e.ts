@@ -191,6 +191,19 @@ describe('organizations in Chromium: create, invite by e-mail, accept in another
     await b.getByTestId('members').getByRole('row', { name: `Member ${emailB}` }).getByTestId('member-limit').getByText('25 per UTC day').waitFor();
     await shot(b, 'org-08-member-sees-limit');
 
+    // A makes B an admin: B's dashboard then offers Billing (alerts, no top-up) and the invitations.
+    await rowB.getByLabel(`Role of ${emailB}`).selectOption('admin');
+    await expect.poll(() => rowB.getByLabel(`Role of ${emailB}`).inputValue()).toBe('admin');
+    await b.reload();
+    await expect.poll(() => switcherB.locator('option:checked').textContent()).toBe(`${orgName} (admin)`);
+    await b.getByRole('heading', { name: 'Invitations' }).waitFor();
+    await nav(b, 'Billing').click();
+    await b.getByText(/Only an owner of .* tops up its balance/).waitFor();
+    await b.getByText('Only an owner of the organization adds or deletes alerts.').waitFor();
+    await expect(b.getByRole('alert').count()).resolves.toBe(0);
+    await shot(b, 'org-08b-admin-billing');
+    await nav(b, 'Organization').click();
+
     // A invites someone else and revokes it; renames the organization (the switcher follows).
     await a.getByLabel('E-mail address').fill(`c-${stamp}@example.com`);
     await a.getByRole('button', { name: 'Send invitation' }).click();
