@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path';
 import type { SmtpCapture } from '@gengate/testing/host';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
-export const SCREENSHOTS = resolve(import.meta.dirname, '../../../test-results/screenshots');
+/** Where screenshots go: test-results/screenshots/, or GENGATE_SCREENSHOTS (a directory outside the repository). */
+export const SCREENSHOTS = process.env['GENGATE_SCREENSHOTS'] ?? resolve(import.meta.dirname, '../../../test-results/screenshots');
 
 /** Debian's Chromium (Playwright's own browser download does not work on these machines). */
 export async function launchChromium(): Promise<Browser> {
@@ -37,4 +38,16 @@ export function linkIn(smtp: SmtpCapture, index: number): string {
   const m = /(http:\/\/\S+?\/dashboard\/sign-in)#token(?:=3D|=)([A-Za-z0-9_-]{43})/.exec(mail?.unfolded ?? '');
   if (!m) throw new Error(`no sign-in link in mail ${index}: ${mail?.unfolded ?? 'none'}`);
   return `${m[1]}#token=${m[2]}`;
+}
+
+/** Signs in `email` through the sign-in form and the link of the mail it sends (the real SMTP capture). */
+export async function signIn(page: Page, smtp: SmtpCapture, origin: string, email: string): Promise<void> {
+  const before = smtp.mails.length;
+  if (!new URL(page.url(), origin).pathname.endsWith('/sign-in')) await page.goto(`${origin}/dashboard/sign-in`);
+  await page.getByLabel('E-mail address').fill(email);
+  await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
+  await page.getByText('a sign-in link is on its way').waitFor();
+  await smtp.waitFor(before + 1);
+  const index = smtp.mails.findLastIndex((m) => m.to.includes(email));
+  await page.goto(linkIn(smtp, index));
 }

@@ -1,14 +1,22 @@
-import { Component, lazy, Suspense, type ErrorInfo, type ReactNode } from 'react';
+import { Component, Fragment, lazy, Suspense, type ErrorInfo, type ReactNode } from 'react';
 import { BrowserRouter, Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
 import { ErrorBanner } from './components/common';
+import { OrganizationSwitcher } from './components/OrganizationSwitcher';
+import { InvitationLinkWatcher } from './organization/InvitationLinkWatcher';
+import { INVITATION_PATH } from './organization/invitation-token';
+import { OrganizationProvider, useOrganization } from './organization/OrganizationProvider';
+import { InvitationPage } from './pages/InvitationPage';
 import { BillingPage } from './pages/BillingPage';
 import { KeysPage } from './pages/KeysPage';
 import { OperatorPage } from './pages/OperatorPage';
+import { OrganizationPage } from './pages/OrganizationPage';
 import { OverviewPage } from './pages/OverviewPage';
 import { PlaygroundPage } from './pages/PlaygroundPage';
 import { SignInPage } from './pages/SignInPage';
 import { TasksPage } from './pages/TasksPage';
 import { SessionProvider, useSession } from './session';
+
+export const BASENAME = '/dashboard';
 
 /** The usage page carries the charting library (Recharts): loaded when it is first opened, so the other pages stay light. */
 const UsagePage = lazy(() => import('./pages/UsagePage').then((m) => ({ default: m.UsagePage })));
@@ -40,6 +48,7 @@ class ErrorBoundary extends Component<{ children: ReactNode }, { error: Error | 
 
 function Shell({ children }: { children: ReactNode }) {
   const { session, signOut } = useSession();
+  const { capabilities } = useOrganization();
   const operator = session?.user.role === 'operator';
   return (
     <>
@@ -60,7 +69,8 @@ function Shell({ children }: { children: ReactNode }) {
               <li><NavLink to="/tasks">Tasks</NavLink></li>
               <li><NavLink to="/usage">Usage</NavLink></li>
               <li><NavLink to="/keys">API keys</NavLink></li>
-              <li><NavLink to="/billing">Billing</NavLink></li>
+              {capabilities.billing && <li><NavLink to="/billing">Billing</NavLink></li>}
+              <li><NavLink to="/organization">Organization</NavLink></li>
               {operator && <li><NavLink to="/operator">Operator</NavLink></li>}
               <li>
                 <button type="button" className="secondary outline small" onClick={() => void signOut()}>
@@ -70,7 +80,12 @@ function Shell({ children }: { children: ReactNode }) {
             </ul>
           )}
         </nav>
-        {session && <p className="signed-in-as">Signed in as <strong>{session.user.email}</strong>{operator ? ' (operator)' : ''}</p>}
+        {session && (
+          <div className="row header-meta">
+            <p className="signed-in-as">Signed in as <strong>{session.user.email}</strong>{operator ? ' (operator)' : ''}</p>
+            <OrganizationSwitcher />
+          </div>
+        )}
       </header>
       <main id="main" className="container" tabIndex={-1}>
         {children}
@@ -81,19 +96,25 @@ function Shell({ children }: { children: ReactNode }) {
 
 function RequireSession({ children }: { children: ReactNode }) {
   const { session, loadError } = useSession();
+  const { ready, current } = useOrganization();
   const location = useLocation();
   if (session === undefined) return <p aria-busy="true">Loading…</p>;
   if (!session) {
     if (loadError) return <ErrorBanner error={loadError} />;
     return <Navigate to="/sign-in" replace state={{ from: location.pathname }} />;
   }
-  return <>{children}</>;
+  // The pages' requests name the organization: they wait until it is known.
+  if (!ready) return <p aria-busy="true">Loading…</p>;
+  // Switching organization mounts the page afresh: it loads its data for the new one. (Only the pages
+  // that need a session: the sign-in page keeps its state while the organizations load.)
+  return <Fragment key={current?.id ?? 'none'}>{children}</Fragment>;
 }
 
 function Pages() {
   const guarded = (el: ReactNode) => <RequireSession>{el}</RequireSession>;
   return (
     <Shell>
+      <InvitationLinkWatcher basename={BASENAME} />
       <Routes>
         <Route path="/sign-in" element={<SignInPage />} />
         <Route path="/" element={guarded(<OverviewPage />)} />
@@ -103,6 +124,8 @@ function Pages() {
         <Route path="/keys" element={guarded(<KeysPage />)} />
         <Route path="/billing" element={guarded(<BillingPage />)} />
         <Route path="/operator" element={guarded(<OperatorPage />)} />
+        <Route path="/organization" element={guarded(<OrganizationPage />)} />
+        <Route path={INVITATION_PATH} element={guarded(<InvitationPage />)} />
         <Route path="*" element={<p>No such page. <NavLink to="/">Go to the overview</NavLink>.</p>} />
       </Routes>
     </Shell>
@@ -112,9 +135,11 @@ function Pages() {
 export function App() {
   return (
     <ErrorBoundary>
-      <BrowserRouter basename="/dashboard">
+      <BrowserRouter basename={BASENAME}>
         <SessionProvider>
-          <Pages />
+          <OrganizationProvider>
+            <Pages />
+          </OrganizationProvider>
         </SessionProvider>
       </BrowserRouter>
     </ErrorBoundary>

@@ -14,6 +14,8 @@ export class ApiError extends Error {
 
 let csrfToken: string | null = null;
 let onSessionLost: (() => void) | null = null;
+let organizationId: string | null = null;
+let onOrganizationLost: (() => void) | null = null;
 
 export function setCsrfToken(token: string | null): void {
   csrfToken = token;
@@ -23,15 +25,34 @@ export function setSessionLostHandler(fn: (() => void) | null): void {
   onSessionLost = fn;
 }
 
+/** The organization every /api/v1 request acts on (the switcher's choice; null: the personal one). */
+export function setOrganization(id: string | null): void {
+  organizationId = id;
+}
+
+/** Called when the gateway says the chosen organization is not (or no longer) the caller's. */
+export function setOrganizationLostHandler(fn: (() => void) | null): void {
+  onOrganizationLost = fn;
+}
+
+/** The request headers of one call: the session's CSRF token, and the organization on /api/v1 requests. */
+export function requestHeaders(path: string, accept: string, hasBody: boolean, state: { csrf: string | null; organization: string | null }): Record<string, string> {
+  const headers: Record<string, string> = { Accept: accept };
+  if (state.csrf) headers['X-CSRF-Token'] = state.csrf;
+  if (hasBody) headers['Content-Type'] = 'application/json';
+  if (state.organization && path.startsWith('/api/v1/')) headers['X-Gengate-Organization'] = state.organization;
+  return headers;
+}
+
 interface ErrorBody {
   message?: string;
   error?: { type?: string; param?: string | null };
 }
 
-async function send(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body: unknown, accept: string): Promise<Response> {
-  const headers: Record<string, string> = { Accept: accept };
-  if (csrfToken) headers['X-CSRF-Token'] = csrfToken;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+async function send(method: Method, path: string, body: unknown, accept: string): Promise<Response> {
+  const headers = requestHeaders(path, accept, body !== undefined, { csrf: csrfToken, organization: organizationId });
   try {
     return await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
   } catch (err) {
@@ -50,10 +71,11 @@ async function failure(res: Response, path: string): Promise<ApiError> {
   const e = (json ?? {}) as ErrorBody;
   const type = e.error?.type ?? null;
   if (res.status === 401 && (type === 'session_required' || type === 'authentication_failed') && !path.endsWith('/session')) onSessionLost?.();
+  if (res.status === 404 && type === 'organization_not_found' && organizationId !== null) onOrganizationLost?.();
   return new ApiError(e.message ?? `The gateway answered HTTP ${res.status}.`, res.status, type, e.error?.param ?? null);
 }
 
-export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
+export async function api<T>(method: Method, path: string, body?: unknown): Promise<T> {
   const res = await send(method, path, body, 'application/json');
   if (!res.ok) throw await failure(res, path);
   const text = await res.text();

@@ -1,12 +1,15 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
-import { errorMessage } from '../api/client';
+import { ApiError, errorMessage } from '../api/client';
 
 /** The API's own message, announced to screen readers. */
 export function ErrorBanner({ error, onDismiss }: { error: unknown; onDismiss?: () => void }) {
   if (error === null || error === undefined) return null;
   return (
     <div className="notice error" role="alert">
-      <span>{errorMessage(error)}</span>
+      <span>
+        {error instanceof ApiError && error.type === 'insufficient_role' && <strong>Not allowed with your role in this organization. </strong>}
+        {errorMessage(error)}
+      </span>
       {onDismiss && (
         <button type="button" className="secondary outline small" onClick={onDismiss} aria-label="Dismiss the error">
           ×

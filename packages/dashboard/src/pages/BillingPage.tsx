@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { api } from '../api/client';
 import type { Alert, Balance, DashboardConfig, TopupStarted } from '../api/types';
 import { ConfirmButton, ErrorBanner, formatCredits, formatDate, Notice, useLoad } from '../components/common';
+import { useOrganization } from '../organization/OrganizationProvider';
 import { BalanceCards } from './OverviewPage';
 
 function Topup({ processor, onDone }: { processor: string | undefined; onDone: () => void }) {
@@ -55,7 +56,7 @@ function Topup({ processor, onDone }: { processor: string | undefined; onDone: (
   );
 }
 
-function Alerts() {
+function Alerts({ editable }: { editable: boolean }) {
   const alerts = useLoad(() => api<{ data: Alert[] }>('GET', '/api/v1/billing/alerts'), []);
   const [threshold, setThreshold] = useState('');
   const [error, setError] = useState<unknown>(null);
@@ -65,50 +66,55 @@ function Alerts() {
       <h2 id="alerts-h">Balance alerts</h2>
       <p>We e-mail you once when your balance drops below a threshold (and again after it has gone back above it).</p>
       <ErrorBanner error={error ?? alerts.error} />
-      <form
-        className="inline-form"
-        onSubmit={async (e) => {
-          e.preventDefault();
-          setBusy(true);
-          setError(null);
-          try {
-            await api('POST', '/api/v1/billing/alerts', { threshold: Number(threshold) });
-            setThreshold('');
-            alerts.reload();
-          } catch (err) {
-            setError(err);
-          } finally {
-            setBusy(false);
-          }
-        }}
-      >
-        <label htmlFor="alert-threshold">Threshold in credits</label>
-        <div role="group">
-          <input id="alert-threshold" type="number" min="0.000001" step="any" required value={threshold} onChange={(e) => setThreshold(e.target.value)} />
-          <button type="submit" aria-busy={busy} disabled={busy}>
-            Add alert
-          </button>
-        </div>
-      </form>
+      {!editable && <p className="muted">Only an owner of the organization adds or deletes alerts.</p>}
+      {editable && (
+        <form
+          className="inline-form"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            setBusy(true);
+            setError(null);
+            try {
+              await api('POST', '/api/v1/billing/alerts', { threshold: Number(threshold) });
+              setThreshold('');
+              alerts.reload();
+            } catch (err) {
+              setError(err);
+            } finally {
+              setBusy(false);
+            }
+          }}
+        >
+          <label htmlFor="alert-threshold">Threshold in credits</label>
+          <div role="group">
+            <input id="alert-threshold" type="number" min="0.000001" step="any" required value={threshold} onChange={(e) => setThreshold(e.target.value)} />
+            <button type="submit" aria-busy={busy} disabled={busy}>
+              Add alert
+            </button>
+          </div>
+        </form>
+      )}
       <ul className="plain" data-testid="alerts">
         {alerts.data?.data.map((a) => (
           <li key={a.id} className="row">
             <span>
               Below <strong>{formatCredits(a.threshold)}</strong> credits · {a.armed ? 'armed' : 'sent (re-arms above the threshold)'} · set {formatDate(a.created_at)}
             </span>
-            <ConfirmButton
-              label="Delete"
-              question={`Delete the alert at ${formatCredits(a.threshold)} credits?`}
-              confirmLabel="Delete alert"
-              onConfirm={async () => {
-                try {
-                  await api('DELETE', `/api/v1/billing/alerts/${a.id}`);
-                  alerts.reload();
-                } catch (err) {
-                  setError(err);
-                }
-              }}
-            />
+            {editable && (
+              <ConfirmButton
+                label="Delete"
+                question={`Delete the alert at ${formatCredits(a.threshold)} credits?`}
+                confirmLabel="Delete alert"
+                onConfirm={async () => {
+                  try {
+                    await api('DELETE', `/api/v1/billing/alerts/${a.id}`);
+                    alerts.reload();
+                  } catch (err) {
+                    setError(err);
+                  }
+                }}
+              />
+            )}
           </li>
         ))}
         {alerts.data && alerts.data.data.length === 0 && <li>No alerts.</li>}
@@ -118,6 +124,7 @@ function Alerts() {
 }
 
 export function BillingPage() {
+  const { capabilities, current } = useOrganization();
   const balance = useLoad(() => api<Balance>('GET', '/api/v1/billing/balance'), []);
   const config = useLoad(() => api<DashboardConfig>('GET', '/dashboard/api/config'), []);
   const checkout = new URLSearchParams(window.location.search).get('checkout');
@@ -128,10 +135,23 @@ export function BillingPage() {
       {checkout === 'cancelled' && <Notice kind="warning">The payment was cancelled; nothing was charged.</Notice>}
       <ErrorBanner error={balance.error} />
       <BalanceCards balance={balance.data} />
-      <div className="grid-2">
-        <Topup processor={config.data?.payment_processor} onDone={balance.reload} />
-        <Alerts />
-      </div>
+      {capabilities.billing ? (
+        <div className="grid-2">
+          {capabilities.topup ? (
+            <Topup processor={config.data?.payment_processor} onDone={balance.reload} />
+          ) : (
+            <section aria-labelledby="topup-h">
+              <h2 id="topup-h">Top up</h2>
+              <p>Only an owner of {current?.name ?? 'the organization'} tops up its balance.</p>
+            </section>
+          )}
+          <Alerts editable={capabilities.editAlerts} />
+        </div>
+      ) : (
+        <Notice kind="info">
+          Top-ups and balance alerts of {current?.name ?? 'the organization'} are for its owners (alerts also for admins). Your role: {current?.role}.
+        </Notice>
+      )}
     </>
   );
 }

@@ -1,5 +1,5 @@
 import type { ApiKey, BudgetPeriod } from '../api/types';
-import { formatDate } from '../components/common';
+import { formatUtc } from '../dates';
 
 /** The spend controls as the key forms edit them (strings, as the inputs hold them). */
 export interface BudgetValues {
@@ -103,7 +103,7 @@ export function BudgetSummary({ k }: { k: ApiKey }) {
         <>
           <p>
             Budget: spent {k.spent} of {k.spend_limit} credits per {k.budget_period === 'none' ? 'key lifetime' : k.budget_period} · remaining {k.remaining}
-            {k.resets_at ? ` · resets ${formatDate(k.resets_at)}` : ''}
+            {k.resets_at ? ` · resets ${formatUtc(k.resets_at)}` : ''}
             {k.soft_threshold_percent !== null ? ` · e-mail at ${k.soft_threshold_percent}%` : ''}
           </p>
           <progress value={pct ?? 0} max={100} aria-label={`Budget used: ${pct}%`} />

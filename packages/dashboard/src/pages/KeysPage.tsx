@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { api } from '../api/client';
 import type { ApiKey, CreatedKey } from '../api/types';
 import { ConfirmButton, CopyButton, ErrorBanner, formatDate, Notice, useLoad } from '../components/common';
+import { useOrganization } from '../organization/OrganizationProvider';
 import { BudgetFields, budgetBody, BudgetSummary, budgetValuesOf, EMPTY_BUDGET } from './KeyBudgetFields';
 
 const lines = (text: string): string[] => text.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
@@ -84,7 +85,7 @@ function CreateKey({ onCreated }: { onCreated: (k: CreatedKey) => void }) {
   );
 }
 
-function KeyRow({ k, onChanged, onError }: { k: ApiKey; onChanged: () => void; onError: (e: unknown) => void }) {
+function KeyRow({ k, limitsEditable, onChanged, onError }: { k: ApiKey; limitsEditable: boolean; onChanged: () => void; onError: (e: unknown) => void }) {
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState(k.name);
   const [limits, setLimits] = useState({ m: String(k.rate_limit_per_minute ?? ''), h: String(k.rate_limit_per_hour ?? ''), d: String(k.rate_limit_per_day ?? '') });
@@ -107,14 +108,11 @@ function KeyRow({ k, onChanged, onError }: { k: ApiKey; onChanged: () => void; o
           onSubmit={async (e) => {
             e.preventDefault();
             try {
-              await api('PUT', `/api/v1/api-keys/${k.id}`, {
-                name,
-                rate_limit_per_minute: limit(limits.m),
-                rate_limit_per_hour: limit(limits.h),
-                rate_limit_per_day: limit(limits.d),
-                ip_whitelist: lines(ips),
-                ...budgetBody(budget),
-              });
+              // A member may change only the name and the IP whitelist of their own key.
+              const limitFields = limitsEditable
+                ? { rate_limit_per_minute: limit(limits.m), rate_limit_per_hour: limit(limits.h), rate_limit_per_day: limit(limits.d), ...budgetBody(budget) }
+                : {};
+              await api('PUT', `/api/v1/api-keys/${k.id}`, { name, ip_whitelist: lines(ips), ...limitFields });
               setEditing(false);
               onChanged();
             } catch (err) {
@@ -124,10 +122,14 @@ function KeyRow({ k, onChanged, onError }: { k: ApiKey; onChanged: () => void; o
         >
           <label htmlFor={`rename-${k.id}`}>Name</label>
           <input id={`rename-${k.id}`} required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
-          <LimitFields prefix={`edit-${k.id}`} values={limits} onChange={setLimits} />
+          {limitsEditable && <LimitFields prefix={`edit-${k.id}`} values={limits} onChange={setLimits} />}
           <label htmlFor={`ips-${k.id}`}>IP whitelist</label>
           <textarea id={`ips-${k.id}`} rows={2} value={ips} onChange={(e) => setIps(e.target.value)} />
-          <BudgetFields prefix={`budget-${k.id}`} values={budget} onChange={setBudget} />
+          {limitsEditable ? (
+            <BudgetFields prefix={`budget-${k.id}`} values={budget} onChange={setBudget} />
+          ) : (
+            <p className="muted">Rate limits and spend controls are set by an owner or admin of the organization.</p>
+          )}
           <div className="row">
             <button type="submit">Save</button>
             <button type="button" className="secondary" onClick={() => setEditing(false)}>
@@ -164,6 +166,7 @@ export function KeysPage() {
   const keys = useLoad(() => api<{ data: ApiKey[] }>('GET', '/api/v1/api-keys'), []);
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const { capabilities } = useOrganization();
   return (
     <>
       <h1>API keys</h1>
@@ -190,7 +193,7 @@ export function KeysPage() {
         }}
       />
       <section aria-label="Your keys">
-        {keys.data?.data.map((k) => <KeyRow key={k.id} k={k} onChanged={keys.reload} onError={setError} />)}
+        {keys.data?.data.map((k) => <KeyRow key={k.id} k={k} limitsEditable={capabilities.editKeyLimits} onChanged={keys.reload} onError={setError} />)}
         {keys.data && keys.data.data.length === 0 && <p>No active keys.</p>}
       </section>
     </>

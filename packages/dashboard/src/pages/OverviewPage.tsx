@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { api, query } from '../api/client';
 import type { Balance, Paged, Transaction } from '../api/types';
 import { ErrorBanner, formatCredits, formatDate, formatUsd, Pager, StatusBadge, useLoad } from '../components/common';
+import { useOrganization } from '../organization/OrganizationProvider';
 
 export function BalanceCards({ balance }: { balance: Balance | undefined }) {
   return (
@@ -27,18 +28,38 @@ export function BalanceCards({ balance }: { balance: Balance | undefined }) {
 }
 
 export function OverviewPage() {
-  const [page, setPage] = useState(1);
-  const perPage = 10;
+  const { capabilities, current } = useOrganization();
   const balance = useLoad(() => api<Balance>('GET', '/api/v1/billing/balance'), []);
-  const txs = useLoad(() => api<Paged<Transaction>>('GET', `/api/v1/billing/transactions${query({ page, per_page: perPage })}`), [page]);
   return (
     <>
       <h1>Overview</h1>
-      <ErrorBanner error={balance.error ?? txs.error} />
+      <ErrorBanner error={balance.error} />
       <BalanceCards balance={balance.data} />
       <p>
-        <Link to="/billing">Top up or set balance alerts</Link> · <Link to="/playground">Try a model</Link>
+        {capabilities.billing && (
+          <>
+            <Link to="/billing">{capabilities.topup ? 'Top up or set balance alerts' : 'Balance alerts'}</Link> ·{' '}
+          </>
+        )}
+        <Link to="/playground">Try a model</Link>
       </p>
+      {capabilities.transactions ? (
+        <Transactions />
+      ) : (
+        <p className="muted">The balance is {current?.name ?? 'the organization'}'s. Its transactions and top-ups are for its owners and admins.</p>
+      )}
+    </>
+  );
+}
+
+/** The organization's transactions, newest first (owners and admins). */
+function Transactions() {
+  const [page, setPage] = useState(1);
+  const perPage = 10;
+  const txs = useLoad(() => api<Paged<Transaction>>('GET', `/api/v1/billing/transactions${query({ page, per_page: perPage })}`), [page]);
+  return (
+    <>
+      <ErrorBanner error={txs.error} />
       <h2 id="transactions">Transactions</h2>
       <div className="table-wrap">
         <table aria-labelledby="transactions" data-testid="transactions">

@@ -3,7 +3,12 @@ import { Link, Navigate, useLocation, useNavigate } from 'react-router';
 import { api } from '../api/client';
 import type { DashboardConfig, VerifyAnswer } from '../api/types';
 import { ErrorBanner, Notice, useLoad } from '../components/common';
+import { sessionStore } from '../organization/browser-storage';
+import { INVITATION_PATH, pendingInvitation } from '../organization/invitation-token';
 import { useSession } from '../session';
+
+/** Where a sign-in leads: back to an invitation opened before signing in (kept in this tab), else the overview. */
+const afterSignIn = (): string => (pendingInvitation(sessionStore()) ? INVITATION_PATH : '/');
 
 function tokenFromHash(hash: string): string | null {
   const m = /(?:^#|&)token=([A-Za-z0-9_-]+)/.exec(hash);
@@ -32,7 +37,7 @@ export function SignInPage() {
           if (answer.signed_in) {
             setPending(null);
             signedIn(answer);
-            navigate('/', { replace: true });
+            navigate(afterSignIn(), { replace: true });
             return;
           }
           // The server signs in at once only when this browser asked for the link and no other account is
@@ -89,7 +94,7 @@ export function SignInPage() {
             disabled={verifying}
             onClick={() => {
               setPending(null);
-              navigate('/', { replace: true });
+              navigate(afterSignIn(), { replace: true });
             }}
           >
             {current ? `Stay signed in as ${current}` : 'Cancel'}
@@ -98,7 +103,7 @@ export function SignInPage() {
       </section>
     );
   }
-  if (session && !verifying && !error) return <Navigate to="/" replace />;
+  if (session && !verifying && !error) return <Navigate to={afterSignIn()} replace />;
   if (verifying && !error) return <p aria-busy="true">Signing you in…</p>;
 
   const open = config.data?.open_signup ?? false;
@@ -109,6 +114,12 @@ export function SignInPage() {
         We send a one-time sign-in link to your e-mail address. {open ? 'New here? The same link creates your account.' : 'Accounts are created by the operator of this gateway.'}
       </p>
       <ErrorBanner error={error} />
+      {pendingInvitation(sessionStore()) && (
+        <Notice kind="info">
+          You opened an invitation to an organization. Sign in with the invited e-mail address to see it, and open the sign-in link in this tab to come back to
+          it (elsewhere, open the invitation link again once signed in).
+        </Notice>
+      )}
       {session && (
         <p>
           You are signed in as {session.user.email}: <Link to="/">go to the overview</Link>.
