@@ -96,7 +96,7 @@ export interface TaskRecord {
  * the route (the model, the attempts, the request's routing fields). A TaskRecord is one; a poll reads
  * only these (TaskPoll).
  */
-export type TaskViewSource = Pick<TaskRecord, 'id' | 'modelId' | 'status' | 'outputs' | 'errorMessage' | 'progress' | 'routeId' | 'routeAttempts' | 'createdAt'> & {
+export type TaskViewSource = Pick<TaskRecord, 'id' | 'userId' | 'memberId' | 'modelId' | 'status' | 'outputs' | 'errorMessage' | 'progress' | 'routeId' | 'routeAttempts' | 'createdAt'> & {
   readonly request: Pick<RunRequest, 'provider' | 'models'>;
 };
 

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { TOKENS } from '../ports/tokens.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { TaskRecord, TaskView } from '../model/task.js';
+import type { TaskRecord, TaskView, TaskViewSource } from '../model/task.js';
 import type { ResultUrlResolver } from '../ports/blob-store.js';
 import type { TaskPoll } from '../ports/task-poll.js';
 import type { AuthContext } from './auth-context.js';
@@ -30,7 +30,7 @@ export class GetTask {
   }
 
   /** The task as the caller may see it (the checks of `execute`), as stored. */
-  async record(auth: AuthContext, taskId: string): Promise<TaskRecord> {
+  async record(auth: AuthContext, taskId: string): Promise<TaskViewSource> {
     const task = isUuid(taskId) ? await this.poll.read(taskId.toLowerCase(), auth.userId, auth.apiKeyId) : null;
     if (task === 'key_revoked') throw new GatewayError('authentication_failed', 'Invalid or revoked API key.', { headers: CHALLENGE });
     if (!task || !(await this.visible(auth, task))) throw new GatewayError('task_not_found', `No task with id '${taskId}'.`, { param: 'task_id' });

@@ -4,8 +4,10 @@ import { checkSchemaName } from './schema.js';
 import { fromAttemptRow, type TaskRow } from './pg-task-store.js';
 
 /** The task as the poll's statement builds it (json_build_object): the columns of its view, not the whole row. */
-type PolledTaskJson = Pick<TaskRow, 'id' | 'model_id' | 'status' | 'outputs' | 'error_message' | 'progress' | 'route_id'> & {
+type PolledTaskJson = Pick<TaskRow, 'id' | 'user_id' | 'model_id' | 'status' | 'outputs' | 'error_message' | 'progress' | 'route_id'> & {
   route_attempts: TaskRow['route_attempts'] | null;
+  /** coalesce(member_id, user_id): the submitter (GetTask.visible compares it with the caller). */
+  member_id: string;
   /** timestamptz as JSON: ISO 8601 with the session's offset. */
   created_at: string;
   /** The request's routing fields (`request -> 'provider'`, `request -> 'models'`): null when absent. */
@@ -45,7 +47,7 @@ export class PgTaskPoll implements TaskPoll {
   ) {
     const s = checkSchemaName(schema);
     this.sql = `select case when t.id is null then null else json_build_object(
-          'id', t.id, 'model_id', t.model_id, 'status', t.status, 'outputs', t.outputs, 'error_message', t.error_message,
+          'id', t.id, 'user_id', t.user_id, 'member_id', coalesce(t.member_id, t.user_id), 'model_id', t.model_id, 'status', t.status, 'outputs', t.outputs, 'error_message', t.error_message,
           'progress', t.progress, 'route_id', t.route_id, 'route_attempts', t.route_attempts, 'created_at', t.created_at,
           'request_provider', t.request -> 'provider', 'request_models', t.request -> 'models') end as task,
         $3::uuid is not null and not exists (select 1 from ${s}.api_keys k where k.id = $3 and k.revoked_at is null) as key_revoked
@@ -64,6 +66,8 @@ export class PgTaskPoll implements TaskPoll {
 function toPolledTask(t: PolledTaskJson): TaskViewSource {
   return {
     id: t.id,
+    userId: t.user_id,
+    memberId: t.member_id,
     modelId: t.model_id,
     status: t.status,
     outputs: t.outputs,
