@@ -32,12 +32,6 @@ interface Row {
   readonly call: (c: Ctx, prepared: string) => Test;
   /** What a refused call must leave unchanged. */
   readonly state?: (c: Ctx, prepared: string) => Promise<unknown>;
-  /**
-   * Roles whose allowed call is a known gap, written as `it.fails` so that the fix shows: the callback
-   * signing secret lives in `users.webhook_secret`, and a non-personal organization has no users row
-   * (it needs a column of its own, i.e. a migration; see the report of h-org-http).
-   */
-  readonly knownGap?: readonly Role[];
   /** More checks of an allowed call's answer. */
   readonly check?: (c: Ctx, body: unknown, prepared: string) => Promise<void> | void;
 }
@@ -180,11 +174,11 @@ const ROWS: readonly Row[] = [
     call: (c, id) => c.call('delete', `/billing/alerts/${id}`),
     state: (c, id) => one(c, 'select id from gengate.balance_alerts where id = $1', [id]),
   },
-  { endpoint: 'GET /webhook-secret', expect: OWNER_ONLY, knownGap: ['owner'], call: (c) => c.call('get', '/webhook-secret') },
+  { endpoint: 'GET /webhook-secret', expect: OWNER_ONLY, call: (c) => c.call('get', '/webhook-secret') },
   {
     endpoint: 'POST /webhook-secret/rotate',
     expect: OWNER_ONLY,
-    knownGap: ['owner'],
+   
     call: (c) => c.call('post', '/webhook-secret/rotate'),
     check: async (c, body) => {
       // The secret answered is the one callbacks are signed with: another read gives it back.
@@ -271,8 +265,7 @@ describe('organizations: what each endpoint needs, per role, with a key and with
       for (const via of VIAS) {
         const status = row.expect[role];
         const allowed = status < 400;
-        const test = row.knownGap?.includes(role) ? it.fails : it;
-        test(`${row.endpoint} — ${role} with ${via === 'key' ? 'an API key' : 'the session'}: ${allowed ? status : `${status} ${row.refusal ?? 'insufficient_role'}`}`, async () => {
+        it(`${row.endpoint} — ${role} with ${via === 'key' ? 'an API key' : 'the session'}: ${allowed ? status : `${status} ${row.refusal ?? 'insufficient_role'}`}`, async () => {
           const other = role === 'member' ? people.admin : people.member;
           const c: Ctx = {
             h,

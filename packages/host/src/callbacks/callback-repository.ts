@@ -21,17 +21,17 @@ function newSecret(): string {
 }
 
 const callbackSql = (schema: string) => ({
-  secretFor: `update ${schema}.users set webhook_secret = coalesce(webhook_secret, $2) where id = $1 returning webhook_secret`,
-  rotate: `update ${schema}.users set webhook_secret = $2 where id = $1`,
+  secretFor: `update ${schema}.organizations set webhook_secret = coalesce(webhook_secret, $2) where id = $1 returning webhook_secret`,
+  rotate: `update ${schema}.organizations set webhook_secret = $2 where id = $1`,
   record: `insert into ${schema}.callback_attempts (task_id, url, status_code, delivered, error, duration_ms) values ($1, $2, $3, $4, $5, $6)`,
   delivery: `select t.*, exists (select 1 from ${schema}.callback_attempts a where a.task_id = t.id and a.delivered) as delivered, u.webhook_secret
-       from ${schema}.tasks t join ${schema}.users u on u.id = t.user_id where t.id = $1`,
+       from ${schema}.tasks t join ${schema}.organizations u on u.id = t.user_id where t.id = $1`,
   isDelivered: `select 1 from ${schema}.callback_attempts where task_id = $1 and delivered`,
   owner: `select 1 from ${schema}.tasks where id = $1 and user_id = $2`,
   attempts: `select url, status_code, delivered, error, duration_ms, created_at from ${schema}.callback_attempts where task_id = $1 order by id`,
 });
 
-/** Callback signing secrets (one per user) and the record of delivery attempts, in gengate's schema (`schema`: the name runMigrations used). */
+/** Callback signing secrets (one per organization: migration 028) and the record of delivery attempts, in gengate's schema (`schema`: the name runMigrations used). */
 @injectable()
 export class CallbackRepository {
   private readonly sql: ReturnType<typeof callbackSql>;

@@ -22,6 +22,7 @@ import { traceContext } from './024-trace-context.js';
 import { organizations } from './025-organizations.js';
 import { memberBudgets } from './026-member-budgets.js';
 import { usageMembersAndKeyPeriodChange } from './027-usage-members-and-key-period-change.js';
+import { organizationWebhookSecret } from './028-organization-webhook-secret.js';
 import type { Migration } from './migration.js';
 
 /** Every migration, in order. Append new ones; never edit an applied one. */
@@ -50,5 +51,6 @@ export const MIGRATIONS: readonly Migration[] = [
   organizations,
   memberBudgets,
   usageMembersAndKeyPeriodChange,
+  organizationWebhookSecret,
 ];
 export type { Migration };
