@@ -185,6 +185,11 @@ describe('organizations in Chromium: create, invite by e-mail, accept in another
     await form.getByRole('button', { name: 'Save limit' }).click();
     await rowB.getByTestId('member-limit').getByText('25 per UTC day').waitFor();
     await shot(a, 'org-07-owner-member-limit');
+    // The owner lists every key of the organization, each with whose it is.
+    await nav(a, 'API keys').click();
+    await a.getByRole('article', { name: 'API key b renamed' }).getByTestId('key-owner').getByText(`of ${emailB}`).waitFor();
+    await nav(a, 'Organization').click();
+    await rowB.waitFor();
 
     // B sees the limit too (members may read the members list).
     await nav(b, 'Organization').click();

@@ -23,6 +23,7 @@ const LISTED_KEYS = [
   'key',
   'last_used_at',
   'max_concurrent_tasks',
+  'member_id',
   'name',
   'rate_limit_per_day',
   'rate_limit_per_hour',
@@ -63,6 +64,7 @@ describe('HTTP contract: API keys', () => {
   let m: MemoryGengate;
   let app: Express;
   let key: string;
+  let owner: string;
   const as = (secret: string) => ({ Authorization: `Bearer ${secret}` });
   const get = (path: string, secret = key) => request(app).get(`/api/v1${path}`).set(as(secret));
   const send = (method: 'post' | 'put' | 'delete', path: string, body?: unknown, secret = key) => {
@@ -79,7 +81,9 @@ describe('HTTP contract: API keys', () => {
   beforeEach(async () => {
     m = createMemoryGengate({ adapters: [new SandboxAdapter({ latencyMs: { chat: 5, image: 5, video: 50 }, statusPollIntervalMs: 10 })] });
     app = express().use('/api/v1', createGengateRouter({ gengate: m.gengate, blobStore: m.blobs, logger: pino({ level: 'silent' }) }));
-    key = (await m.gengate.admin.createUser({ email: 'keys@example.com', credits: 1000 })).api_key;
+    const created = await m.gengate.admin.createUser({ email: 'keys@example.com', credits: 1000 });
+    key = created.api_key;
+    owner = created.user_id;
   });
 
   it('POST creates: 201 with exactly id, name, key (the full secret), created_at', async () => {
@@ -119,6 +123,8 @@ describe('HTTP contract: API keys', () => {
       id: a.id,
       name: 'a',
       key: `gg_live_...${String(a.key).slice(-4)}`,
+      // A personal organization's key: its member is the user.
+      member_id: owner,
       rate_limit_per_minute: 5,
       rate_limit_per_hour: null,
       rate_limit_per_day: null,

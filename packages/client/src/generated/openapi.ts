@@ -1167,6 +1167,11 @@ export interface components {
             name: string;
             /** @example gg_live_...e1_0 */
             key: string;
+            /**
+             * Format: uuid
+             * @description The member who owns the key (their user id; in a personal organization, its user). Owners and admins list every key of the organization; a `member` only their own (docs/organizations.md).
+             */
+            member_id: string;
             rate_limit_per_minute: components["schemas"]["RateLimit"];
             rate_limit_per_hour: components["schemas"]["RateLimit"];
             rate_limit_per_day: components["schemas"]["RateLimit"];

@@ -89,6 +89,8 @@ export interface ApiKeyView {
   id: string;
   name: string;
   key: string;
+  /** The member who owns the key (a user id; in a personal organization, its user): docs/organizations.md. */
+  member_id: string;
   rate_limit_per_minute: number | null;
   rate_limit_per_hour: number | null;
   rate_limit_per_day: number | null;

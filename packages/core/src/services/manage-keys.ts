@@ -24,6 +24,7 @@ export function toApiKeyView(k: ApiKeyRecord, usage: KeyUsage | null = null, at:
     id: k.id,
     name: k.name,
     key: k.mask,
+    member_id: k.memberId ?? k.userId,
     rate_limit_per_minute: k.limits.perMinute,
     rate_limit_per_hour: k.limits.perHour,
     rate_limit_per_day: k.limits.perDay,

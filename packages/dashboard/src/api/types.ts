@@ -55,6 +55,8 @@ export interface ApiKey {
   id: string;
   name: string;
   key: string;
+  /** The member who owns the key (their user id). */
+  member_id: string;
   rate_limit_per_minute: number | null;
   rate_limit_per_hour: number | null;
   rate_limit_per_day: number | null;

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { api } from '../api/client';
+import type { Member } from '../api/organization-types';
 import type { ApiKey, CreatedKey } from '../api/types';
 import { ConfirmButton, CopyButton, ErrorBanner, formatDate, Notice, useLoad } from '../components/common';
 import { useOrganization } from '../organization/OrganizationProvider';
@@ -85,7 +86,7 @@ function CreateKey({ onCreated }: { onCreated: (k: CreatedKey) => void }) {
   );
 }
 
-function KeyRow({ k, limitsEditable, onChanged, onError }: { k: ApiKey; limitsEditable: boolean; onChanged: () => void; onError: (e: unknown) => void }) {
+function KeyRow({ k, owner, limitsEditable, onChanged, onError }: { k: ApiKey; owner: string | undefined; limitsEditable: boolean; onChanged: () => void; onError: (e: unknown) => void }) {
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState(k.name);
   const [limits, setLimits] = useState({ m: String(k.rate_limit_per_minute ?? ''), h: String(k.rate_limit_per_hour ?? ''), d: String(k.rate_limit_per_day ?? '') });
@@ -97,6 +98,7 @@ function KeyRow({ k, limitsEditable, onChanged, onError }: { k: ApiKey; limitsEd
       <header className="row">
         <strong>{k.name}</strong>
         <code>{k.key}</code>
+        {owner && <span className="muted" data-testid="key-owner">of {owner}</span>}
       </header>
       <p className="muted">
         Limits per minute/hour/day: {show(k.rate_limit_per_minute)} / {show(k.rate_limit_per_hour)} / {show(k.rate_limit_per_day)} · IPs:{' '}
@@ -166,7 +168,14 @@ export function KeysPage() {
   const keys = useLoad(() => api<{ data: ApiKey[] }>('GET', '/api/v1/api-keys'), []);
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const { capabilities } = useOrganization();
+  const { capabilities, current } = useOrganization();
+  // In a shared organization, whose key each is: an owner or admin lists everyone's.
+  const shared = current !== undefined && !current.personal;
+  const members = useLoad(
+    () => (shared ? api<{ data: Member[] }>('GET', `/api/v1/organizations/${current.id}/members`) : Promise.resolve({ data: [] as Member[] })),
+    [shared, current?.id],
+  );
+  const ownerOf = (k: ApiKey) => members.data?.data.find((m) => m.user_id === k.member_id)?.email;
   return (
     <>
       <h1>API keys</h1>
@@ -193,7 +202,7 @@ export function KeysPage() {
         }}
       />
       <section aria-label="Your keys">
-        {keys.data?.data.map((k) => <KeyRow key={k.id} k={k} limitsEditable={capabilities.editKeyLimits} onChanged={keys.reload} onError={setError} />)}
+        {keys.data?.data.map((k) => <KeyRow key={k.id} k={k} owner={shared ? ownerOf(k) : undefined} limitsEditable={capabilities.editKeyLimits} onChanged={keys.reload} onError={setError} />)}
         {keys.data && keys.data.data.length === 0 && <p>No active keys.</p>}
       </section>
     </>

@@ -6,6 +6,7 @@ const key = (over: Partial<ApiKey>): ApiKey => ({
   id: over.name ?? 'k',
   name: 'k',
   key: 'gg_live_…',
+  member_id: 'u1',
   rate_limit_per_minute: null,
   rate_limit_per_hour: null,
   rate_limit_per_day: null,
