@@ -15,7 +15,7 @@ export interface MemberBudgetRefusal {
  * held and was charged in the period `at` falls in (by the member's budget_period, UTC boundaries of
  * key-budget-period.ts), plus the quote, must stay within the limit. Then, once the caller's hold is
  * written (`afterHold`), the hold is tied to the member and that period. A submitter who is not a member
- * of the organization is neither limited nor counted. The PostgreSQL twin is gengate_member_budget_admit
+ * of the organization, or who submits in their personal organization without a limit, is neither limited nor counted. The PostgreSQL twin is gengate_member_budget_admit
  * (migration 026): change both together.
  */
 export async function admitOnMember(
@@ -26,6 +26,8 @@ export async function admitOnMember(
   const memberId = task.memberId ?? task.userId;
   const limit = await tx.memberBudgets.limitOf(task.userId, memberId);
   if (limit === null) return { afterHold: async () => undefined };
+  // A personal organization (its id is its one member's) keeps its member's spend only while a limit is set.
+  if (memberId === task.userId && limit.spendLimitMicro === null) return { afterHold: async () => undefined };
   const periodStart = budgetPeriodStart(limit.budgetPeriod, at);
   if (limit.spendLimitMicro !== null) {
     const spentMicro = await tx.memberBudgets.spent(task.userId, memberId, periodStart);

@@ -20,7 +20,8 @@ import { submitTaskSql, submitTaskTracedSql } from './026-submit-task.js';
  *   gengate_member_budget_admit(org, member, quote, at)   the member's spend limit of the period `at` falls
  *                  in (organization_members.spend_limit_micro per budget_period, UTC boundaries of
  *                  gengate_key_period_start): raises GGM02 when held + charged + the quote would pass it;
- *                  returns the period start (null when the submitter is not a member). The memory twin is
+ *                  returns the period start (null when the submitter is not a member, or in a personal organization
+ *                  without a limit: its member spend is not kept). The memory twin is
  *                  core's members/member-admission.ts.
  *   gengate_submit_task   020's body with p_member_id (last parameter; null = p_user_id): writes
  *                  tasks.member_id (always, the member's id) and the hold's member columns, and calls the
@@ -64,6 +65,9 @@ declare
 begin
   select spend_limit_micro, budget_period into m from ${schema}.organization_members where organization_id = p_organization and user_id = p_member;
   if not found then return null; end if;
+  -- A personal organization (its id is its one member's) keeps its member's spend only while a limit is
+  -- set: most submissions are personal ones without a limit, and they write no member_spend row.
+  if p_member = p_organization and m.spend_limit_micro is null then return null; end if;
   v_period := ${schema}.gengate_key_period_start(m.budget_period, p_at);
   if m.spend_limit_micro is null then return v_period; end if;
   select held_micro + charged_micro into v_spent from ${schema}.member_spend

@@ -163,13 +163,17 @@ export function describeMemberBudgetContract(open: Open): void {
     // The personal organization has no limit: its submissions go on, and do not count in the team.
     for (let i = 0; i < 5; i++) expect(await submitAs(d, personal)).toBe('accepted');
     expect(await figures(d, team, me)).toEqual({ spent: 4, remaining: 0, resets_at: '2026-12-01T00:00:00.000Z' });
-    expect(await figures(d, me, me)).toEqual({ spent: 10, remaining: null, resets_at: '2026-12-01T00:00:00.000Z' });
+    // A personal organization keeps its member's spend only while a limit is set (its hot path writes no
+    // member_spend row): without one, nothing is counted.
+    expect(await figures(d, me, me)).toEqual({ spent: 0, remaining: null, resets_at: '2026-12-01T00:00:00.000Z' });
     // The owner of the team is not limited by the member's limit.
     expect(await submitAs(d, { userId: team, memberId: owner, apiKeyId: null }, 3)).toBe('accepted');
     expect(await figures(d, team, owner)).toMatchObject({ spent: 6, remaining: null });
-    // A limit in the personal organization does not touch the team either.
-    await setLimit(d, me, me, 10, 'month');
+    // A limit in the personal organization counts from when it is set, and does not touch the team either.
+    await setLimit(d, me, me, 4, 'month');
+    expect(await submitAs(d, personal, 2)).toBe('accepted');
     expect(await submitAs(d, personal)).toBe('error member_budget_exceeded');
+    expect(await figures(d, me, me)).toEqual({ spent: 4, remaining: 0, resets_at: '2026-12-01T00:00:00.000Z' });
     await setLimit(d, team, me, 6, 'month');
     expect(await submitAs(d, inTeam)).toBe('accepted');
     // The team's tasks are the team's (its balance held them), each recording its member.
