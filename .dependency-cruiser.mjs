@@ -24,7 +24,7 @@ const LAYERS = {
     ['model'], //                 domain types and their zod schemas: modality, model, task, run request, pricing
     ['errors'], //                the one error catalogue (GatewayError, UpstreamError, caps)
     ['ports'], //                 interfaces the core needs from outside (stores, adapters, blob store, mailer...), the settings types, their injection tokens
-    ['run', 'pricing', 'keys', 'billing'], // domain rules: normalizing a request, prices, key and billing rules
+    ['run', 'pricing', 'keys', 'billing', 'members'], // domain rules: normalizing a request, prices, key, billing and member spend rules
     ['execution'], //             running a task's adapter steps, recording results and failures
     ['catalog'], //               the model registry and adapter composition (uses the default poll schedule)
     ['routing'], //               routes: planning candidates (policy, quotes, order), fallback rule, attempt bookkeeping
