@@ -50,11 +50,9 @@ export function MembersTable({ org }: { org: Organization }) {
               {usage && (
                 <>
                   <th scope="col" className="num">Spent</th>
-                  <th scope="col" className="num">Remaining</th>
                   <th scope="col">Resets (UTC)</th>
                 </>
               )}
-              <th scope="col">Joined</th>
               <th scope="col">Actions</th>
             </tr>
           </thead>
@@ -69,6 +67,7 @@ export function MembersTable({ org }: { org: Organization }) {
                     <td>
                       {m.email}
                       {self && <span className="muted"> (you)</span>}
+                      <div className="muted small">joined {formatDay(m.joined_at)}</div>
                     </td>
                     <td>
                       {org.role === 'owner' && !org.personal ? (
@@ -86,12 +85,13 @@ export function MembersTable({ org }: { org: Organization }) {
                     <td data-testid="member-limit" className="nowrap">{limitWords(m)}</td>
                     {usage && (
                       <>
-                        <td className="num">{m.spent === undefined ? '—' : formatCredits(m.spent)}</td>
-                        <td className="num">{m.remaining === null || m.remaining === undefined ? '—' : formatCredits(m.remaining)}</td>
-                        <td className="nowrap">{m.spend_limit === null ? '—' : m.resets_at ? formatUtc(m.resets_at) : 'never'}</td>
+                        <td className="num nowrap" data-testid="member-spent">
+                          {m.spent === undefined ? '—' : formatCredits(m.spent)}
+                          {m.remaining !== null && m.remaining !== undefined && <span className="muted"> ({formatCredits(m.remaining)} left)</span>}
+                        </td>
+                        <td className="nowrap">{m.spend_limit === null ? '—' : m.resets_at ? formatUtc(m.resets_at).replace(' UTC', '') : 'never'}</td>
                       </>
                     )}
-                    <td className="nowrap">{formatDay(m.joined_at)}</td>
                     <td>
                       <div className="row actions-cell">
                         {limitable && (
