@@ -237,7 +237,8 @@ describe('the dashboard in Chromium, against the standalone host', () => {
       await page.goto(`${server.url}${path}`);
       await page.locator('main h1').waitFor();
       await page.waitForLoadState('networkidle');
-      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      // The layout settles after the page's data arrives (the header's organization switcher, the charts): wait for it.
+      await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
       await shot(name);
     }
     await page.setViewportSize({ width: 1280, height: 900 });

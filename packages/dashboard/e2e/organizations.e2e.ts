@@ -231,7 +231,8 @@ describe('organizations in Chromium: create, invite by e-mail, accept in another
     // Phone width: no sideways scrolling of the page (the tables scroll in their own box).
     await a.setViewportSize({ width: 390, height: 844 });
     await a.waitForLoadState('networkidle');
-    expect(await a.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    // The layout settles after the viewport change (the charts resize on a ResizeObserver): wait for it.
+    await expect.poll(() => a.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
     await shot(a, 'org-09-phone-organization');
     expect(errors()).toEqual([]);
   });

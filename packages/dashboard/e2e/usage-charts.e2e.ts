@@ -188,7 +188,8 @@ describe('the usage charts and key budgets in Chromium, with usage made by real 
     await page.setViewportSize({ width: 390, height: 844 });
     await nav('Usage').click();
     await spend.waitFor();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    // The layout settles after the viewport change (the charts resize on a ResizeObserver): wait for it.
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
     await shot('charts-06-phone-usage');
     expect(errors).toEqual([]);
   });
