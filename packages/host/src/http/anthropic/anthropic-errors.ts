@@ -1,5 +1,6 @@
-import { GatewayError, isGatewayError, type ErrorType } from '@gengate/core';
+import type { ErrorType, GatewayError } from '@gengate/core';
 import type { ErrorRequestHandler, Response } from 'express';
+import { dialectHeadersOf, gatewayErrorOf } from '../middleware/error-handler.js';
 
 /**
  * Anthropic's error envelope (https://docs.anthropic.com/en/api/errors):
@@ -52,10 +53,8 @@ function dialectOf(type: ErrorType, status: number): { status: number; type: str
 
 export function anthropicErrorOf(error: GatewayError): { status: number; body: AnthropicErrorBody; headers: Readonly<Record<string, string>> } {
   const d = dialectOf(error.type, error.status);
-  // A refusal that waiting cannot cure is not retried by the SDK (it honours x-should-retry).
-  const noRetry: Record<string, string> = error.type === 'insufficient_credits' || error.type === 'key_budget_exceeded' || error.type === 'member_budget_exceeded' ? { 'x-should-retry': 'false' } : {};
   const param = error.param !== null && !error.message.includes(error.param) ? ` (${error.param})` : '';
-  return { status: d.status, headers: { ...error.headers, ...noRetry }, body: { type: 'error', error: { type: d.type, message: `${error.message}${param}` } } };
+  return { status: d.status, headers: dialectHeadersOf(error), body: { type: 'error', error: { type: d.type, message: `${error.message}${param}` } } };
 }
 
 export function sendAnthropicError(res: Response, error: GatewayError): void {
@@ -64,29 +63,9 @@ export function sendAnthropicError(res: Response, error: GatewayError): void {
   res.status(status).json(body);
 }
 
-/** A 4xx raised by Express or a body parser (http-errors), read as the client's mistake. */
-function clientError(err: unknown): GatewayError | null {
-  if (typeof err !== 'object' || err === null) return null;
-  const { status, statusCode } = err as { status?: unknown; statusCode?: unknown };
-  const s = typeof status === 'number' ? status : typeof statusCode === 'number' ? statusCode : null;
-  if (s === null || s < 400 || s >= 500) return null;
-  if (s === 413) return new GatewayError('payload_too_large', 'The request is too large.');
-  if (s === 415) return new GatewayError('unsupported_media_type', 'The request body is not in a supported format.');
-  return new GatewayError('invalid_request', 'The request is malformed.');
-}
-
 /** The Anthropic routes' one error handler: every error in Anthropic's envelope. */
 export const anthropicErrorHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
-  let error: GatewayError;
-  if (isGatewayError(err)) error = err;
-  else {
-    const mapped = clientError(err);
-    if (mapped) error = mapped;
-    else {
-      req.log.error({ err }, 'unhandled error');
-      error = new GatewayError('internal_error', `Internal error; quote request id ${String(req.id)} when reporting it.`);
-    }
-  }
+  const error = gatewayErrorOf(err, req);
   if (res.headersSent) {
     if (!res.writableEnded) res.end();
     return;

@@ -1,5 +1,5 @@
-import { GatewayError, isGatewayError } from '@gengate/core';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { GatewayError, isGatewayError, type ErrorType } from '@gengate/core';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { ERROR_TYPE_LOCAL } from '../refusal-log.js';
 
 /**
@@ -14,6 +14,30 @@ function clientError(err: unknown): GatewayError | null {
   if (s === 413) return new GatewayError('payload_too_large', 'The request is too large.');
   if (s === 415) return new GatewayError('unsupported_media_type', 'The request body is not in a supported format.');
   return new GatewayError('invalid_request', 'The request is malformed (for example a path or query that does not decode).');
+}
+
+/**
+ * What any thrown value means in the error catalogue, for every surface (/api/v1, /v1 in OpenAI's and
+ * Anthropic's envelopes): a GatewayError as it is, a 4xx from Express or a body parser as the client's
+ * mistake, anything else an internal error logged with its stack and answered with the request id.
+ */
+export function gatewayErrorOf(err: unknown, req: Request): GatewayError {
+  if (isGatewayError(err)) return err;
+  const mapped = clientError(err);
+  if (mapped) {
+    req.log.debug({ err: { message: (err as Error).message } }, 'malformed request'); // the refusal itself is logged by RefusalLog
+    return mapped;
+  }
+  req.log.error({ err }, 'unhandled error');
+  return new GatewayError('internal_error', `Internal error; quote request id ${String(req.id)} when reporting it.`);
+}
+
+/** Refusals that waiting cannot cure: the official SDKs honour `x-should-retry: false` and do not retry them. */
+const NOT_RETRYABLE: ReadonlySet<ErrorType> = new Set(['insufficient_credits', 'key_budget_exceeded', 'member_budget_exceeded']);
+
+/** The headers an error is answered with in the SDK-compatible dialects (its own, plus `x-should-retry` where retrying cannot help). */
+export function dialectHeadersOf(error: GatewayError): Readonly<Record<string, string>> {
+  return NOT_RETRYABLE.has(error.type) ? { ...error.headers, 'x-should-retry': 'false' } : error.headers;
 }
 
 /** The path the gateway's messages name for its API root; a router mounted elsewhere names its own. */
@@ -36,19 +60,7 @@ export function messageForMount(message: string, apiRoot: unknown): string {
 
 /** The one place an error becomes an HTTP response: `{ code, message, error: { type, param } }`. */
 export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
-  let error: GatewayError;
-  if (isGatewayError(err)) {
-    error = err;
-  } else {
-    const mapped = clientError(err);
-    if (mapped) {
-      req.log.debug({ err: { message: (err as Error).message } }, 'malformed request'); // the refusal itself is logged by RefusalLog
-      error = mapped;
-    } else {
-      req.log.error({ err }, 'unhandled error');
-      error = new GatewayError('internal_error', `Internal error; quote request id ${String(req.id)} when reporting it.`);
-    }
-  }
+  const error = gatewayErrorOf(err, req);
   if (res.headersSent) return;
   res.locals[ERROR_TYPE_LOCAL] = error.type; // how the request log classes it (RefusalLog)
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);

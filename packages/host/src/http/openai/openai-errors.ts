@@ -1,5 +1,6 @@
-import { GatewayError, isGatewayError, type ErrorType } from '@gengate/core';
+import { GatewayError, type ErrorType } from '@gengate/core';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { dialectHeadersOf, gatewayErrorOf } from '../middleware/error-handler.js';
 
 /**
  * OpenAI's error envelope (https://platform.openai.com/docs/guides/error-codes):
@@ -54,9 +55,7 @@ function dialectOf(type: ErrorType, status: number): { status: number; type: str
 
 export function openAIErrorOf(error: GatewayError): { status: number; body: OpenAIErrorBody; headers: Readonly<Record<string, string>> } {
   const d = dialectOf(error.type, error.status);
-  // A refusal that waiting cannot cure is not retried by the SDK (it honours x-should-retry).
-  const noRetry: Record<string, string> = error.type === 'insufficient_credits' || error.type === 'key_budget_exceeded' || error.type === 'member_budget_exceeded' ? { 'x-should-retry': 'false' } : {};
-  return { status: d.status, headers: { ...error.headers, ...noRetry }, body: { error: { message: error.message, type: d.type, param: error.param, code: d.code } } };
+  return { status: d.status, headers: dialectHeadersOf(error), body: { error: { message: error.message, type: d.type, param: error.param, code: d.code } } };
 }
 
 export function sendOpenAIError(res: Response, error: GatewayError): void {
@@ -65,29 +64,9 @@ export function sendOpenAIError(res: Response, error: GatewayError): void {
   res.status(status).json(body);
 }
 
-/** A 4xx raised by Express or a body parser (http-errors), read as the client's mistake. */
-function clientError(err: unknown): GatewayError | null {
-  if (typeof err !== 'object' || err === null) return null;
-  const { status, statusCode } = err as { status?: unknown; statusCode?: unknown };
-  const s = typeof status === 'number' ? status : typeof statusCode === 'number' ? statusCode : null;
-  if (s === null || s < 400 || s >= 500) return null;
-  if (s === 413) return new GatewayError('payload_too_large', 'The request is too large.');
-  if (s === 415) return new GatewayError('unsupported_media_type', 'The request body is not in a supported format.');
-  return new GatewayError('invalid_request', 'The request is malformed.');
-}
-
 /** The /v1 surface's one error handler: every error in OpenAI's envelope. */
 export const openAIErrorHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
-  let error: GatewayError;
-  if (isGatewayError(err)) error = err;
-  else {
-    const mapped = clientError(err);
-    if (mapped) error = mapped;
-    else {
-      req.log.error({ err }, 'unhandled error');
-      error = new GatewayError('internal_error', `Internal error; quote request id ${String(req.id)} when reporting it.`);
-    }
-  }
+  const error = gatewayErrorOf(err, req);
   if (res.headersSent) {
     if (!res.writableEnded) res.end();
     return;
