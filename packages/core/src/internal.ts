@@ -245,16 +245,13 @@ export {
 export type { CreateGengateOptions, Gengate, GengateCoreConfig, GengateUseCases } from './di/create-gengate.js';
 export { MemoryDatabase } from './memory/memory-database.js';
 export type { MemoryHold, MemoryJob } from './memory/memory-database.js';
-export {
-  IDEMPOTENCY_TTL_MS,
-  MemoryAlertStore,
-  MemoryBillingLedger,
-  MemoryIdempotencyStore,
-  MemoryJobQueue,
-  MemoryKeyStore,
-  MemoryTaskStore,
-  MemoryUserStore,
-} from './memory/memory-stores.js';
+export { MemoryAlertStore } from './memory/memory-alert-store.js';
+export { MemoryBillingLedger } from './memory/memory-billing-ledger.js';
+export { IDEMPOTENCY_TTL_MS, MemoryIdempotencyStore } from './memory/memory-idempotency-store.js';
+export { MemoryJobQueue } from './memory/memory-job-queue.js';
+export { MemoryKeyStore } from './memory/memory-key-store.js';
+export { MemoryTaskStore } from './memory/memory-task-store.js';
+export { MemoryUserStore } from './memory/memory-user-store.js';
 export { createMemoryStores, MemoryBlobStore } from './memory/memory-unit-of-work.js';
 export type { JsonObject, JsonValue } from './util/json.js';
 export { creditsToMicro, microCreditsToMicroUsd, microToCredits, microUsdToUsd, mulDivCeil } from './util/money.js';

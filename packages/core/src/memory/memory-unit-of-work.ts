@@ -7,15 +7,13 @@ import { MemoryDatabase } from './memory-database.js';
 import { MemoryUsageReader } from './memory-usage-reader.js';
 import { MemoryKeyBudgetStore } from './memory-key-budget-store.js';
 import { MemoryMemberBudgetStore } from './memory-member-budget-store.js';
-import {
-  MemoryAlertStore,
-  MemoryBillingLedger,
-  MemoryIdempotencyStore,
-  MemoryJobQueue,
-  MemoryKeyStore,
-  MemoryTaskStore,
-  MemoryUserStore,
-} from './memory-stores.js';
+import { MemoryAlertStore } from './memory-alert-store.js';
+import { MemoryBillingLedger } from './memory-billing-ledger.js';
+import { MemoryIdempotencyStore } from './memory-idempotency-store.js';
+import { MemoryJobQueue } from './memory-job-queue.js';
+import { MemoryKeyStore } from './memory-key-store.js';
+import { MemoryTaskStore } from './memory-task-store.js';
+import { MemoryUserStore } from './memory-user-store.js';
 
 /** Every store of the port over one MemoryDatabase. */
 function storesOver(db: MemoryDatabase): TransactionScope {
