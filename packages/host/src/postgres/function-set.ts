@@ -57,8 +57,8 @@ export async function defineFunctions(
     throw new Error(`SQL functions not defined under their identityArgs: ${missing.rows.map((r) => r.signature).join(', ')}`);
   }
   const stale = await db.query<{ signature: string }>(
-    `select p.oid::regprocedure::text as signature from pg_proc p
-     where p.pronamespace = $1::regnamespace and p.prokind = 'f' and p.proname like 'gengate\\_%'
+    `select format('%I.%I(%s)', $1::text, p.proname, oidvectortypes(p.proargtypes)) as signature from pg_proc p
+     where p.pronamespace = $1::text::regnamespace and p.prokind = 'f' and p.proname like 'gengate\\_%'
        and p.oid <> all (select to_regprocedure(s)::oid from unnest($2::text[]) s)
      order by 1`,
     [schema, signatures],

@@ -3,11 +3,11 @@ import { fileURLToPath } from 'node:url';
 import type { Migration } from '../../src/postgres/migrations/index.js';
 
 /**
- * Migrations 001-028 exactly as gengate's main at commit f04fa3b wrote them (fixtures/migrations-at-f04fa3b.sql),
+ * Migrations 001-028 exactly as gengate's main at commit f04fa3b wrote them (fixtures/migrations-at-f04fa3b.sql.txt),
  * function bodies included: the upgrade tests build a database as an older gengate left it from these, then
  * start today's code on it. (Today's migrations no longer define functions: runMigrations defines them.)
  */
-const FIXTURE = fileURLToPath(new URL('../fixtures/migrations-at-f04fa3b.sql', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('../fixtures/migrations-at-f04fa3b.sql.txt', import.meta.url));
 const PLACEHOLDER = 'gengate_fixture_schema';
 const MARKER = /^-- gengate migration (\d+): (.*)$/gm;
 
