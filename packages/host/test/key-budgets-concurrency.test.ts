@@ -1,11 +1,6 @@
-import { TOKENS, type Clock, type CreateGengateOptions } from '@gengate/core';
-import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
-import pg from 'pg';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/server/config.js';
-import { startServer, type RunningServer } from '../src/server/start-server.js';
-import { tempDataDir } from './support/spawn-server.js';
+import type { RunningServer } from '../src/server/start-server.js';
+import { startTwoApiHosts, type BurstResult, type TwoApiHosts } from './support/two-api-hosts.js';
 
 /**
  * Issue 22's acceptance for a key's own controls, across two processes: two hosts (each its own pool,
@@ -14,66 +9,26 @@ import { tempDataDir } from './support/spawn-server.js';
  * hosts and starts on Thursday 2026-11-26 10:00 UTC.
  */
 describe('per-key spend controls under concurrency, across two processes', () => {
-  let db: TestDatabase;
+  let h: TwoApiHosts;
   let a: RunningServer;
   let b: RunningServer;
-  let admin: pg.Client;
   let rootKey: string;
-  let now = new Date('2026-11-26T10:00:00.000Z').getTime();
-  const clock: Clock = { now: () => new Date(now) };
-  const configure: NonNullable<CreateGengateOptions['configure']> = (c) => {
-    c.rebind(TOKENS.Clock).toConstantValue(clock);
-  };
-
-  const call = (server: RunningServer, key: string, path: string, init: RequestInit = {}) =>
-    fetch(`${server.url}/api/v1${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers } });
+  const call = (...args: Parameters<TwoApiHosts['call']>) => h.call(...args);
+  const count = (sql: string, values: unknown[] = []) => h.count(sql, values);
+  const heldMicro = () => h.heldMicro();
+  const newKey = (body: object) => h.newKey(body);
   const submit = (server: RunningServer, key: string, model = 'sandbox.pixel-image') =>
     call(server, key, `/run/${model}`, { method: 'POST', body: JSON.stringify({ prompt: 'budget', image_params: { width: 64, height: 64 } }) });
-  const count = async (sql: string, values: unknown[] = []) => Number((await admin.query<{ n: string }>(sql, values)).rows[0]?.n ?? -1);
-  const heldMicro = () => count(`select coalesce(sum(amount_micro), 0) as n from gengate.holds where state = 'held'`);
-
-  async function newKey(body: object): Promise<{ id: string; key: string }> {
-    const res = await call(a, rootKey, '/api-keys', { method: 'POST', body: JSON.stringify({ name: `k-${Math.random()}`, ...body }) });
-    expect(res.status).toBe(201);
-    return (await res.json()) as { id: string; key: string };
-  }
-
   /** Answers of `n` submissions fired at once, alternating between the two hosts: status and error type. */
-  async function burst(key: string, n: number): Promise<{ accepted: number; refused: Record<string, number> }> {
-    const answers = await Promise.all(
-      Array.from({ length: n }, async (_, i) => {
-        const res = await submit(i % 2 === 0 ? a : b, key);
-        const body = (await res.json()) as { error?: { type: string } };
-        return res.status === 200 ? 'accepted' : `${res.status} ${body.error?.type ?? '?'}`;
-      }),
-    );
-    const refused: Record<string, number> = {};
-    for (const x of answers) if (x !== 'accepted') refused[x] = (refused[x] ?? 0) + 1;
-    return { accepted: answers.filter((x) => x === 'accepted').length, refused };
-  }
+  const burst = (key: string, n: number): Promise<BurstResult> => h.burst(n, (server) => submit(server, key));
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const env = (): Record<string, string> => ({
-      DATABASE_URL: db.url,
-      GENGATE_DATA_DIR: tempDataDir(),
-      PORT: '0',
-      ROLE: 'api',
-      DASHBOARD_ENABLED: 'false',
-      TASKS_QUEUED_PER_USER: '10000',
-    });
-    a = await startServer(loadConfig(env()), { logger: pino({ level: 'silent' }), configure });
-    b = await startServer(loadConfig(env()), { logger: pino({ level: 'silent' }), configure });
-    rootKey = (await a.gengate.admin.createUser({ email: 'budgets@example.com', credits: 100_000 })).api_key;
-    admin = new pg.Client({ connectionString: db.url });
-    await admin.connect();
+    h = await startTwoApiHosts({ email: 'budgets@example.com', credits: 100_000, startAt: '2026-11-26T10:00:00.000Z' });
+    ({ a, b, rootKey } = h);
   });
 
   afterAll(async () => {
-    await admin?.end();
-    await a?.close();
-    await b?.close();
-    await db?.drop();
+    await h?.close();
   });
 
   it('200 concurrent submissions on a key whose daily budget covers exactly 50 quotes: 50 accepted, 150 key_budget_exceeded; the next UTC day accepts again', { timeout: 120_000 }, async () => {
@@ -95,7 +50,7 @@ describe('per-key spend controls under concurrency, across two processes', () =>
     expect(listed.data.find((k) => k.id === id)).toMatchObject({ spent: 100, remaining: 0, resets_at: '2026-11-27T00:00:00.000Z', concurrent_tasks: 50 });
 
     // 00:00 UTC the next day: a new period, in both processes.
-    now = new Date('2026-11-27T00:00:00.000Z').getTime();
+    h.setNow('2026-11-27T00:00:00.000Z');
     expect((await submit(b, key)).status).toBe(200);
     expect((await submit(a, key)).status).toBe(200);
     const after = (await (await call(a, rootKey, '/api-keys')).json()) as { data: { id: string; spent: number; resets_at: string }[] };

@@ -1,11 +1,7 @@
-import { TOKENS, type Clock, type CreateGengateOptions } from '@gengate/core';
-import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
-import pg from 'pg';
-import { pino } from 'pino';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/server/config.js';
-import { startServer, type RunningServer } from '../src/server/start-server.js';
-import { tempDataDir } from './support/spawn-server.js';
+import type { RunningServer } from '../src/server/start-server.js';
+import { startTwoApiHosts, type BurstResult, type TwoApiHosts } from './support/two-api-hosts.js';
 
 /**
  * A member's spend limit in an organization (docs/organizations.md, migration 026) across two processes:
@@ -15,24 +11,18 @@ import { tempDataDir } from './support/spawn-server.js';
  * on Thursday 2026-11-26 10:00 UTC.
  */
 describe('a member spend limit under concurrency, over three keys and two processes', () => {
-  let db: TestDatabase;
+  let h: TwoApiHosts;
   let a: RunningServer;
   let b: RunningServer;
   let admin: pg.Client;
   let rootKey: string;
   let userId: string;
-  let now = new Date('2026-11-26T10:00:00.000Z').getTime();
-  const clock: Clock = { now: () => new Date(now) };
-  const configure: NonNullable<CreateGengateOptions['configure']> = (c) => {
-    c.rebind(TOKENS.Clock).toConstantValue(clock);
-  };
-
-  const call = (server: RunningServer, key: string, path: string, init: RequestInit = {}) =>
-    fetch(`${server.url}/api/v1${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers } });
+  const call = (...args: Parameters<TwoApiHosts['call']>) => h.call(...args);
+  const count = (sql: string, values: unknown[] = []) => h.count(sql, values);
+  const heldMicro = () => h.heldMicro();
+  const newKey = (body: object = {}) => h.newKey(body);
   const submit = (server: RunningServer, key: string) =>
     call(server, key, '/run/sandbox.pixel-image', { method: 'POST', body: JSON.stringify({ prompt: 'member budget', image_params: { width: 64, height: 64 } }) });
-  const count = async (sql: string, values: unknown[] = []) => Number((await admin.query<{ n: string }>(sql, values)).rows[0]?.n ?? -1);
-  const heldMicro = () => count(`select coalesce(sum(amount_micro), 0) as n from gengate.holds where state = 'held'`);
   const setMemberLimit = (credits: number | null, period: string) =>
     admin.query(`update gengate.organization_members set spend_limit_micro = $3, budget_period = $4 where organization_id = $1 and user_id = $2`, [
       userId,
@@ -44,51 +34,16 @@ describe('a member spend limit under concurrency, over three keys and two proces
     (await admin.query<{ period: Date; spent: string }>(`select period_start as period, held_micro + charged_micro as spent from gengate.member_spend where member_id = $1 order by period_start`, [userId])).rows.map(
       (r) => [r.period.toISOString(), Number(r.spent)],
     );
-
-  async function newKey(body: object = {}): Promise<{ id: string; key: string }> {
-    const res = await call(a, rootKey, '/api-keys', { method: 'POST', body: JSON.stringify({ name: `k-${Math.random()}`, ...body }) });
-    expect(res.status).toBe(201);
-    return (await res.json()) as { id: string; key: string };
-  }
-
   /** Answers of `n` submissions fired at once, round-robin over the keys and alternating between the two hosts. */
-  async function burst(keys: readonly string[], n: number): Promise<{ accepted: number; refused: Record<string, number> }> {
-    const answers = await Promise.all(
-      Array.from({ length: n }, async (_, i) => {
-        const res = await submit(i % 2 === 0 ? a : b, keys[i % keys.length] ?? '');
-        const body = (await res.json()) as { error?: { type: string } };
-        return res.status === 200 ? 'accepted' : `${res.status} ${body.error?.type ?? '?'}`;
-      }),
-    );
-    const refused: Record<string, number> = {};
-    for (const x of answers) if (x !== 'accepted') refused[x] = (refused[x] ?? 0) + 1;
-    return { accepted: answers.filter((x) => x === 'accepted').length, refused };
-  }
+  const burst = (keys: readonly string[], n: number): Promise<BurstResult> => h.burst(n, (server, i) => submit(server, keys[i % keys.length] ?? ''));
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const env = (): Record<string, string> => ({
-      DATABASE_URL: db.url,
-      GENGATE_DATA_DIR: tempDataDir(),
-      PORT: '0',
-      ROLE: 'api',
-      DASHBOARD_ENABLED: 'false',
-      TASKS_QUEUED_PER_USER: '10000',
-    });
-    a = await startServer(loadConfig(env()), { logger: pino({ level: 'silent' }), configure });
-    b = await startServer(loadConfig(env()), { logger: pino({ level: 'silent' }), configure });
-    const created = await a.gengate.admin.createUser({ email: 'member-budgets@example.com', credits: 100_000 });
-    rootKey = created.api_key;
-    userId = created.user_id;
-    admin = new pg.Client({ connectionString: db.url });
-    await admin.connect();
+    h = await startTwoApiHosts({ email: 'member-budgets@example.com', credits: 100_000, startAt: '2026-11-26T10:00:00.000Z' });
+    ({ a, b, admin, rootKey, userId } = h);
   });
 
   afterAll(async () => {
-    await admin?.end();
-    await a?.close();
-    await b?.close();
-    await db?.drop();
+    await h?.close();
   });
 
   it('200 concurrent submissions over 3 keys of one member whose daily limit covers exactly 50 quotes: 50 accepted, 150 member_budget_exceeded; the next UTC day accepts again', { timeout: 120_000 }, async () => {
@@ -134,7 +89,7 @@ describe('a member spend limit under concurrency, over three keys and two proces
     expect(await count(`select count(*) as n from gengate.tasks where user_id = $1`, [userId])).toBe(tasksBefore);
 
     // 00:00 UTC the next day: a new period, in both processes.
-    now = new Date('2026-11-27T00:00:00.000Z').getTime();
+    h.setNow('2026-11-27T00:00:00.000Z');
     expect((await submit(b, keys[1]?.key ?? '')).status).toBe(200);
     expect((await submit(a, keys[2]?.key ?? '')).status).toBe(200);
     expect(await memberSpend()).toEqual([
@@ -144,7 +99,7 @@ describe('a member spend limit under concurrency, over three keys and two proces
   });
 
   it("checks the key's own budget first, then the member's: the tighter one refuses", { timeout: 60_000 }, async () => {
-    now = new Date('2026-11-30T12:00:00.000Z').getTime(); // a Monday
+    h.setNow('2026-11-30T12:00:00.000Z'); // a Monday
     await setMemberLimit(6, 'week');
     const tight = await newKey({ spend_limit: 4, budget_period: 'day' });
     const loose = await newKey();

@@ -9,6 +9,7 @@ import { MIGRATIONS } from '../src/postgres/migrations/index.js';
 import { loadConfig } from '../src/server/config.js';
 import { startServer } from '../src/server/start-server.js';
 import { ledgerViolations } from './support/ledger-invariant.js';
+import { MIGRATIONS_AT_F04FA3B } from './support/migrations-at-f04fa3b.js';
 import { tempDataDir, waitFor } from './support/spawn-server.js';
 
 /**
@@ -17,8 +18,8 @@ import { tempDataDir, waitFor } from './support/spawn-server.js';
  * holds." The database is fixtures/db-before-organizations.sql: the data of a database that gengate at commit
  * 24831e1 (main before organizations, migrations 001-024) wrote through its own HTTP API, admin use cases and
  * worker (how: the fixture's header and fixtures/make-db-before-organizations.ts.txt). The schema is rebuilt
- * with migrations 001-024 as that commit had them (migrations are never edited; the versions are checked
- * against the fixture's bookkeeping), the data loaded, then today's migrations run as today's host would.
+ * with migrations 001-024 as that commit had them (support/migrations-at-f04fa3b.ts: unchanged from 24831e1 to
+ * f04fa3b; the versions are checked against the fixture's bookkeeping), the data loaded, then today's migrations run as today's host would.
  */
 const FIXTURE = fileURLToPath(new URL('./fixtures/db-before-organizations.sql', import.meta.url));
 const LAST_BEFORE_ORGANIZATIONS = 24;
@@ -63,7 +64,7 @@ describe('upgrading a database made before organizations (commit 24831e1)', () =
     try {
       await pool.query(`create schema gengate;
         create table gengate.gengate_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())`);
-      for (const m of MIGRATIONS.filter((x) => x.version <= LAST_BEFORE_ORGANIZATIONS)) await pool.query(`begin; ${m.up('gengate')}; commit;`);
+      for (const m of MIGRATIONS_AT_F04FA3B.filter((x) => x.version <= LAST_BEFORE_ORGANIZATIONS)) await pool.query(`begin; ${m.up('gengate')}; commit;`);
       await pool.query(readFileSync(FIXTURE, 'utf8'));
       const recorded = (await rows<{ version: number }>('select version from gengate.gengate_migrations order by version')).map((r) => r.version);
       expect(recorded).toEqual(MIGRATIONS.filter((x) => x.version <= LAST_BEFORE_ORGANIZATIONS).map((x) => x.version));

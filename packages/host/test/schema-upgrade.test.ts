@@ -11,6 +11,7 @@ import { MIGRATIONS } from '../src/postgres/migrations/index.js';
 import { createPgStores } from '../src/postgres/pg-unit-of-work.js';
 import { loadConfig } from '../src/server/config.js';
 import { startServer } from '../src/server/start-server.js';
+import { MIGRATIONS_AT_F04FA3B } from './support/migrations-at-f04fa3b.js';
 import { tempDataDir, waitFor } from './support/spawn-server.js';
 
 const logger = pino({ level: 'silent' });
@@ -18,11 +19,12 @@ const logger = pino({ level: 'silent' });
 /**
  * A database as versions before the schema setting left it: migrations up to `upTo` run in `public`
  * with every name unqualified (their SQL then was this SQL without the `public.` prefixes), and the
- * bookkeeping table `public.gengate_migrations` as the old runMigrations wrote it.
+ * bookkeeping table `public.gengate_migrations` as the old runMigrations wrote it. The migrations as an
+ * older gengate wrote them (with their function bodies: support/migrations-at-f04fa3b.ts).
  */
 async function legacyDatabase(pool: pg.Pool, upTo: number): Promise<void> {
   await pool.query(`create table gengate_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())`);
-  for (const m of MIGRATIONS.filter((x) => x.version <= upTo)) {
+  for (const m of MIGRATIONS_AT_F04FA3B.filter((x) => x.version <= upTo)) {
     const sql = m.up('public').replaceAll('public.', '').replaceAll('create or replace function', 'create function');
     await pool.query(`begin; ${sql}; insert into gengate_migrations (version, name) values (${m.version}, '${m.name.replaceAll("'", "''")}'); commit;`);
   }

@@ -5,15 +5,15 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigrations } from '../src/postgres/migrate.js';
 import { LATENCY_BOUNDS_SQL, LATENCY_BUCKET_COUNT } from '../src/postgres/migrations/023-usage-rollups.js';
-import { MIGRATIONS } from '../src/postgres/migrations/index.js';
 import { PgUsageReader } from '../src/postgres/pg-usage-reader.js';
+import { MIGRATIONS_AT_F04FA3B } from './support/migrations-at-f04fa3b.js';
 
 const S = 'gengate';
 
 /** Migrations before 023 applied as runMigrations applies them: a database as today's main leaves it. */
 async function databaseBefore023(pool: pg.Pool): Promise<void> {
   await pool.query(`create schema ${S}; create table ${S}.gengate_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())`);
-  for (const m of MIGRATIONS.filter((x) => x.version < 23)) {
+  for (const m of MIGRATIONS_AT_F04FA3B.filter((x) => x.version < 23)) {
     await pool.query(`begin; ${m.up(S)}; insert into ${S}.gengate_migrations (version, name) values (${m.version}, '${m.name.replaceAll("'", "''")}'); commit;`);
   }
 }

@@ -1,7 +1,4 @@
 import type { Queryable } from './queryable.js';
-import { enforceUserCapSql } from './migrations/005-tenant-caps.js';
-import { notifyTaskEndedSql } from './migrations/008-task-execution-v2.js';
-import { countActiveTasksSql, finishSuccessSql, recountActiveTasksSql, submitTaskSql } from './migrations/012-submit-task-function.js';
 
 /** Every table versions before the schema setting created in `public` (migrations 001 to 012 and their bookkeeping). */
 const LEGACY_TABLES = [
@@ -22,22 +19,25 @@ const LEGACY_TABLES = [
   'dashboard_sessions',
 ] as const;
 
-/** Their PL/pgSQL functions, each with its definition naming the tables in the new schema. */
-const LEGACY_FUNCTIONS: Readonly<Record<string, (schema: string) => string>> = {
-  gengate_enforce_user_cap: enforceUserCapSql,
-  gengate_notify_task_ended: notifyTaskEndedSql,
-  gengate_count_active_tasks: countActiveTasksSql,
-  gengate_recount_active_tasks: recountActiveTasksSql,
-  gengate_submit_task: submitTaskSql,
-  gengate_finish_success: finishSuccessSql,
-};
+/**
+ * Their PL/pgSQL functions. Moved with the tables; runMigrations then replaces their definitions with the
+ * current ones, which name the tables in the schema (function-set.ts; a legacy database always has migrations to run).
+ */
+const LEGACY_FUNCTIONS = [
+  'gengate_enforce_user_cap',
+  'gengate_notify_task_ended',
+  'gengate_count_active_tasks',
+  'gengate_recount_active_tasks',
+  'gengate_submit_task',
+  'gengate_finish_success',
+] as const;
 
 /**
  * Upgrade of a database made before gengate had its own schema: when `public.gengate_migrations` exists
  * and `<schema>.gengate_migrations` does not, moves gengate's tables (with their rows, indexes,
  * constraints, triggers and sequences: ALTER TABLE ... SET SCHEMA keeps them all) and functions from
- * `public` into the schema, then redefines the functions so their bodies name the tables there. One
- * transaction: it happens whole or not at all. Runs under runMigrations' advisory lock; returns whether it moved anything.
+ * `public` into the schema (runMigrations then redefines the functions so their bodies name the tables
+ * there, before any migration runs). One transaction: it happens whole or not at all. Runs under runMigrations' advisory lock; returns whether it moved anything.
  */
 export async function adoptLegacyTables(db: Queryable, schema: string): Promise<boolean> {
   if (schema === 'public') return false;
@@ -52,13 +52,9 @@ export async function adoptLegacyTables(db: Queryable, schema: string): Promise<
     const functions = await db.query<{ name: string; args: string }>(
       `select p.proname as name, pg_get_function_identity_arguments(p.oid) as args
        from pg_proc p where p.pronamespace = 'public'::regnamespace and p.proname = any($1::text[])`,
-      [Object.keys(LEGACY_FUNCTIONS)],
+      [LEGACY_FUNCTIONS],
     );
-    for (const f of functions.rows) {
-      await db.query(`alter function public.${f.name}(${f.args}) set schema ${schema}`);
-      const define = LEGACY_FUNCTIONS[f.name];
-      if (define) await db.query(define(schema));
-    }
+    for (const f of functions.rows) await db.query(`alter function public.${f.name}(${f.args}) set schema ${schema}`);
     await db.query('commit');
     return true;
   } catch (err) {

@@ -75,7 +75,7 @@ export class PgAlertStore implements AlertStore {
     await this.db.query(this.sql.setArmed, [id, armed]);
   }
 
-  /** The alert rule as gengate_finish_success applies it (migration 018), for a balance changed otherwise (a grant, a purchase). */
+  /** The alert rule as gengate_finish_success applies it (functions/check-alerts.ts), for a balance changed otherwise (a grant, a purchase). */
   async checkBalance(userId: string): Promise<void> {
     const { rows } = await this.db.query<{ mails: number }>(this.sql.checkBalance, [userId, this.mailJobs.bossSchema]);
     if ((rows[0]?.mails ?? 0) > 0) this.mailJobs.readyNow(QUEUES.alertMail);

@@ -17,7 +17,7 @@ const submitTracedSql = (schema: string) => `select ${schema}.gengate_submit_tas
 /**
  * The TaskIntake on PostgreSQL: one statement, gengate_submit_task(), its own transaction (no BEGIN and
  * COMMIT: a statement outside a transaction block commits or rolls back whole), followed in the same
- * write by the wake-up of a worker (one network round trip with a pipelining pool). The function (migration 018) holds every rule of a submission: the
+ * write by the wake-up of a worker (one network round trip with a pipelining pool). The function (functions/submit-task.ts) holds every rule of a submission: the
  * idempotency window, the hold, the key's revocation check, admission or the user's queue, the task, its
  * generation job (inserted by the function itself, only when the task is admitted) and the idempotency
  * record; it raises to refuse, which rolls back all it wrote. The user's account row is locked only while

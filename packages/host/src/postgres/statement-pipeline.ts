@@ -178,7 +178,7 @@ export async function pipelinedStatement<R extends pg.QueryResultRow>(
   }
 }
 
-/** A gengate function's deliberate refusal (SQLSTATE class GG, see migration 012). */
+/** A gengate function's deliberate refusal (SQLSTATE class GG, see functions/submit-task.ts). */
 export function isRefusal(err: unknown): err is { code: string; detail?: string } {
   return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' && err.code.startsWith('GG');
 }

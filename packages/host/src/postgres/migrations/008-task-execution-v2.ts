@@ -1,13 +1,5 @@
 import type { Migration } from './migration.js';
 
-/** gengate_notify_task_ended(), created in the schema with its tables named in it (run again by adoptLegacyTables). */
-export const notifyTaskEndedSql = (schema: string): string => `
-create or replace function ${schema}.gengate_notify_task_ended() returns trigger language plpgsql as $$
-begin
-  perform pg_notify('gengate_task_ended', new.id::text);
-  return null;
-end $$;`;
-
 export const taskExecutionV2: Migration = {
   version: 8,
   name: 'task costs, usage and upstream metadata; per-user admission; status-check chains; task-ended notifications',
@@ -28,7 +20,7 @@ alter table ${schema}.tasks alter column quoted_cost_micro set not null;
 create index tasks_user_active on ${schema}.tasks (user_id, modality, created_at) where status in ('waiting', 'generating');
 
 -- Workers abort an in-flight upstream call when its task is ended elsewhere (cancel, revoke, sweep).
-${notifyTaskEndedSql(schema)}
+-- gengate_notify_task_ended(): functions/notify-task-ended.ts
 create trigger tasks_notify_fail after update of status on ${schema}.tasks
   for each row when (new.status = 'fail' and old.status <> 'fail') execute function ${schema}.gengate_notify_task_ended();
 `,

@@ -6,6 +6,9 @@ import type { Migration } from './migration.js';
  * transaction as each task's settlement (two upserts: the hour's row and the day's). GET /usage reads them
  * (pg-usage-reader.ts): whole days from the daily table, the partial days at a range's ends from the hourly one.
  *
+ * The trigger's function is in functions/usage-rollup.ts (its current form; this migration's body was removed
+ * from it when functions/ became the functions' one home).
+ *
  * Kept by a trigger on the task row, not by the money functions of 018 (which other work replaces): a
  * task that becomes `success` or `fail` (or is inserted as one) queues a deferred constraint trigger that
  * runs at COMMIT of the settling transaction, when the ledger's usage deduction for the task (written after
@@ -31,38 +34,6 @@ const videoMs = (t: string) => `coalesce(round((${t}.usage->>'videoSeconds')::nu
 const latencyMs = (t: string) => `greatest(0, floor(extract(epoch from (${t}.finished_at - ${t}.created_at)) * 1000))::bigint`;
 
 const HIST_SUMS = (r: string) => Array.from({ length: LATENCY_BUCKET_COUNT }, (_, i) => `sum(${r}.latency_hist[${i + 1}])`).join(', ');
-
-/** The upsert of one ended task into a rollup table whose period column is `period` (the hour, or the UTC day). */
-const upsertSql = (schema: string, table: string, period: string, value: string) => `
-  insert into ${schema}.${table} as r (${period}, user_id, api_key_id, model_id, provider, credits_micro, tasks, failures,
-      input_tokens, output_tokens, images, video_ms, latency_hist)
-    values (${value}, new.user_id, coalesce(new.api_key_id, '${NO_KEY_UUID}'), new.model_id, split_part(new.model_id, '.', 1), v_credits, 1,
-      case when new.status = 'fail' then 1 else 0 end, ${tokens('new', 'inputTokens')}, ${tokens('new', 'outputTokens')},
-      ${tokens('new', 'images')}, ${videoMs('new')}, v_hist)
-    on conflict (user_id, ${period}, api_key_id, model_id, provider) do update set
-      credits_micro = r.credits_micro + excluded.credits_micro, tasks = r.tasks + 1, failures = r.failures + excluded.failures,
-      input_tokens = r.input_tokens + excluded.input_tokens, output_tokens = r.output_tokens + excluded.output_tokens,
-      images = r.images + excluded.images, video_ms = r.video_ms + excluded.video_ms,
-      latency_hist[coalesce(v_bucket, 1)] = r.latency_hist[coalesce(v_bucket, 1)] + case when v_bucket is null then 0 else 1 end;`;
-
-const rollupFunctionSql = (schema: string) => `
-create or replace function ${schema}.gengate_usage_rollup() returns trigger language plpgsql as $$
-declare
-  v_credits bigint;
-  v_bucket integer;
-  v_hist integer[];
-begin
-  if new.finished_at is null or new.status not in ('success', 'fail') then return null; end if;
-  select coalesce(-sum(credits_micro), 0) into v_credits from ${schema}.transactions where task_id = new.id and payment_method = 'usage';
-  v_hist := array_fill(0, array[${LATENCY_BUCKET_COUNT}]);
-  if new.status = 'success' then
-    v_bucket := width_bucket(${latencyMs('new')}, ${LATENCY_BOUNDS_SQL}) + 1;
-    v_hist[v_bucket] := 1;
-  end if;
-${upsertSql(schema, 'usage_rollups', 'hour', `date_trunc('hour', new.finished_at, 'UTC')`)}
-${upsertSql(schema, 'usage_rollups_daily', 'day', `(new.finished_at at time zone 'UTC')::date`)}
-  return null;
-end $$;`;
 
 /**
  * Every ended task added to the rollups (the benchmark rebuilds its rollups with it): the hourly rows in
@@ -141,7 +112,7 @@ create table ${schema}.usage_rollups_daily (
   primary key (user_id, day, api_key_id, model_id, provider)
 );
 create index usage_rollups_daily_day on ${schema}.usage_rollups_daily (day);
-${rollupFunctionSql(schema)}
+-- gengate_usage_rollup(): functions/usage-rollup.ts
 ${usageTriggersSql(schema)}
 ${backfillSql(schema)}
 `,

@@ -80,12 +80,7 @@ create unique index organization_invitations_pending on ${schema}.organization_i
 insert into ${schema}.organizations (id, name, personal, created_at) select id, email, true, created_at from ${schema}.users;
 insert into ${schema}.organization_members (organization_id, user_id, role, created_at) select id, id, 'owner', created_at from ${schema}.users;
 
-create or replace function ${schema}.gengate_personal_organization() returns trigger language plpgsql as $$
-begin
-  insert into ${schema}.organizations (id, name, personal, created_at) values (new.id, new.email, true, new.created_at);
-  insert into ${schema}.organization_members (organization_id, user_id, role, created_at) values (new.id, new.id, 'owner', new.created_at);
-  return null;
-end $$;
+-- gengate_personal_organization(): functions/personal-organization.ts
 create trigger users_personal_organization after insert on ${schema}.users
   for each row execute function ${schema}.gengate_personal_organization();
 
@@ -95,11 +90,7 @@ alter table ${schema}.api_keys add column member_id uuid references ${schema}.us
 update ${schema}.api_keys set member_id = user_id;
 alter table ${schema}.api_keys alter column member_id set not null;
 create index api_keys_member on ${schema}.api_keys (user_id, member_id) where revoked_at is null;
-create or replace function ${schema}.gengate_key_member_default() returns trigger language plpgsql as $$
-begin
-  if new.member_id is null then new.member_id := new.user_id; end if;
-  return new;
-end $$;
+-- gengate_key_member_default(): functions/key-member-default.ts
 create trigger api_keys_member_default before insert on ${schema}.api_keys
   for each row execute function ${schema}.gengate_key_member_default();
 

@@ -1,5 +1,4 @@
 import type { Migration } from './migration.js';
-import { submitTaskSql, submitTaskTracedSql } from './026-submit-task.js';
 
 /*
  * Member spend limits (issue 22, docs/organizations.md "Member spend limits"), enforced where the credits
@@ -27,60 +26,10 @@ import { submitTaskSql, submitTaskTracedSql } from './026-submit-task.js';
  *                  tasks.member_id (always, the member's id) and the hold's member columns, and calls the
  *                  member's admission after the key's and before the balance hold. The old signature is
  *                  dropped; gengate_submit_task_traced (024) is re-created with the same new parameter.
+ *
+ * The functions are in functions/ (their current forms; this migration's bodies, here and in 026-submit-task.ts,
+ * were removed when functions/ became their one home; the old signatures are dropped there as stale).
  */
-
-const spendTriggersSql = (schema: string) => `
-create or replace function ${schema}.gengate_member_spend_hold() returns trigger language plpgsql as $$
-begin
-  if tg_op = 'UPDATE' and old.member_period_start is not null and old.state = 'held' then
-    update ${schema}.member_spend set held_micro = held_micro - old.amount_micro
-      where organization_id = old.user_id and member_id = old.member_id and period_start = old.member_period_start;
-  end if;
-  if new.member_period_start is not null and new.state = 'held' then
-    insert into ${schema}.member_spend (organization_id, member_id, period_start, held_micro)
-      values (new.user_id, new.member_id, new.member_period_start, new.amount_micro)
-      on conflict (organization_id, member_id, period_start) do update set held_micro = member_spend.held_micro + excluded.held_micro;
-  end if;
-  return null;
-end $$;
-
-create or replace function ${schema}.gengate_member_spend_charge() returns trigger language plpgsql as $$
-begin
-  update ${schema}.member_spend s set charged_micro = s.charged_micro - new.credits_micro
-    from ${schema}.holds h
-    where h.task_id = new.task_id and h.member_period_start is not null
-      and s.organization_id = h.user_id and s.member_id = h.member_id and s.period_start = h.member_period_start;
-  return null;
-end $$;`;
-
-const admitSql = (schema: string) => `
-create or replace function ${schema}.gengate_member_budget_admit(
-  p_organization uuid, p_member uuid, p_quoted_micro bigint, p_at timestamptz
-) returns timestamptz language plpgsql as $$
-declare
-  m record;
-  v_period timestamptz;
-  v_spent bigint;
-  v_end timestamptz;
-begin
-  select spend_limit_micro, budget_period into m from ${schema}.organization_members where organization_id = p_organization and user_id = p_member;
-  if not found then return null; end if;
-  -- A personal organization (its id is its one member's) keeps its member's spend only while a limit is
-  -- set: most submissions are personal ones without a limit, and they write no member_spend row.
-  if p_member = p_organization and m.spend_limit_micro is null then return null; end if;
-  v_period := ${schema}.gengate_key_period_start(m.budget_period, p_at);
-  if m.spend_limit_micro is null then return v_period; end if;
-  select held_micro + charged_micro into v_spent from ${schema}.member_spend
-    where organization_id = p_organization and member_id = p_member and period_start = v_period;
-  v_spent := coalesce(v_spent, 0);
-  if v_spent + p_quoted_micro > m.spend_limit_micro then
-    v_end := case m.budget_period when 'day' then v_period + interval '1 day' when 'week' then v_period + interval '7 days'
-      when 'month' then v_period + interval '1 month' else null end;
-    raise exception using errcode = 'GGM02', message = 'gengate: member budget exceeded',
-      detail = json_build_object('limit', m.spend_limit_micro, 'spent', v_spent, 'resetsAtMs', (extract(epoch from v_end) * 1000)::bigint)::text;
-  end if;
-  return v_period;
-end $$;`;
 
 export const memberBudgets: Migration = {
   version: 26,
@@ -97,15 +46,10 @@ create table ${schema}.member_spend (
   primary key (organization_id, member_id, period_start)
 );
 
-${spendTriggersSql(schema)}
+-- gengate_member_spend_hold, gengate_member_spend_charge, gengate_member_budget_admit: functions/
 create trigger holds_member_spend after insert or update of state, member_id, member_period_start on ${schema}.holds
   for each row execute function ${schema}.gengate_member_spend_hold();
 create trigger transactions_member_spend after insert on ${schema}.transactions
   for each row when (new.payment_method = 'usage' and new.task_id is not null) execute function ${schema}.gengate_member_spend_charge();
-${admitSql(schema)}
-drop function ${schema}.gengate_submit_task_traced(text, uuid, uuid, uuid, text, text, jsonb, text, bigint, bigint, integer, integer, text, uuid, text, text, text, jsonb, timestamptz);
-drop function ${schema}.gengate_submit_task(uuid, uuid, uuid, text, text, jsonb, text, bigint, bigint, integer, integer, text, uuid, text, text, text, jsonb, timestamptz);
-${submitTaskSql(schema)}
-${submitTaskTracedSql(schema)}
 `,
 };

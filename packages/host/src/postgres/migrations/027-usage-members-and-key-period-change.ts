@@ -27,45 +27,15 @@ import type { Migration } from './migration.js';
  *    The trigger takes the organization's slots lock before writing key_spend, like every other writer
  *    (ends; 019's soft-threshold write); the key store's update takes the account row lock first, like a
  *    revocation, so no submission of the key holds in between.
+ *
+ * The functions are in functions/ (their current forms; this migration's bodies were removed from it when
+ * functions/ became their one home).
  */
 
 const tokens = (t: string, field: string) => `coalesce(round((${t}.usage->>'${field}')::numeric), 0)::bigint`;
 const videoMs = (t: string) => `coalesce(round((${t}.usage->>'videoSeconds')::numeric * 1000), 0)::bigint`;
 const latencyMs = (t: string) => `greatest(0, floor(extract(epoch from (${t}.finished_at - ${t}.created_at)) * 1000))::bigint`;
 const HIST_SUMS = (r: string) => Array.from({ length: LATENCY_BUCKET_COUNT }, (_, i) => `sum(${r}.latency_hist[${i + 1}])`).join(', ');
-
-const upsertSql = (schema: string, table: string, period: string, value: string) => `
-  insert into ${schema}.${table} as r (${period}, user_id, api_key_id, model_id, provider, member_id, credits_micro, tasks, failures,
-      input_tokens, output_tokens, images, video_ms, latency_hist)
-    values (${value}, new.user_id, coalesce(new.api_key_id, '${NO_KEY_UUID}'), new.model_id, split_part(new.model_id, '.', 1),
-      coalesce(new.member_id, new.user_id), v_credits, 1,
-      case when new.status = 'fail' then 1 else 0 end, ${tokens('new', 'inputTokens')}, ${tokens('new', 'outputTokens')},
-      ${tokens('new', 'images')}, ${videoMs('new')}, v_hist)
-    on conflict (user_id, ${period}, api_key_id, model_id, provider, member_id) do update set
-      credits_micro = r.credits_micro + excluded.credits_micro, tasks = r.tasks + 1, failures = r.failures + excluded.failures,
-      input_tokens = r.input_tokens + excluded.input_tokens, output_tokens = r.output_tokens + excluded.output_tokens,
-      images = r.images + excluded.images, video_ms = r.video_ms + excluded.video_ms,
-      latency_hist[coalesce(v_bucket, 1)] = r.latency_hist[coalesce(v_bucket, 1)] + case when v_bucket is null then 0 else 1 end;`;
-
-/** 023's gengate_usage_rollup with the member in the grain (see the header). */
-const rollupFunctionSql = (schema: string) => `
-create or replace function ${schema}.gengate_usage_rollup() returns trigger language plpgsql as $$
-declare
-  v_credits bigint;
-  v_bucket integer;
-  v_hist integer[];
-begin
-  if new.finished_at is null or new.status not in ('success', 'fail') then return null; end if;
-  select coalesce(-sum(credits_micro), 0) into v_credits from ${schema}.transactions where task_id = new.id and payment_method = 'usage';
-  v_hist := array_fill(0, array[${LATENCY_BUCKET_COUNT}]);
-  if new.status = 'success' then
-    v_bucket := width_bucket(${latencyMs('new')}, ${LATENCY_BOUNDS_SQL}) + 1;
-    v_hist[v_bucket] := 1;
-  end if;
-${upsertSql(schema, 'usage_rollups', 'hour', `date_trunc('hour', new.finished_at, 'UTC')`)}
-${upsertSql(schema, 'usage_rollups_daily', 'day', `(new.finished_at at time zone 'UTC')::date`)}
-  return null;
-end $$;`;
 
 /**
  * Every ended task added to the (empty) rollups with its member: 023's backfill with the member in the
@@ -101,33 +71,8 @@ alter table ${schema}.${table} alter column member_id set not null;
 alter table ${schema}.${table} drop constraint ${table}_pkey;
 alter table ${schema}.${table} add primary key (user_id, ${period}, api_key_id, model_id, provider, member_id);`;
 
-/** The key's holds since the new period's start, moved into it (see the header, 2). */
+/** The trigger of a key's budget period change (see the header, 2; the function: functions/key-budget-period-changed.ts). */
 const periodChangeSql = (schema: string) => `
-create or replace function ${schema}.gengate_key_budget_period_changed() returns trigger language plpgsql as $$
-declare
-  v_start timestamptz := ${schema}.gengate_key_period_start(new.budget_period, now());
-  v_moved bigint;
-begin
-  perform pg_advisory_xact_lock(hashtextextended('gengate-slots:' || new.user_id::text, 0));
-  -- The usage charges of the settled holds that move, out of the rows they counted in …
-  update ${schema}.key_spend s set charged_micro = s.charged_micro - m.charged
-    from (select h.key_period_start, -sum(x.credits_micro) as charged
-          from ${schema}.holds h join ${schema}.transactions x on x.task_id = h.task_id and x.payment_method = 'usage'
-          where h.api_key_id = new.id and h.key_period_start is not null and h.key_period_start <> v_start and h.created_at >= v_start
-            and h.state = 'settled'
-          group by h.key_period_start) m
-    where s.api_key_id = new.id and s.period_start = m.key_period_start;
-  select coalesce(-sum(x.credits_micro), 0) into v_moved
-    from ${schema}.holds h join ${schema}.transactions x on x.task_id = h.task_id and x.payment_method = 'usage'
-    where h.api_key_id = new.id and h.key_period_start is not null and h.key_period_start <> v_start and h.created_at >= v_start and h.state = 'settled';
-  -- … into the new period's row …
-  insert into ${schema}.key_spend (api_key_id, period_start, charged_micro) values (new.id, v_start, v_moved)
-    on conflict (api_key_id, period_start) do update set charged_micro = key_spend.charged_micro + excluded.charged_micro;
-  -- … and every hold since the period's start restamped (019's hold trigger moves the open ones' amounts).
-  update ${schema}.holds set key_period_start = v_start
-    where api_key_id = new.id and key_period_start is not null and key_period_start <> v_start and created_at >= v_start;
-  return null;
-end $$;
 create trigger api_keys_budget_period_changed after update of budget_period on ${schema}.api_keys
   for each row when (old.budget_period is distinct from new.budget_period)
   execute function ${schema}.gengate_key_budget_period_changed();`;
@@ -138,7 +83,7 @@ export const usageMembersAndKeyPeriodChange: Migration = {
   up: (schema) => `
 ${memberColumnSql(schema, 'usage_rollups', 'hour')}
 ${memberColumnSql(schema, 'usage_rollups_daily', 'day')}
-${rollupFunctionSql(schema)}
+-- gengate_usage_rollup(): functions/usage-rollup.ts (upserts on the new key)
 ${periodChangeSql(schema)}
 `,
 };

@@ -25,7 +25,14 @@ import { usageMembersAndKeyPeriodChange } from './027-usage-members-and-key-peri
 import { organizationWebhookSecret } from './028-organization-webhook-secret.js';
 import type { Migration } from './migration.js';
 
-/** Every migration, in order. Append new ones; never edit an applied one. */
+/**
+ * Every migration, in order: tables, columns, indexes, views, triggers and backfills.
+ * Append migrations for tables; edit functions/ for function bodies. Never edit an applied migration, with
+ * one exception made once: the function bodies that used to be re-created by migration after migration
+ * (005, 008, 012, 018, 019, 020, 023, 024, 025, 026, 027) were removed from them when functions/ became each
+ * function's one home (the function set, defined by runMigrations before and after the migrations:
+ * function-set.ts, docs/architecture.md "Where the money rules live"). A migration must not define a function.
+ */
 export const MIGRATIONS: readonly Migration[] = [
   initial,
   rateLimits,

@@ -1,21 +1,23 @@
-/*
- * gengate_submit_task of migration 026: 020's body (020-submit-and-finish.ts: 019's p_at and key admission,
- * 020's pending fold and slots lock) with the changes marked "026": p_member_id, the member's admission
- * (gengate_member_budget_admit, 026-member-budgets.ts) after the key's, and the member written on the task
- * and its hold. gengate_submit_task_traced is 024's wrapper with the same new parameter.
+import type { SqlFunction } from './sql-function.js';
+
+/**
+ * A submission in one statement (012, 018, 019, 020, 026): the idempotency window (GG409 replay, GG410 race),
+ * the account lock and the pending fold, the key's revocation (GG401), the key's and the member's controls,
+ * the balance hold (GG402), admission or queue (GG429 queue full; at the limit the ends in flight are waited
+ * for and folded first), the task and its hold, its generation job only when admitted, the idempotency record.
+ * Refusals raise a gengate SQLSTATE, so the whole transaction rolls back (PgTaskIntake, pg-task-intake.ts).
  */
-
-/** The advisory lock key of a user's running slots (020): ends in flight hold it shared, a queueing submission exclusive. */
-const slotsKey = (user: string) => `hashtextextended('gengate-slots:' || ${user}::text, 0)`;
-
-export const submitTaskSql = (schema: string) => `
+export const submitTask: SqlFunction = {
+  name: 'gengate_submit_task',
+  identityArgs: 'uuid, uuid, uuid, text, text, jsonb, text, bigint, bigint, integer, integer, text, uuid, text, text, text, jsonb, timestamptz, uuid',
+  sql: (schema) => `
 create or replace function ${schema}.gengate_submit_task(
   p_task_id uuid, p_user_id uuid, p_api_key_id uuid, p_model_id text, p_modality text, p_request jsonb,
-  p_callback_url text, p_quoted_micro bigint, p_quoted_cost_micro bigint,
-  p_max_running integer, p_max_queued integer,
-  p_boss text, p_job_id uuid, p_provider_id text,
-  p_idempotency_key text, p_request_hash text, p_response jsonb, p_at timestamptz, p_member_id uuid
-) returns boolean language plpgsql as $$
+  p_callback_url text, p_quoted_micro bigint, p_quoted_cost_micro bigint, p_max_running integer,
+  p_max_queued integer, p_boss text, p_job_id uuid, p_provider_id text, p_idempotency_key text,
+  p_request_hash text, p_response jsonb, p_at timestamptz, p_member_id uuid
+) returns boolean
+language plpgsql as $$
 declare
   earlier record;
   n_admitted integer;
@@ -60,7 +62,7 @@ begin
   admit := n_admitted < p_max_running;
   if not admit then
     -- 020: at the limit. The ends in flight (they hold this lock shared) commit first; what they freed is folded.
-    perform pg_advisory_xact_lock(${slotsKey('p_user_id')});
+    perform pg_advisory_xact_lock(hashtextextended('gengate-slots:' || p_user_id::text, 0));
     if ${schema}.gengate_fold_pending(p_user_id) > 0 then
       select case p_modality when 'chat' then running_chat when 'image' then running_image else running_video end,
              case p_modality when 'chat' then queued_chat when 'image' then queued_image else queued_video end
@@ -90,24 +92,5 @@ begin
     end if;
   end if;
   return admit;
-end $$;`;
-
-/** 024's wrapper: gengate_submit_task, then the trace context in the same transaction. */
-export const submitTaskTracedSql = (schema: string) => `
-create or replace function ${schema}.gengate_submit_task_traced(
-  p_trace_parent text,
-  p_task_id uuid, p_user_id uuid, p_api_key_id uuid, p_model_id text, p_modality text, p_request jsonb,
-  p_callback_url text, p_quoted_micro bigint, p_quoted_cost_micro bigint,
-  p_max_running integer, p_max_queued integer,
-  p_boss text, p_job_id uuid, p_provider_id text,
-  p_idempotency_key text, p_request_hash text, p_response jsonb, p_at timestamptz, p_member_id uuid
-) returns boolean language plpgsql as $$
-declare
-  admit boolean;
-begin
-  admit := ${schema}.gengate_submit_task(p_task_id, p_user_id, p_api_key_id, p_model_id, p_modality, p_request,
-    p_callback_url, p_quoted_micro, p_quoted_cost_micro, p_max_running, p_max_queued,
-    p_boss, p_job_id, p_provider_id, p_idempotency_key, p_request_hash, p_response, p_at, p_member_id);
-  update ${schema}.tasks set trace_parent = p_trace_parent where id = p_task_id;
-  return admit;
-end $$;`;
+end $$;`,
+};

@@ -1,0 +1,69 @@
+import { admitAfterEnd } from './admit-after-end.js';
+import { admitQueued } from './admit-queued.js';
+import { checkAlerts } from './check-alerts.js';
+import { completeJob } from './complete-job.js';
+import { countActiveTasks } from './count-active-tasks.js';
+import { enforceUserCap } from './enforce-user-cap.js';
+import { enqueueJob } from './enqueue-job.js';
+import { finishFail } from './finish-fail.js';
+import { finishSuccess } from './finish-success.js';
+import { foldPending } from './fold-pending.js';
+import { keyBudgetAdmit } from './key-budget-admit.js';
+import { keyBudgetPeriodChanged } from './key-budget-period-changed.js';
+import { keyMemberDefault } from './key-member-default.js';
+import { keyPeriodStart } from './key-period-start.js';
+import { keySpendCharge } from './key-spend-charge.js';
+import { keySpendHold } from './key-spend-hold.js';
+import { memberBudgetAdmit } from './member-budget-admit.js';
+import { memberSpendCharge } from './member-spend-charge.js';
+import { memberSpendHold } from './member-spend-hold.js';
+import { notifyTaskEnded } from './notify-task-ended.js';
+import { personalOrganization } from './personal-organization.js';
+import { recountActiveTasks } from './recount-active-tasks.js';
+import type { SqlFunction } from './sql-function.js';
+import { submitTask } from './submit-task.js';
+import { submitTaskTraced } from './submit-task-traced.js';
+import { usageRollup } from './usage-rollup.js';
+
+/**
+ * Every SQL function of gengate, each in its current form and defined only here (one file each), in
+ * dependency order: a function after the ones it calls. To change a rule, edit its file: the next start
+ * replaces the database's definitions (runMigrations, function-set.ts), like Flyway's repeatable migrations.
+ * To add a function, add its file and list it here; to retire one, remove it here (the next start drops it).
+ * Tables, columns, indexes, triggers and backfills stay in migrations/ (versioned, append only).
+ */
+export const FUNCTIONS: readonly SqlFunction[] = [
+  // Trigger functions of the task and account rows (migrations 005, 008, 012, 020).
+  enforceUserCap,
+  notifyTaskEnded,
+  countActiveTasks,
+  // The account's pending deltas (020) and the counts' repair (maintenance).
+  foldPending,
+  recountActiveTasks,
+  // pg-boss jobs written by the money rules (018).
+  enqueueJob,
+  completeJob,
+  // Admission of queued tasks and balance alerts (018, 020).
+  admitQueued,
+  admitAfterEnd,
+  checkAlerts,
+  // Per-key spend controls (019, 027).
+  keyPeriodStart,
+  keySpendHold,
+  keySpendCharge,
+  keyBudgetAdmit,
+  keyBudgetPeriodChanged,
+  // Member spend limits (026).
+  memberSpendHold,
+  memberSpendCharge,
+  memberBudgetAdmit,
+  // The submission and the task's ends: the money rules' entry points (018, 019, 020, 024, 026).
+  submitTask,
+  submitTaskTraced,
+  finishSuccess,
+  finishFail,
+  // Usage rollups (023, 027) and organizations (025).
+  usageRollup,
+  personalOrganization,
+  keyMemberDefault,
+];
