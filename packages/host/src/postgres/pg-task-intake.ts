@@ -95,7 +95,8 @@ export class PgTaskIntake implements TaskIntake {
       idem?.key ?? null,
       idem?.requestHash ?? null,
       idem ? JSON.stringify(idem.response) : null,
-      r.at,
+      // As ISO text: pg's own Date conversion formats the local time field by field.
+      r.at.toISOString(),
       t.memberId ?? t.userId,
     ];
   }
