@@ -118,6 +118,17 @@ async function main(): Promise<void> {
       `| ${s.name} | ${f0(m((r) => r.run.cpuMicrosPerRequest))} | ${f0(m((r) => r.express))} | ${f2(m((r) => r.run.cpuMicrosPerRequest / r.express))}x | ${f0(rps)} | ${ceiling ? `${f0((100 * rps) / ceiling)}%` : '-'} | ${f1(m((r) => r.run.p50Ms))} / ${f1(m((r) => r.run.p99Ms))} ms |\n`,
     );
   }
+  // The two hosts of one round ran back to back: their ratio is the least disturbed by the machine's load.
+  const [a, b] = subjects;
+  if (a && b) {
+    const pairs = Array.from({ length: ROUNDS }, (_, round) => {
+      const [ra, rb] = [a, b].map((s) => rows.filter((r) => r.subject === s.name)[round]);
+      return ra && rb ? { cpu: ra.run.cpuMicrosPerRequest / rb.run.cpuMicrosPerRequest, rps: ra.run.rps / rb.run.rps } : null;
+    }).filter((p) => p !== null);
+    process.stdout.write(
+      `\n${a.name} / ${b.name}, per round: CPU per submission ${pairs.map((p) => f2(p.cpu)).join(', ')} (median ${f2(median(pairs.map((p) => p.cpu)))}); req/s ${pairs.map((p) => f2(p.rps)).join(', ')} (median ${f2(median(pairs.map((p) => p.rps)))})\n`,
+    );
+  }
 }
 
 main().catch((err: unknown) => {
