@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUES } from '../src/postgres/boss-queues.js';
-import { pipelinedTransaction } from '../src/postgres/statement-pipeline.js';
+import { pipelinedStatement, pipelinedTransaction } from '../src/postgres/statement-pipeline.js';
 import { openPgGengate, type PgGengate } from './support/pg-gengate.js';
 
 describe('pipelinedTransaction on a pipelined pool', () => {
@@ -75,6 +75,26 @@ describe('pipelinedTransaction on a pipelined pool', () => {
     } finally {
       await listener.end();
     }
+  });
+
+  it('runs a named statement and the one after it as prepared statements: parsed once per connection, one write each time', async () => {
+    const statement = { name: 'gengate_pipeline_test_sum', text: 'select $1::int + $2::int as n', values: [40, 2] };
+    const after = { name: 'gengate_pipeline_test_notify', text: 'select pg_notify($1, $2)', values: ['gengate_pipeline_test', 'named'] };
+    const parsed = async (): Promise<string[]> => {
+      const client = await h.pool.connect();
+      try {
+        return (await client.query<{ name: string }>(`select name from pg_prepared_statements where name like 'gengate_pipeline_test%' order by name`)).rows.map((r) => r.name);
+      } finally {
+        client.release();
+      }
+    };
+    for (let i = 0; i < 6; i++) {
+      const { value, writes } = await countWrites(() => pipelinedStatement<{ n: number }>(h.pool, statement, after));
+      expect(value.rows[0]?.n).toBe(42);
+      expect(writes).toBe(1);
+    }
+    // The connection that ran it last (pg-pool hands out the most recently released one) holds both prepared.
+    expect(await parsed()).toEqual(['gengate_pipeline_test_notify', 'gengate_pipeline_test_sum']);
   });
 
   it('rolls the job back with the transaction when a statement fails', async () => {

@@ -83,7 +83,9 @@ export class RoutePlanner {
         param: maxMicro !== null ? 'provider.max_price' : 'provider',
       });
     }
-    const ordered = orderRoutes(eligible, policy, this.health.states(), this.random);
+    // One route needs no ordering; only a sort by latency or success rate reads the routes' health.
+    const health = policy.sort === 'latency' || policy.sort === 'success_rate' ? this.health.states() : [];
+    const ordered = eligible.length === 1 ? eligible : orderRoutes(eligible, policy, health, this.random);
     const candidates: RouteCandidate[] = (policy.allow_fallbacks === false ? ordered.slice(0, 1) : ordered).map(
       ({ routeId, providerId, servedModelId, model: m, request: r, quote }) => ({ routeId, providerId, servedModelId, model: m, request: r, quote }),
     );

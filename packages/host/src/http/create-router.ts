@@ -17,7 +17,7 @@ import { fileRoutes } from './routes/files.js';
 import type { FileDeliveryOptions } from './routes/files-delivery.js';
 import { openApiDocumentRoutes } from './routes/openapi-document.js';
 import { modelRoutes } from './routes/models.js';
-import { pollRoute, runRoutes } from './routes/run.js';
+import { isSubmission, pollRoute, runRoutes, submitRoute } from './routes/run.js';
 import { callbackRoutes } from './routes/callbacks.js';
 import type { CallbackRepository } from '../callbacks/callback-repository.js';
 import type { ResultUrlVerifier } from '../storage/result-urls.js';
@@ -92,9 +92,15 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
   const limit = rateLimit(options.rateLimiter ?? createMemoryKeyRateLimiter());
   router.use(requestContext(options.logger, options.refusalSummaryMs === undefined ? {} : { refusalSummaryMs: options.refusalSummaryMs }));
   router.use(rememberApiRoot);
-  // The poll first, behind the same authentication (a cached key will do: its statement re-checks the
-  // key) and rate limit as every route below: the most frequent request walks no other router.
-  router.get('/run/tasks/:task_id', authenticate(gengate, clientIp, seam, () => true), limit, pollRoute(gengate));
+  // The poll and the submission first, behind the same authentication (a cached key will do: their
+  // statements re-check the key) and rate limit as every route below: the most frequent requests walk no
+  // other router.
+  const hotPathAuth = authenticate(gengate, clientIp, seam, () => true);
+  const body = jsonBody(options.maxBodyBytes ?? 1_048_576);
+  router.get('/run/tasks/:task_id', hotPathAuth, limit, pollRoute(gengate));
+  // The submission too, behind the same authentication, rate limit and body parsing as below (in that
+  // order: a bad key is a 401 before its body is read). POST /run/tasks is passed on to runRoutes' 405.
+  router.post('/run/:model_id', isSubmission, hotPathAuth, limit, body, submitRoute(gengate));
   router.use(openApiDocumentRoutes());
   router.use(
     fileRoutes({
@@ -115,7 +121,7 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
   router.use(providerWebhookRoutes(gengate));
   router.use(authenticate(gengate, clientIp, seam, pollsAndSubmissions));
   router.use(limit);
-  router.use(jsonBody(options.maxBodyBytes ?? 1_048_576));
+  router.use(body);
   if (options.callbacks) router.use(callbackRoutes(options.callbacks, gengate));
   router.use(runRoutes(gengate));
   router.use(modelRoutes(gengate));

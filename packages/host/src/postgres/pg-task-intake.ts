@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type { JsonObject, TaskIntake, TaskIntakeRequest, TaskIntakeResult } from '@gengate/core';
 import { inject, injectable, optional } from 'inversify';
 import type pg from 'pg';
@@ -8,7 +8,7 @@ import { BOSS_SCHEMA, QUEUES } from './boss-queues.js';
 import { HOST_TOKENS } from '../host-tokens.js';
 import { PG_TOKENS } from './postgres-tokens.js';
 import { checkSchemaName } from './schema.js';
-import { isRefusal, pipelinedStatement } from './statement-pipeline.js';
+import { isRefusal, pipelinedStatement, type PipelinedStatement } from './statement-pipeline.js';
 
 const submitSql = (schema: string) => `select ${schema}.gengate_submit_task($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) as admitted`;
 /** The same with the submission's trace context ($20) kept on the task (migration 024): only when tracing is on. */
@@ -24,10 +24,13 @@ const submitTracedSql = (schema: string) => `select ${schema}.gengate_submit_tas
  * the server runs it. The API key is re-checked there, after that lock: a key revoked in any process
  * (a revoke takes the same lock) is refused here even when the request was authenticated from a cache.
  */
+/** A prepared statement's name on each connection: one per text (so per schema). */
+const statementName = (prefix: string, text: string): string => `${prefix}_${hash('sha256', text, 'hex').slice(0, 16)}`;
+
 @injectable()
 export class PgTaskIntake implements TaskIntake {
-  private readonly submit: string;
-  private readonly submitTraced: string;
+  private readonly submit: { readonly text: string; readonly name: string };
+  private readonly submitTraced: { readonly text: string; readonly name: string };
 
   constructor(
     @inject(HOST_TOKENS.Pool) private readonly pool: pg.Pool,
@@ -38,13 +41,20 @@ export class PgTaskIntake implements TaskIntake {
     @inject(PG_TOKENS.BossSchema) @optional() private readonly bossSchema: string = BOSS_SCHEMA,
   ) {
     const s = checkSchemaName(schema);
-    this.submit = submitSql(s);
-    this.submitTraced = submitTracedSql(s);
-    this.wakeIfAdmitted = (taskId) => jobReadyStatement(QUEUES.generate, { sql: `exists (select 1 from ${s}.tasks where id = $3 and admitted)`, value: taskId });
+    const named = (prefix: string, text: string) => ({ text, name: statementName(prefix, text) });
+    this.submit = named('gengate_submit', submitSql(s));
+    this.submitTraced = named('gengate_submit_traced', submitTracedSql(s));
+    const wake = (taskId: string) => jobReadyStatement(QUEUES.generate, { sql: `exists (select 1 from ${s}.tasks where id = $3 and admitted)`, value: taskId });
+    const wakeName = statementName('gengate_wake', wake('').text);
+    this.wakeIfAdmitted = (taskId) => ({ ...wake(taskId), name: wakeName });
   }
 
-  /** Sent in the same write after COMMIT: wakes a generation worker when the task was admitted (a queued task has no job yet). */
-  private readonly wakeIfAdmitted: (taskId: string) => { text: string; values: unknown[] };
+  /**
+   * Sent in the same write after COMMIT: wakes a generation worker when the task was admitted (a queued
+   * task has no job yet). The submission and the wake-up are named prepared statements: each pooled
+   * connection parses and plans them once, not at every submission (PostgreSQL shares the host's cores).
+   */
+  private readonly wakeIfAdmitted: (taskId: string) => PipelinedStatement;
 
   async accept(r: TaskIntakeRequest): Promise<TaskIntakeResult> {
     if (!this.boss && r.inline !== true) throw new Error('this process was started without a job queue');
@@ -53,7 +63,7 @@ export class PgTaskIntake implements TaskIntake {
     try {
       const res = await pipelinedStatement<{ admitted: boolean }>(
         this.pool,
-        r.traceParent === undefined ? { text: this.submit, values: this.parameters(r, jobId) } : { text: this.submitTraced, values: [...this.parameters(r, jobId), r.traceParent] },
+        r.traceParent === undefined ? { ...this.submit, values: this.parameters(r, jobId) } : { ...this.submitTraced, values: [...this.parameters(r, jobId), r.traceParent] },
         r.inline === true ? undefined : this.wakeIfAdmitted(r.task.id),
       );
       return { outcome: 'accepted', admitted: res.rows[0]?.admitted === true };
@@ -85,7 +95,8 @@ export class PgTaskIntake implements TaskIntake {
       idem?.key ?? null,
       idem?.requestHash ?? null,
       idem ? JSON.stringify(idem.response) : null,
-      r.at,
+      // As ISO text: pg's own Date conversion formats the local time field by field.
+      r.at.toISOString(),
       t.memberId ?? t.userId,
     ];
   }

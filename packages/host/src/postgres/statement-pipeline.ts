@@ -34,21 +34,25 @@ export class StatementPipeline {
     this.pipelined = 'pipeline' in client && client.pipeline === true;
   }
 
-  /** Sends a statement now (pipelined) or once the one before has answered, in issue order either way. */
-  private issue<R extends pg.QueryResultRow>(text: string, values: readonly unknown[] | undefined): Promise<pg.QueryResult<R>> {
-    const run = () => this.client.query<R>(text, values === undefined ? undefined : [...values]);
+  /**
+   * Sends a statement now (pipelined) or once the one before has answered, in issue order either way.
+   * With a `name`, a named prepared statement: parsed and planned once per connection.
+   */
+  private issue<R extends pg.QueryResultRow>(text: string, values: readonly unknown[] | undefined, name?: string): Promise<pg.QueryResult<R>> {
+    const copy = values === undefined ? undefined : [...values];
+    const run = () => (name === undefined ? this.client.query<R>(text, copy) : this.client.query<R>({ name, text, ...(copy === undefined ? {} : { values: copy }) }));
     return this.pipelined ? run() : this.last.then(run, run);
   }
 
   /** Issues a statement after the others, whose failure is nobody's concern (it settles either way). */
-  unobserved(text: string, values: readonly unknown[]): Promise<void> {
-    const settled = this.issue(text, values).then(() => undefined, () => undefined);
+  unobserved(text: string, values: readonly unknown[], name?: string): Promise<void> {
+    const settled = this.issue(text, values, name).then(() => undefined, () => undefined);
     this.last = settled;
     return settled;
   }
 
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>> {
-    const result = this.issue<R>(text, values);
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: readonly unknown[], name?: string): Promise<pg.QueryResult<R>> {
+    const result = this.issue<R>(text, values, name);
     this.last = this.observe(result);
     return result;
   }
@@ -141,6 +145,13 @@ export async function pipelinedTransaction<T>(
   }
 }
 
+/** A statement's text and values; with a `name`, it runs as a named prepared statement (parsed and planned once per connection). */
+export interface PipelinedStatement {
+  readonly text: string;
+  readonly values: readonly unknown[];
+  readonly name?: string;
+}
+
 /**
  * One statement that is a transaction by itself, and optionally one more right after it, in one write.
  * PostgreSQL runs a statement sent outside BEGIN as its own transaction: a function that raises rolls
@@ -151,8 +162,8 @@ export async function pipelinedTransaction<T>(
  */
 export async function pipelinedStatement<R extends pg.QueryResultRow>(
   pool: pg.Pool,
-  statement: { readonly text: string; readonly values: readonly unknown[] },
-  after?: { readonly text: string; readonly values: readonly unknown[] },
+  statement: PipelinedStatement,
+  after?: PipelinedStatement,
 ): Promise<pg.QueryResult<R>> {
   const client = await pool.connect();
   let broken: Error | undefined;
@@ -162,8 +173,8 @@ export async function pipelinedStatement<R extends pg.QueryResultRow>(
     let result: Promise<pg.QueryResult<R>>;
     let afterwards: Promise<void>;
     try {
-      result = p.query<R>(statement.text, statement.values);
-      afterwards = after ? p.unobserved(after.text, after.values) : Promise.resolve();
+      result = p.query<R>(statement.text, statement.values, statement.name);
+      afterwards = after ? p.unobserved(after.text, after.values, after.name) : Promise.resolve();
     } finally {
       p.flush();
     }

@@ -42,11 +42,12 @@ export function createLogger(opts: { level: string; destination?: DestinationStr
 }
 
 /**
- * Standard output, written in batches: a line waits until 4 KiB are buffered or for at most 100 ms,
+ * Standard output, written in batches: a line waits until 16 KiB are buffered or for at most 100 ms
+ * (a write takes up to 64 KiB),
  * so a busy process makes one write system call per batch instead of one per request (measured in
  * docs/benchmarks.md). Pino flushes what is buffered when the process exits, even by process.exit();
  * only a SIGKILL loses the last 100 ms of lines.
  */
 function bufferedStdout(): DestinationStream {
-  return pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 100 });
+  return pino.destination({ dest: 1, sync: false, minLength: 16_384, maxWrite: 65_536, periodicFlush: 100 });
 }

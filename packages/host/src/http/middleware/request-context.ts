@@ -41,6 +41,11 @@ declare module 'http' {
  */
 export function requestContext(logger: Logger, opts: { readonly refusalSummaryMs?: number } = {}): RequestHandler[] {
   const refusals = refusalLogFor(logger, opts.refusalSummaryMs);
+  // The end-of-request line has a fixed shape (the request id, method and redacted URL, the status, the
+  // time) that no redacted path names: written without the path redaction, which cloned and walked
+  // `req` and `res` for every request (the `secrets` masking of the stream still applies). A 5xx line
+  // carries an error, so it goes through the redacting logger.
+  const endLine = logger.child({}, { redact: { paths: [] } });
   const context: RequestHandler = (req, res, next) => {
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && SANE_ID.test(incoming) ? incoming : randomUUID();
@@ -61,7 +66,7 @@ export function requestContext(logger: Logger, opts: { readonly refusalSummaryMs
       }
       const line = { req: reqFields, res: { statusCode: res.statusCode }, responseTime: Date.now() - started };
       if (res.statusCode >= 500) logger.error({ ...line, err: new Error(`failed with status code ${res.statusCode}`) }, 'request errored');
-      else logger.info(line, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
+      else endLine.info(line, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
     };
     res.on('finish', ended);
     res.on('close', ended);

@@ -16,7 +16,7 @@ export function pollRoute({ getTask }: Pick<GengateUseCases, 'getTask'>): Reques
   };
 }
 
-export function runRoutes({ listTasks, cancelTask, submitRun }: Pick<GengateUseCases, 'listTasks' | 'cancelTask' | 'submitRun'>): Router {
+export function runRoutes({ listTasks, cancelTask }: Pick<GengateUseCases, 'listTasks' | 'cancelTask'>): Router {
   const router = Router();
   // gengate extension: the caller's tasks, newest first (paged; status, model and modality filters).
   router
@@ -33,16 +33,32 @@ export function runRoutes({ listTasks, cancelTask, submitRun }: Pick<GengateUseC
     .all(methodNotAllowed('POST'));
   // GET is pollRoute, mounted first (createGengateRouter).
   router.route('/run/tasks/:task_id').all(methodNotAllowed('GET'));
-  router
-    .route('/run/:model_id')
-    .post(async (req, res) => {
-      const key = req.get('Idempotency-Key');
-      if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) {
-        throw new GatewayError('invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', { param: 'Idempotency-Key' });
-      }
-      const options = key === undefined ? {} : { idempotencyKey: key };
-      res.json(await submitRun.execute(authOf(res), req.params.model_id, req.body ?? {}, options));
-    })
-    .all(methodNotAllowed('POST'));
+  // POST is submitRoute, mounted first (createGengateRouter).
+  router.route('/run/:model_id').all(methodNotAllowed('POST'));
   return router;
 }
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * POST /run/{model_id}, the submission. createGengateRouter mounts it ahead of the other routes, behind
+ * the same authentication, rate limit and body parsing, so a submission does not walk every other router;
+ * runRoutes keeps the path's 405 for the other methods. `POST /run/tasks` is not a submission (its 405
+ * is runRoutes'): `isSubmission` passes it on.
+ */
+export function submitRoute({ submitRun }: Pick<GengateUseCases, 'submitRun'>): RequestHandler {
+  return async (req, res) => {
+    const key = req.headers['idempotency-key'];
+    if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))) {
+      throw new GatewayError('invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', { param: 'Idempotency-Key' });
+    }
+    const options = key === undefined ? {} : { idempotencyKey: key };
+    const modelId = req.params['model_id'];
+    sendJson(res, await submitRun.execute(authOf(res), typeof modelId === 'string' ? modelId : '', req.body ?? {}, options));
+  };
+}
+
+/** Passes `POST /run/tasks` (runRoutes' 405) on to the routes after the submission's. */
+export const isSubmission: RequestHandler = (req, _res, next) => {
+  next(req.params['model_id'] === 'tasks' ? 'route' : undefined);
+};

@@ -1,0 +1,137 @@
+/**
+ * npm run bench:submit — the submission's figures beside their anchors (issue 23's targets): the host's CPU
+ * per `POST /api/v1/run/{model}` (API key, sandbox chat, worker off, 10 connections, as fast as it goes)
+ * over a bare Express 5 JSON POST's CPU per request measured in the same round, and its rate over the
+ * database's 3-insert ceiling measured at the start of the run.
+ *
+ *   npm run bench:submit -- [--base DIR] [--rounds N] [--seconds S] [--users U] [--no-ceiling]
+ *
+ * `--base DIR`: another checkout (built, with its node_modules) whose host is measured beside this one's,
+ * each on its own scratch database, in alternating order round by round (A B, B A, ...), so that a drift in
+ * the machine's load falls on both: an A/B of a change on a shared machine (as bench:poll does). Every round
+ * submits for fresh users (`--users`, default 1: every submission on one account row, the headline case),
+ * so both hosts see the same account state each round. PostgreSQL: a fresh database on DATABASE_URL's
+ * server, else an embedded one.
+ */
+import { cpus, loadavg } from 'node:os';
+import { resolve } from 'node:path';
+import { scratchDatabase } from '../scripts/support/scratch-database.js';
+import { measureAnchor, measureDbCeiling, startExpressAnchor } from './sections/anchors.js';
+import { createKeys, hostEnv, submission, type Measured } from './sections/gengate.js';
+import { startHost, type HostProcess } from './support/host-process.js';
+
+const arg = (name: string): string | undefined => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const ROUNDS = Number(arg('--rounds') ?? 3);
+const SECONDS = Number(arg('--seconds') ?? 5);
+const USERS = Number(arg('--users') ?? 1);
+const BASE = arg('--base');
+const CEILING = !process.argv.includes('--no-ceiling');
+const CONNECTIONS = 10;
+const f0 = (n: number) => Math.round(n).toLocaleString('en-US');
+const f1 = (n: number) => n.toFixed(1);
+const f2 = (n: number) => n.toFixed(2);
+const load3 = () => loadavg().map((x) => x.toFixed(2)).join(' / ');
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] ?? NaN) : ((s[m - 1] ?? NaN) + (s[m] ?? NaN)) / 2;
+};
+
+interface Subject {
+  readonly name: string;
+  readonly host: HostProcess;
+  /** USERS keys per round, plus USERS for the warm-up. */
+  readonly keys: readonly string[];
+  close(): Promise<void>;
+}
+
+interface Row {
+  readonly subject: string;
+  readonly express: number;
+  readonly run: Measured;
+}
+
+async function startSubject(name: string, root: string | undefined): Promise<Subject> {
+  const db = await scratchDatabase();
+  const host = await startHost(hostEnv(db.url, false), ...(root ? [root] : []));
+  const keys = await createKeys(db.url, USERS * (ROUNDS + 1));
+  return {
+    name,
+    host,
+    keys,
+    async close() {
+      await host.stop();
+      await db.close();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  process.stdout.write(
+    `gengate bench:submit on ${cpus().length} cores, load average ${load3()}, ${process.env['DATABASE_URL'] ? 'DATABASE_URL' : 'embedded PostgreSQL'}; ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, ${USERS} user(s)\n`,
+  );
+  let ceiling: number | null = null;
+  if (CEILING) {
+    const db = await scratchDatabase();
+    try {
+      ceiling = (await measureDbCeiling(db.url)).threeInsertTps;
+      process.stdout.write(`  database ceiling (BEGIN; 3 x INSERT; COMMIT, 10 clients): ${f0(ceiling)} tx/s; load ${load3()}\n`);
+    } finally {
+      await db.close();
+    }
+  }
+  const anchor = await startExpressAnchor();
+  const subjects = [await startSubject('this checkout', undefined), ...(BASE ? [await startSubject(`base ${BASE}`, resolve(BASE))] : [])];
+  const rows: Row[] = [];
+  try {
+    // Warm-up (JIT, pools, key cache) for every process, not counted.
+    await measureAnchor(anchor, 'run', CONNECTIONS, 1);
+    for (const s of subjects) await submission(s.host, s.keys.slice(0, USERS), CONNECTIONS, USERS, 2);
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? subjects : [...subjects].reverse();
+      for (const s of order) {
+        const express = await measureAnchor(anchor, 'run', CONNECTIONS, SECONDS);
+        const keys = s.keys.slice(USERS * (round + 1), USERS * (round + 2));
+        const run = await submission(s.host, keys, CONNECTIONS, USERS, SECONDS);
+        if (run.non2xx + run.errors > 0) throw new Error(`${s.name}: ${run.non2xx} non-2xx, ${run.errors} errors`);
+        rows.push({ subject: s.name, express: express.cpuMicrosPerRequest, run });
+        const share = ceiling ? `, ${f0((100 * run.rps) / ceiling)}% of the ceiling` : '';
+        process.stdout.write(
+          `  round ${round + 1} ${s.name}: Express POST ${f0(express.cpuMicrosPerRequest)} µs CPU/req (${f0(express.rps)} req/s); submission ${f0(run.cpuMicrosPerRequest)} µs CPU/req = ${f2(run.cpuMicrosPerRequest / express.cpuMicrosPerRequest)}x, ${f0(run.rps)} req/s${share}, p50 ${f1(run.p50Ms)} ms, p99 ${f1(run.p99Ms)} ms; load ${load3()}\n`,
+        );
+      }
+    }
+  } finally {
+    anchor.stop();
+    for (const s of subjects) await s.close();
+  }
+  process.stdout.write(`\nmedians over ${ROUNDS} rounds; load average at the end ${load3()}\n`);
+  process.stdout.write(`| host | submission CPU µs/req | Express POST µs/req | ratio (per round) | req/s, ${CONNECTIONS} conn., ${USERS} user(s) | share of the ceiling | p50 / p99 |\n|---|---|---|---|---|---|---|\n`);
+  for (const s of subjects) {
+    const mine = rows.filter((r) => r.subject === s.name);
+    const m = (pick: (r: Row) => number) => median(mine.map(pick));
+    const rps = m((r) => r.run.rps);
+    process.stdout.write(
+      `| ${s.name} | ${f0(m((r) => r.run.cpuMicrosPerRequest))} | ${f0(m((r) => r.express))} | ${f2(m((r) => r.run.cpuMicrosPerRequest / r.express))}x | ${f0(rps)} | ${ceiling ? `${f0((100 * rps) / ceiling)}%` : '-'} | ${f1(m((r) => r.run.p50Ms))} / ${f1(m((r) => r.run.p99Ms))} ms |\n`,
+    );
+  }
+  // The two hosts of one round ran back to back: their ratio is the least disturbed by the machine's load.
+  const [a, b] = subjects;
+  if (a && b) {
+    const pairs = Array.from({ length: ROUNDS }, (_, round) => {
+      const [ra, rb] = [a, b].map((s) => rows.filter((r) => r.subject === s.name)[round]);
+      return ra && rb ? { cpu: ra.run.cpuMicrosPerRequest / rb.run.cpuMicrosPerRequest, rps: ra.run.rps / rb.run.rps } : null;
+    }).filter((p) => p !== null);
+    process.stdout.write(
+      `\n${a.name} / ${b.name}, per round: CPU per submission ${pairs.map((p) => f2(p.cpu)).join(', ')} (median ${f2(median(pairs.map((p) => p.cpu)))}); req/s ${pairs.map((p) => f2(p.rps)).join(', ')} (median ${f2(median(pairs.map((p) => p.rps)))})\n`,
+    );
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});
