@@ -42,8 +42,9 @@ interface PollInput {
  * that arrive together (from different connections, in the same wake-up) share its round trip, its
  * network writes and its execution. It is a named prepared statement: each pooled connection parses and
  * plans it once (planning it took several times as long as running it), and sends only its parameters
- * after that. Each poll's task is read by the primary key in a LATERAL subquery (its `limit 1` keeps the
- * planner from turning it into a join that might scan the table).
+ * after that. Each poll's task and key are read by their primary keys in LATERAL subqueries: their
+ * `limit 1` keeps the planner from turning them into joins (or a hashed subplan) that scan the table,
+ * whatever the statistics were when the connection's generic plan was made.
  */
 export class PgTaskPoll implements TaskPoll {
   private readonly sql: string;
@@ -57,9 +58,9 @@ export class PgTaskPoll implements TaskPoll {
     schema: string,
   ) {
     const s = checkSchemaName(schema);
-    this.sql = `select p.task,
-        q.key_id is not null and not exists (select 1 from ${s}.api_keys k where k.id = q.key_id and k.revoked_at is null) as key_revoked
+    this.sql = `select p.task, q.key_id is not null and k.active is null as key_revoked
       from unnest($1::uuid[], $2::uuid[], $3::uuid[]) with ordinality as q(task_id, user_id, key_id, i)
+      left join lateral (select true as active from ${s}.api_keys k where k.id = q.key_id and k.revoked_at is null limit 1) k on true
       left join lateral (select json_build_object(
           'id', t.id, 'user_id', t.user_id, 'member_id', coalesce(t.member_id, t.user_id), 'model_id', t.model_id, 'status', t.status, 'outputs', t.outputs, 'error_message', t.error_message,
           'progress', t.progress, 'route_id', t.route_id, 'route_attempts', t.route_attempts, 'created_at', t.created_at,
