@@ -78,7 +78,7 @@ describe('statements of the hot path', () => {
     const id = body.task_id ?? '';
     const sent = await warmStatements(() => poll(id), () => poll(id));
     expect(sent.map(kindOf)).toEqual(['poll: task by id and owner']);
-    expect(sent[0]).toMatch(/api_keys k where k\.id = \$3 and k\.revoked_at is null/);
+    expect(sent[0]).toMatch(/api_keys k where k\.id = q\.key_id and k\.revoked_at is null/);
   });
 
   it('writes a submission with a warm key cache in two statements: gengate_submit_task() and the wake-up after it', async () => {

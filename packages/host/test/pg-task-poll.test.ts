@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { StoreTaskPoll, type RunRequest, type TaskPoll, type TransactionScope } from '@gengate/core';
+import { StoreTaskPoll, type RunRequest, type TaskPoll, type TaskViewSource, type TransactionScope } from '@gengate/core';
 import { toTaskView } from '@gengate/core/internal';
 import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigrations } from '../src/postgres/migrate.js';
-import { PgTaskPoll } from '../src/postgres/pg-task-poll.js';
+import { PgTaskPoll, type PreparedQueryable } from '../src/postgres/pg-task-poll.js';
 import { createPgStores } from '../src/postgres/pg-unit-of-work.js';
 import { DEFAULT_SCHEMA } from '../src/postgres/schema.js';
 import { openPool } from './support/open-pool.js';
@@ -18,6 +18,7 @@ import { openPool } from './support/open-pool.js';
 describe('PgTaskPoll answers the view of the whole record', () => {
   let db: TestDatabase;
   let close: () => Promise<void>;
+  let pool: PreparedQueryable;
   let stores: TransactionScope;
   let pgPoll: TaskPoll;
   let storePoll: TaskPoll;
@@ -27,6 +28,7 @@ describe('PgTaskPoll answers the view of the whole record', () => {
     db = await createTestDatabase();
     const opened = openPool(db.url, 4);
     close = opened.close;
+    pool = opened.pool;
     await runMigrations(opened.pool, DEFAULT_SCHEMA);
     stores = createPgStores(opened.pool, null, { schema: DEFAULT_SCHEMA }).stores;
     pgPoll = new PgTaskPoll(opened.pool, DEFAULT_SCHEMA);
@@ -135,5 +137,30 @@ describe('PgTaskPoll answers the view of the whole record', () => {
     expect(await pgPoll.read(id, a.userId, a.keyId)).toBe('key_revoked');
     expect(await storePoll.read(id, a.userId, a.keyId)).toBe('key_revoked');
     expect(await pgPoll.read(randomUUID(), a.userId, a.keyId)).toBe('key_revoked');
+  });
+  it('polls of one turn share a statement, and each is answered for its own caller and key', async () => {
+    const a = await owner();
+    const b = await owner();
+    const revoked = await owner();
+    const mine = await task(a.userId, a.keyId, { prompt: 'a' });
+    const theirs = await task(b.userId, b.keyId, { prompt: 'b' });
+    const gone = await task(revoked.userId, revoked.keyId, { prompt: 'revoked' });
+    await stores.keys.revoke(revoked.keyId, revoked.userId);
+    let statements = 0;
+    const counted = new PgTaskPoll({ query: (config) => (statements++, pool.query(config)) }, DEFAULT_SCHEMA);
+    // Made in the same turn: one statement answers them all.
+    const answers = await Promise.all([
+      counted.read(mine, a.userId, a.keyId),
+      counted.read(theirs, a.userId, a.keyId), // another user's task: none
+      counted.read(theirs, b.userId, b.keyId),
+      counted.read(gone, revoked.userId, revoked.keyId),
+      counted.read(randomUUID(), b.userId, b.keyId),
+      counted.read(mine, a.userId, null),
+    ]);
+    expect(statements).toBe(1);
+    expect(answers.map((x) => (x === null || x === 'key_revoked' ? x : x.id))).toEqual([mine, null, theirs, 'key_revoked', null, mine]);
+    const view = (x: TaskViewSource | null | 'key_revoked') => (x === null || x === 'key_revoked' ? x : toTaskView(x, urls));
+    expect(view(answers[0] ?? null)).toEqual(view(await storePoll.read(mine, a.userId, null)));
+    expect(view(answers[2] ?? null)).toEqual(view(await storePoll.read(theirs, b.userId, null)));
   });
 });

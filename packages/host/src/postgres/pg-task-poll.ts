@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type { TaskPoll, TaskViewSource } from '@gengate/core';
 import { checkSchemaName } from './schema.js';
 import { fromAttemptRow, type TaskRow } from './pg-task-store.js';
+import { TurnBatch } from './turn-batch.js';
 
 /** The task as the poll's statement builds it (json_build_object): the columns of its view, not the whole row. */
 type PolledTaskJson = Pick<TaskRow, 'id' | 'user_id' | 'model_id' | 'status' | 'outputs' | 'error_message' | 'progress' | 'route_id'> & {
@@ -26,19 +27,30 @@ interface PollRow {
   key_revoked: boolean;
 }
 
+interface PollInput {
+  readonly taskId: string;
+  readonly userId: string;
+  readonly apiKeyId: string | null;
+}
+
 /**
- * The TaskPoll on PostgreSQL: one statement, outside any transaction: the task by id and owner, and
- * whether the request's API key is still active. It answers one row in every case (`task` null when the
- * caller has no such task), so a revoked key is told from a missing task. A poll is the most frequent
- * request, so the statement reads only the columns of the task's view, built into one JSON value: the
- * driver's work per column (field descriptions, a parser per column, the row object) is paid for two.
- * It is a named prepared statement: each pooled connection parses and plans it once (planning it took
- * several times as long as running it), and sends only its parameters after that.
+ * The TaskPoll on PostgreSQL: one statement, outside any transaction, for every poll of one turn of the
+ * event loop (TurnBatch): each poll's task by id and owner, and whether its API key is still active. It
+ * answers one row per poll in every case (`task` null when the caller has no such task), so a revoked key
+ * is told from a missing task. A poll is the most frequent request: the statement reads only the columns
+ * of the task's view, built into one JSON value (the driver's work per column is paid for two), and polls
+ * that arrive together (from different connections, in the same wake-up) share its round trip, its
+ * network writes and its execution. It is a named prepared statement: each pooled connection parses and
+ * plans it once (planning it took several times as long as running it), and sends only its parameters
+ * after that. Each poll's task and key are read by their primary keys in LATERAL subqueries: their
+ * `limit 1` keeps the planner from turning them into joins (or a hashed subplan) that scan the table,
+ * whatever the statistics were when the connection's generic plan was made.
  */
 export class PgTaskPoll implements TaskPoll {
   private readonly sql: string;
   /** The statement's name on each connection: one per text (so per schema). */
   private readonly name: string;
+  private readonly batch = new TurnBatch<PollInput, PollRow>((polls) => this.readMany(polls));
 
   constructor(
     private readonly db: PreparedQueryable,
@@ -46,20 +58,31 @@ export class PgTaskPoll implements TaskPoll {
     schema: string,
   ) {
     const s = checkSchemaName(schema);
-    this.sql = `select case when t.id is null then null else json_build_object(
+    this.sql = `select p.task, q.key_id is not null and k.active is null as key_revoked
+      from unnest($1::uuid[], $2::uuid[], $3::uuid[]) with ordinality as q(task_id, user_id, key_id, i)
+      left join lateral (select true as active from ${s}.api_keys k where k.id = q.key_id and k.revoked_at is null limit 1) k on true
+      left join lateral (select json_build_object(
           'id', t.id, 'user_id', t.user_id, 'member_id', coalesce(t.member_id, t.user_id), 'model_id', t.model_id, 'status', t.status, 'outputs', t.outputs, 'error_message', t.error_message,
           'progress', t.progress, 'route_id', t.route_id, 'route_attempts', t.route_attempts, 'created_at', t.created_at,
-          'request_provider', t.request -> 'provider', 'request_models', t.request -> 'models') end as task,
-        $3::uuid is not null and not exists (select 1 from ${s}.api_keys k where k.id = $3 and k.revoked_at is null) as key_revoked
-      from (values (1)) as one left join ${s}.tasks t on t.id = $1 and t.user_id = $2`;
+          'request_provider', t.request -> 'provider', 'request_models', t.request -> 'models') as task
+        from ${s}.tasks t where t.id = q.task_id and t.user_id = q.user_id limit 1) p on true
+      order by q.i`;
     this.name = `gengate_poll_${hash('sha256', this.sql, 'hex').slice(0, 16)}`;
   }
 
   async read(taskId: string, userId: string, apiKeyId: string | null): Promise<TaskViewSource | null | 'key_revoked'> {
-    const { rows } = await this.db.query<PollRow>({ name: this.name, text: this.sql, values: [taskId, userId, apiKeyId] });
-    const row = rows[0];
-    if (row?.key_revoked) return 'key_revoked';
-    return row?.task ? toPolledTask(row.task) : null;
+    const row = await this.batch.call({ taskId, userId, apiKeyId });
+    if (row.key_revoked) return 'key_revoked';
+    return row.task ? toPolledTask(row.task) : null;
+  }
+
+  private async readMany(polls: readonly PollInput[]): Promise<PollRow[]> {
+    const { rows } = await this.db.query<PollRow>({
+      name: this.name,
+      text: this.sql,
+      values: [polls.map((p) => p.taskId), polls.map((p) => p.userId), polls.map((p) => p.apiKeyId)],
+    });
+    return rows;
   }
 }
 

@@ -43,7 +43,7 @@ const KINDS: readonly (readonly [string, RegExp])[] = [
   ['rate-limit counter', /gengate_rate_limits/i],
   ['worker: task read by id', /^\s*select \* from \S+\.tasks where id = \$1\s*$/i],
   ['worker: mark generating', /update \S+\.tasks set status = 'generating'/i],
-  ['poll: task by id and owner', /from \S+\.tasks where id = \$1 and user_id = \$2|left join \S+\.tasks t on t\.id = \$1 and t\.user_id = \$2/i],
+  ['poll: task by id and owner', /from \S+\.tasks where id = \$1 and user_id = \$2|from \S+\.tasks t where t\.id = q\.task_id and t\.user_id = q\.user_id/i],
   [GENERATE_FETCH, /j\.name = 'gengate-generate'\s[\s\S]*SKIP LOCKED/],
   [IDLE_POLLING, /SKIP LOCKED/i],
   ['pg-boss: complete', /SET completed_on = /i],

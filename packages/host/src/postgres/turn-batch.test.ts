@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { TurnBatch } from './turn-batch.js';
+
+describe('TurnBatch', () => {
+  it('runs the calls of one turn together and answers each its own result, in order', async () => {
+    const runs: number[][] = [];
+    const batch = new TurnBatch<number, string>(async (xs) => {
+      runs.push([...xs]);
+      return xs.map((x) => `r${x}`);
+    });
+    const answers = await Promise.all([batch.call(1), batch.call(2), batch.call(3)]);
+    expect(answers).toEqual(['r1', 'r2', 'r3']);
+    expect(runs).toEqual([[1, 2, 3]]);
+  });
+
+  it('calls made in a later turn go to a later run', async () => {
+    const runs: number[][] = [];
+    const batch = new TurnBatch<number, number>(async (xs) => {
+      runs.push([...xs]);
+      return xs;
+    });
+    const first = batch.call(1);
+    await first;
+    expect(await Promise.all([batch.call(2), batch.call(3)])).toEqual([2, 3]);
+    expect(runs).toEqual([[1], [2, 3]]);
+  });
+
+  it('splits a turn of more than `max` calls into runs of at most `max`', async () => {
+    const runs: number[][] = [];
+    const batch = new TurnBatch<number, number>(async (xs) => {
+      runs.push([...xs]);
+      return xs.map((x) => x * 10);
+    }, 2);
+    expect(await Promise.all([1, 2, 3, 4, 5].map((x) => batch.call(x)))).toEqual([10, 20, 30, 40, 50]);
+    expect(runs).toEqual([[1, 2], [3, 4], [5]]);
+  });
+
+  it('a failed run rejects every call of it, and only those; so does an answer of the wrong length', async () => {
+    let n = 0;
+    const batch = new TurnBatch<number, number>(async (xs) => {
+      n++;
+      if (n === 1) throw new Error('connection lost');
+      return xs.slice(1);
+    }, 2);
+    const results = await Promise.allSettled([batch.call(1), batch.call(2), batch.call(3), batch.call(4)]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([
+      'connection lost',
+      'connection lost',
+      'a batch of 2 calls was answered with 1 results',
+      'a batch of 2 calls was answered with 1 results',
+    ]);
+  });
+});
