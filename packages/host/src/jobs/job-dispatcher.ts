@@ -139,14 +139,17 @@ export function startJobDispatcher<T>(boss: DispatchBoss, opts: JobDispatcherOpt
   boss.on('stopped', onStopped);
   pump();
 
-  const stop = async (): Promise<void> => {
-    stopping = true;
-    unregister();
-    boss.off('stopped', onStopped);
-    if (poll) clearTimeout(poll);
-    if (running.size > 0) await new Promise<void>((resolve) => (idle = resolve));
-    clearInterval(heartbeat);
-  };
+  let stopped: Promise<void> | null = null;
+  // Once: a second call (pg-boss's 'stopped' after the worker's stop) waits for the first.
+  const stop = (): Promise<void> =>
+    (stopped ??= (async () => {
+      stopping = true;
+      unregister();
+      boss.off('stopped', onStopped);
+      if (poll) clearTimeout(poll);
+      if (running.size > 0) await new Promise<void>((resolve) => (idle = resolve));
+      clearInterval(heartbeat);
+    })());
   return { stop };
 }
 
