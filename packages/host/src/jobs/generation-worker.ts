@@ -2,6 +2,7 @@ import type { GengateUseCases, ProviderLimits } from '@gengate/core';
 import type { JobResult, JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { runAsJob } from '../postgres/current-job.js';
+import { startJobDispatcher } from './job-dispatcher.js';
 import { QUEUES } from '../postgres/boss-queues.js';
 import type { HostTracing, TaskTrace, TracedJob } from '../tracing/host-tracing.js';
 
@@ -60,25 +61,19 @@ export async function startGenerationWorker(boss: PgBoss, gengate: Pick<GengateU
     }),
   );
 
-  // New jobs wake workers through NOTIFY; polling (also when notify is active) finds delayed jobs whose time
-  // has come; while more than one job is ready (queue stats, refreshed every 2 s), workers fetch without pause.
-  const generateOptions = {
-    batchSize: 1,
-    localConcurrency: opts.concurrency ?? 8,
-    includeMetadata: true,
-    pollingIntervalSeconds: 0.5,
-    notifyPollingIntervalSeconds: 0.5,
-    burstWhenReadyExceeds: 1,
+  // Generation jobs run on gengate's own loop over pg-boss's fetch (startJobDispatcher): one fetch for
+  // every free slot, one poll per interval for the process, no completion after the task's end completed
+  // the job in its own commit. New jobs wake it through NOTIFY (JobWakeups); polling finds delayed jobs.
+  const generation = startJobDispatcher<GenerateJob>(boss, {
+    queue: QUEUES.generate,
+    slots: opts.concurrency ?? 8,
+    pollingIntervalMs: 500,
     ...(Object.keys(tiers).length > 0 ? { groupConcurrency: { default: NO_GROUP_LIMIT, tiers } } : {}),
-  } as const;
-  await boss.work<GenerateJob, void, typeof generateOptions>(QUEUES.generate, generateOptions, async (jobs: JobWithMetadata<GenerateJob>[]) => {
-    for (const job of jobs) {
-      const signal = AbortSignal.any([shutdown.signal, job.signal]);
-      // The task's end (success or failure) completes this job in its own transaction (runAsJob).
-      const run = () => runAsJob({ queue: QUEUES.generate, id: job.id, attempt: job.retryCount }, () => gengate.executeTask.runGeneration(job.data.taskId, signal));
-      const outcome = await traced({ kind: 'generate', taskId: job.data.taskId, readyAt: readyAt(job) }, run);
+    logger: opts.logger,
+    handle: async (job, signal) => {
+      const outcome = await traced({ kind: 'generate', taskId: job.data.taskId, readyAt: readyAt(job) }, () => gengate.executeTask.runGeneration(job.data.taskId, AbortSignal.any([shutdown.signal, signal])));
       log.debug({ taskId: job.data.taskId, outcome }, 'generation job done');
-    }
+    },
   });
   // Status checks are short and alike: fetched in batches of up to 8, run together, and fetched again at
   // once while batches come back full (pg-boss's burst mode), so a backlog of due checks drains at the
@@ -118,10 +113,11 @@ export async function startGenerationWorker(boss: PgBoss, gengate: Pick<GengateU
 
   return {
     async stop(stopOpts) {
-      for (const q of [QUEUES.generate, QUEUES.check, QUEUES.generateDead]) await boss.offWork(q, { wait: false }).catch(() => undefined);
+      const generationStopped = generation.stop();
+      for (const q of [QUEUES.check, QUEUES.generateDead]) await boss.offWork(q, { wait: false }).catch(() => undefined);
       const grace = stopOpts?.graceMs ?? 0;
       const timer = setTimeout(() => shutdown.abort(new Error('worker shutting down')), grace);
-      await Promise.all([QUEUES.generate, QUEUES.check].map((q) => boss.offWork(q, { wait: true }).catch(() => undefined)));
+      await Promise.all([generationStopped, boss.offWork(QUEUES.check, { wait: true }).catch(() => undefined)]);
       clearTimeout(timer);
       shutdown.abort(new Error('worker stopped'));
     },

@@ -2,7 +2,7 @@ import type { GengateUseCases } from '@gengate/core';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { asClientConfig, type ConnectionSettings } from '../postgres/connection-settings.js';
-import { JOBS_READY_CHANNEL, parseJobsReady, wakeWorkers, type WorkerWaker } from '../postgres/job-wakeups.js';
+import { JOBS_READY_CHANNEL, locallyWokenQueues, parseJobsReady, wakeWorkers, type WorkerWaker } from '../postgres/job-wakeups.js';
 
 const TASK_ENDED_CHANNEL = 'gengate_task_ended';
 
@@ -39,7 +39,7 @@ export async function startWorkerNotifications(connectionString: ConnectionSetti
     await c.connect();
     await c.query(`listen ${TASK_ENDED_CHANNEL}; listen ${JOBS_READY_CHANNEL}`);
     client = c;
-    if (reconnecting) for (const queue of new Set(deps.boss.getWipData().map((w) => w.name))) wakeWorkers(deps.boss, queue, 1);
+    if (reconnecting) for (const queue of new Set([...deps.boss.getWipData().map((w) => w.name), ...locallyWokenQueues(deps.boss)])) wakeWorkers(deps.boss, queue, 1);
   };
   await connect(false);
   return {

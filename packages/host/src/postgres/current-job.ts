@@ -7,7 +7,13 @@ export interface JobAttempt {
   readonly attempt: number;
 }
 
-const current = new AsyncLocalStorage<JobAttempt>();
+/** A running job and whether a statement of its handler has settled it already (jobSettled). */
+interface RunningJob {
+  readonly job: JobAttempt;
+  settled: boolean;
+}
+
+const current = new AsyncLocalStorage<RunningJob>();
 
 /**
  * Runs a job's handler with the job known to what it calls: the transaction that ends the job's task
@@ -15,11 +21,27 @@ const current = new AsyncLocalStorage<JobAttempt>();
  * would (fenced to the fetched attempt), so no separate completion is needed for it to count as done,
  * and a crash after that commit leaves a completed job, never one pg-boss retries.
  */
-export function runAsJob<T>(job: JobAttempt, fn: () => Promise<T>): Promise<T> {
-  return current.run(job, fn);
+export async function runAsJob<T>(job: JobAttempt, fn: () => Promise<T>): Promise<T> {
+  return (await runAsSettlingJob(job, fn)).value;
+}
+
+/**
+ * runAsJob, also telling whether a committed statement of the handler settled the job (jobSettled): the
+ * job dispatcher then sends no completion of its own.
+ */
+export async function runAsSettlingJob<T>(job: JobAttempt, fn: () => Promise<T>): Promise<{ value: T; settled: boolean }> {
+  const running: RunningJob = { job, settled: false };
+  const value = await current.run(running, fn);
+  return { value, settled: running.settled };
 }
 
 /** The job the current handler runs, if any (none in the API process). */
 export function currentJob(): JobAttempt | undefined {
-  return current.getStore();
+  return current.getStore()?.job;
+}
+
+/** Tells the running handler's job that a committed statement completed it (gengate_complete_job). */
+export function jobSettled(): void {
+  const running = current.getStore();
+  if (running) running.settled = true;
 }

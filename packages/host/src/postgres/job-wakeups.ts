@@ -55,11 +55,42 @@ export function jobReadyStatement(queue: string, condition?: { readonly sql: str
 /** What wakeWorkers needs of pg-boss. */
 export type WorkerWaker = Pick<PgBoss, 'getWipData' | 'notifyWorker'>;
 
+const localWakers = new WeakMap<object, Map<string, () => void>>();
+
+/**
+ * Registers the waker of a queue that this process works with a loop of its own (startJobDispatcher),
+ * not with pg-boss's work(): wakeWorkers calls it instead of notifying pg-boss's workers. Returns the unregistration.
+ */
+export function registerLocalWaker(boss: object, queue: string, wake: () => void): () => void {
+  const wakers = localWakers.get(boss) ?? new Map<string, () => void>();
+  localWakers.set(boss, wakers);
+  wakers.set(queue, wake);
+  return () => {
+    if (wakers.get(queue) === wake) wakers.delete(queue);
+  };
+}
+
+/** The waker registered for `queue` of this boss, if any (registerLocalWaker). */
+export function localWakerOf(boss: object, queue: string): (() => void) | undefined {
+  return localWakers.get(boss)?.get(queue);
+}
+
+/** The queues of this boss worked by a loop of their own (registerLocalWaker). */
+export function locallyWokenQueues(boss: object): string[] {
+  return [...(localWakers.get(boss)?.keys() ?? [])];
+}
+
 /**
  * Wakes `jobs` workers of `queue` in this process: idle ones first (they fetch at once), then busy ones
- * (they fetch again as soon as their job ends instead of after their polling interval).
+ * (they fetch again as soon as their job ends instead of after their polling interval). A queue with a
+ * dispatcher of its own (registerLocalWaker) is woken once: its one fetch takes as many jobs as it has free slots.
  */
 export function wakeWorkers(boss: WorkerWaker, queue: string, jobs: number): number {
+  const local = localWakerOf(boss, queue);
+  if (local) {
+    if (jobs > 0) local();
+    return jobs > 0 ? 1 : 0;
+  }
   const workers = boss.getWipData().filter((w) => w.name === queue && w.state === 'active');
   const chosen = [...workers.filter((w) => w.count === 0), ...workers.filter((w) => w.count > 0)].slice(0, Math.max(0, jobs));
   for (const w of chosen) boss.notifyWorker(w.id);

@@ -3,7 +3,7 @@ import type { EndedTask, Modality, TaskCompletion, TaskFailureCompletion, TaskSu
 import { inject, injectable, optional } from 'inversify';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
-import { currentJob } from './current-job.js';
+import { currentJob, jobSettled } from './current-job.js';
 import { jobReadyStatement } from './job-wakeups.js';
 import { BOSS_SCHEMA, QUEUES } from './boss-queues.js';
 import { HOST_TOKENS } from '../host-tokens.js';
@@ -93,6 +93,8 @@ export class PgTaskCompletion implements TaskCompletion {
       // The callback's wake-up, in the same write right after the commit (the common case needs no other).
       task.callbackUrl ? jobReadyStatement(QUEUES.callback) : undefined,
     );
+    // Committed: gengate_finish_success completed the running job (whatever happened to the task).
+    if (job) jobSettled();
     const done = res.rows[0]?.r ?? { ended: false };
     this.wakeFor(done, task.callbackUrl !== null);
     await this.admitAfter(done, c.maxRunning);
@@ -118,6 +120,7 @@ export class PgTaskCompletion implements TaskCompletion {
         job?.attempt ?? null,
       ],
     });
+    if (job) jobSettled();
     const done = res.rows[0]?.r ?? { ended: false };
     this.wakeFor(done, false);
     if (done.modality) await this.admitAfter(done, m[done.modality]);

@@ -1,0 +1,157 @@
+import type { FetchGroupConcurrencyOptions, JobWithMetadata, PgBoss } from 'pg-boss';
+import type { Logger } from 'pino';
+import { runAsSettlingJob } from '../postgres/current-job.js';
+import { registerLocalWaker } from '../postgres/job-wakeups.js';
+
+/** What the dispatcher needs of pg-boss. */
+export type DispatchBoss = Pick<PgBoss, 'fetch' | 'complete' | 'fail' | 'touch' | 'on' | 'off'>;
+
+export interface JobDispatcherOptions<T> {
+  readonly queue: string;
+  /** Jobs this process runs at once. */
+  readonly slots: number;
+  /** How often an idle dispatcher looks for jobs nobody announced (delayed jobs whose time came, lost wake-ups). */
+  readonly pollingIntervalMs: number;
+  /** pg-boss's group limits, applied by the fetch itself (provider concurrency tiers). */
+  readonly groupConcurrency?: FetchGroupConcurrencyOptions['groupConcurrency'];
+  readonly logger: Logger;
+  /** Runs one job; `signal` aborts on the job's expiry and when its claim is lost (the handler adds its own shutdown). */
+  readonly handle: (job: JobWithMetadata<T>, signal: AbortSignal) => Promise<unknown>;
+}
+
+export interface JobDispatcher {
+  /** Stops fetching; resolves when the running jobs have ended (a handler that throws fails its job: pg-boss retries it). */
+  stop(): Promise<void>;
+}
+
+interface Running {
+  readonly job: JobWithMetadata<unknown>;
+  readonly claim: AbortController;
+  settled: boolean;
+}
+
+/**
+ * One queue's worker loop over pg-boss's fetch, instead of pg-boss's work(): one fetch statement for as
+ * many jobs as there are free slots (not one per slot), one poll per interval for the whole process (not
+ * one per slot), and no completion after a handler whose own committed statement completed the job
+ * (runAsSettlingJob: gengate_finish_success / gengate_finish_fail), where pg-boss's loop always sends
+ * one more. pg-boss stays the durable record: a job is claimed by the fetch, kept alive by a heartbeat
+ * (touch) while it runs, completed or failed with its attempt fence; a crash leaves it active, and
+ * pg-boss's supervisor retries it after its heartbeat lapses, as with pg-boss's own workers.
+ *
+ * Wake-ups (wakeWorkers, registered for this boss and queue) start a fetch at once; while the last fetch
+ * came back full, a slot that frees fetches again at once (a backlog drains at the speed of the jobs).
+ */
+export function startJobDispatcher<T>(boss: DispatchBoss, opts: JobDispatcherOptions<T>): JobDispatcher {
+  const log = opts.logger.child({ component: 'job-dispatcher', queue: opts.queue });
+  const running = new Map<string, Running>();
+  let stopping = false;
+  let fetching = false;
+  let again = false;
+  let backlog = false;
+  let poll: NodeJS.Timeout | null = null;
+  let idle: (() => void) | null = null;
+
+  const schedulePoll = (): void => {
+    if (poll) clearTimeout(poll);
+    poll = stopping ? null : setTimeout(() => pump(), opts.pollingIntervalMs);
+  };
+
+  /** Fetches for the free slots; `announced`: a wake-up said jobs are ready (fetch as soon as a slot frees). */
+  const pump = (announced = false): void => {
+    if (stopping) return;
+    if (announced && running.size >= opts.slots) backlog = true;
+    if (fetching) {
+      again = true;
+      return;
+    }
+    fetching = true;
+    void (async () => {
+      try {
+        do {
+          again = false;
+          const free = opts.slots - running.size;
+          if (free <= 0) break;
+          const jobs = await boss.fetch<T>(opts.queue, {
+            batchSize: free,
+            includeMetadata: true,
+            ...(opts.groupConcurrency !== undefined ? { groupConcurrency: opts.groupConcurrency } : {}),
+          });
+          backlog = jobs.length === free;
+          for (const job of jobs) start(job);
+          if (backlog) again = true;
+        } while (again && !stopping);
+      } catch (err) {
+        log.warn({ err: (err as Error).message }, 'fetch failed; polling again');
+      } finally {
+        fetching = false;
+        schedulePoll();
+      }
+    })();
+  };
+
+  const start = (job: JobWithMetadata<T>): void => {
+    const r: Running = { job, claim: new AbortController(), settled: false };
+    running.set(job.id, r);
+    const signals = [r.claim.signal];
+    if (job.expireInSeconds > 0) signals.push(AbortSignal.timeout(job.expireInSeconds * 1000));
+    const attempt = { id: job.id, retryCount: job.retryCount };
+    void runAsSettlingJob({ queue: opts.queue, id: job.id, attempt: job.retryCount }, () => opts.handle(job, AbortSignal.any(signals)))
+      .then(
+        async ({ settled }) => {
+          r.settled = true;
+          if (!settled) await boss.complete(opts.queue, attempt);
+        },
+        async (err: unknown) => {
+          r.settled = true;
+          await boss.fail(opts.queue, attempt, { message: err instanceof Error ? err.message : String(err) });
+        },
+      )
+      .catch((err: unknown) => log.error({ err, jobId: job.id }, 'could not settle a job; its heartbeat lapses and pg-boss retries it'))
+      .finally(() => {
+        running.delete(job.id);
+        if (running.size === 0 && idle) idle();
+        if (backlog) pump();
+      });
+  };
+
+  // One heartbeat for every job running here, at half the shortest heartbeat of the queue's jobs.
+  const heartbeat = setInterval(() => {
+    const held = [...running.values()].filter((r) => !r.settled && (r.job.heartbeatSeconds ?? 0) > 0);
+    if (held.length === 0) return;
+    boss
+      .touch(
+        opts.queue,
+        held.map((r) => ({ id: r.job.id, retryCount: r.job.retryCount })),
+      )
+      .then((res) => {
+        const refreshed = (res as { settled?: string[] }).settled;
+        if (!refreshed) return;
+        const alive = new Set(refreshed);
+        for (const r of held) if (!r.settled && !alive.has(r.job.id)) r.claim.abort(new Error(`job ${r.job.id} is no longer active under this worker's claim`));
+      })
+      .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'heartbeat failed'));
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+
+  const unregister = registerLocalWaker(boss, opts.queue, () => pump(true));
+  const onStopped = (): void => void stop();
+  boss.on('stopped', onStopped);
+  pump();
+
+  let stopped: Promise<void> | null = null;
+  // Once: a second call (pg-boss's 'stopped' after the worker's stop) waits for the first.
+  const stop = (): Promise<void> =>
+    (stopped ??= (async () => {
+      stopping = true;
+      unregister();
+      boss.off('stopped', onStopped);
+      if (poll) clearTimeout(poll);
+      if (running.size > 0) await new Promise<void>((resolve) => (idle = resolve));
+      clearInterval(heartbeat);
+    })());
+  return { stop };
+}
+
+/** The heartbeat's period: under half pg-boss's smallest heartbeatSeconds (10). */
+const HEARTBEAT_MS = 4_000;
