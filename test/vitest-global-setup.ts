@@ -3,11 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../packages/host/src/server/embedded-postgres.js';
+import { createMigratedTemplate, useMigratedTemplate } from '../packages/host/test/support/migrated-test-database.js';
 
 /**
  * One PostgreSQL server for the whole test run: DATABASE_URL when it is set (the machine's server in CI),
  * else an embedded one in a temporary directory. Each test file creates its own database on it
- * (createTestDatabase from @gengate/testing/host), so files never see each other's rows.
+ * (createTestDatabase from @gengate/testing/host), so files never see each other's rows; a migrated
+ * template made here once lets files that only use the stores skip migrating theirs
+ * (packages/host/test/support/migrated-test-database.ts).
  */
 export default async function setup(): Promise<() => Promise<void>> {
   if (process.env['DATABASE_URL']) {
@@ -15,7 +18,9 @@ export default async function setup(): Promise<() => Promise<void>> {
     process.env['GENGATE_TEST_PG_KIND'] = 'external';
     // The host under test must not pick it up implicitly: tests pass their own database url.
     delete process.env['DATABASE_URL'];
-    return async () => undefined;
+    const template = await createMigratedTemplate(process.env['GENGATE_TEST_PG_ADMIN_URL']);
+    useMigratedTemplate(template.name);
+    return () => template.drop();
   }
   const dir = mkdtempSync(join(tmpdir(), 'gengate-test-pg-'));
   chmodSync(dir, 0o755); // reachable by the postgres user when the tests run as root
@@ -36,6 +41,8 @@ export default async function setup(): Promise<() => Promise<void>> {
   const server = await startEmbeddedPostgres({ dataDir });
   process.env['GENGATE_TEST_PG_ADMIN_URL'] = server.url;
   process.env['GENGATE_TEST_PG_KIND'] = 'embedded';
+  // Migrated once here; files that use the stores copy it (createMigratedTestDatabase).
+  useMigratedTemplate((await createMigratedTemplate(server.url)).name);
   process.stdout.write(`embedded PostgreSQL for tests ready in ${Date.now() - started} ms\n`);
   return async () => {
     await server.stop();

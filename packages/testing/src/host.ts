@@ -7,7 +7,7 @@
  * An adapter author needs only `@gengate/testing` (the adapter conformance suite and the upstream fakes).
  */
 export { createTestDatabase } from './postgres/test-database.js';
-export type { TestDatabase } from './postgres/test-database.js';
+export type { TestDatabase, TestDatabaseOptions } from './postgres/test-database.js';
 export { startFakeStripe } from './fakes/fake-stripe.js';
 export type { FakeCheckoutSession, FakeStripe } from './fakes/fake-stripe.js';
 export { startSmtpCapture } from './fakes/smtp-capture.js';

@@ -1,6 +1,5 @@
 import { SandboxAdapter } from '@gengate/adapters';
 import { createDashboardServices, createGengate, InProcessRouteHealth, MemoryBlobStore, type DashboardServices, type Gengate, type InvitationMail, type Mailer, type MailMessage } from '@gengate/core';
-import { createTestDatabase } from '@gengate/testing/host';
 import express, { type Express } from 'express';
 import type pg from 'pg';
 import { pino, type Logger } from 'pino';
@@ -19,6 +18,7 @@ import { createPgStores } from '../../src/postgres/pg-unit-of-work.js';
 import { openPool } from './open-pool.js';
 import { waitFor } from './spawn-server.js';
 import { DEFAULT_SCHEMA } from '../../src/postgres/schema.js';
+import { createMigratedTestDatabase } from './migrated-test-database.js';
 
 export const ORIGIN = 'http://gengate.test';
 
@@ -62,7 +62,7 @@ const SIGN_IN_QUEUE = 'gengate-sign-in-mail';
 
 export async function openDashboardApp(options: { openSignup?: boolean; signupCredits?: number; mailer?: Mailer; logger?: Logger } = {}): Promise<DashboardApp> {
   const logger = options.logger ?? pino({ level: 'silent' });
-  const db = await createTestDatabase();
+  const db = await createMigratedTestDatabase();
   const { pool, close } = openPool(db.url, 10);
   await runMigrations(pool, DEFAULT_SCHEMA);
   const boss = await createBoss({ connectionString: db.url, logger });

@@ -1,6 +1,6 @@
 import { SandboxAdapter } from '@gengate/adapters';
 import { createGengate, MemoryBlobStore, type Authenticated, type Gengate, type GengateCoreConfig } from '@gengate/core';
-import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
+import type { TestDatabase } from '@gengate/testing/host';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { pino } from 'pino';
@@ -9,6 +9,7 @@ import { ManualPaymentProcessor } from '../../src/payments/manual-processor.js';
 import { runMigrations } from '../../src/postgres/migrate.js';
 import { createPgStores } from '../../src/postgres/pg-unit-of-work.js';
 import { DEFAULT_SCHEMA } from '../../src/postgres/schema.js';
+import { createMigratedTestDatabase } from './migrated-test-database.js';
 
 export interface PgGengate {
   readonly db: TestDatabase;
@@ -25,7 +26,7 @@ export interface PgGengate {
  * The pool does not pipeline unless asked (the host's does): both ways of sending a submission are tested.
  */
 export async function openPgGengate(options: { pipeline?: boolean; scheduling?: GengateCoreConfig['scheduling'] } = {}): Promise<PgGengate> {
-  const db = await createTestDatabase();
+  const db = await createMigratedTestDatabase();
   const pool = new pg.Pool({ connectionString: db.url, max: 20, pipeline: options.pipeline ?? false });
   await runMigrations(pool, DEFAULT_SCHEMA);
   const boss = await createBoss({ connectionString: db.url, logger: pino({ level: 'silent' }) });

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SandboxAdapter } from '@gengate/adapters';
 import { createGengate, MemoryBlobStore, type Gengate, type PaymentProcessor } from '@gengate/core';
-import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
+import type { TestDatabase } from '@gengate/testing/host';
 import express from 'express';
 import { pino, type Logger } from 'pino';
 import type Stripe from 'stripe';
@@ -15,6 +15,7 @@ import { runMigrations } from '../../src/postgres/migrate.js';
 import { createPgStores } from '../../src/postgres/pg-unit-of-work.js';
 import { openPool } from './open-pool.js';
 import { DEFAULT_SCHEMA } from '../../src/postgres/schema.js';
+import { createMigratedTestDatabase } from './migrated-test-database.js';
 
 export interface PgHttpApp {
   readonly db: TestDatabase;
@@ -36,7 +37,7 @@ export async function openPgHttpApp(
     withQueue?: boolean;
   } = {},
 ): Promise<PgHttpApp> {
-  const db = await createTestDatabase();
+  const db = await createMigratedTestDatabase();
   const { pool, close } = openPool(db.url, 40);
   await runMigrations(pool, DEFAULT_SCHEMA);
   const boss: PgBoss | null = opts.withQueue ? await createBoss({ connectionString: db.url, logger: pino({ level: 'silent' }) }) : null;

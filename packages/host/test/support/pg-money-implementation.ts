@@ -1,5 +1,5 @@
 import { createGengate, MemoryBlobStore } from '@gengate/core';
-import { createTestDatabase, type MoneyContractHarness, type MoneyImplementation, type RawMoneyState, type TestDatabase } from '@gengate/testing/host';
+import type { MoneyContractHarness, MoneyImplementation, RawMoneyState, TestDatabase } from '@gengate/testing/host';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { pino } from 'pino';
@@ -8,6 +8,7 @@ import { ManualPaymentProcessor } from '../../src/payments/manual-processor.js';
 import { runMigrations } from '../../src/postgres/migrate.js';
 import { createPgStores } from '../../src/postgres/pg-unit-of-work.js';
 import { DEFAULT_SCHEMA } from '../../src/postgres/schema.js';
+import { createMigratedTestDatabase } from './migrated-test-database.js';
 
 /**
  * The rows of the given users in one statement (the differential test reads them after every step).
@@ -44,7 +45,7 @@ type StateRow = { state: RawMoneyState };
  * each scenario makes new users and reads only theirs.
  */
 export async function openPgMoneyHarness(options: { pipeline?: boolean } = {}): Promise<MoneyContractHarness & { close(): Promise<void>; readonly db: TestDatabase }> {
-  const db = await createTestDatabase();
+  const db = await createMigratedTestDatabase();
   // A throwaway database: commits need not wait for the disk (what is visible to whom is unchanged).
   const setup = new pg.Client({ connectionString: db.url });
   await setup.connect();

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createAnthropicAdapter, createOpenAIAdapter, SandboxAdapter } from '@gengate/adapters';
 import { createGengate, MemoryBlobStore, type Gengate } from '@gengate/core';
 import { parseResponsesSse, startFakeAnthropic, startFakeOpenAI, validateResponsesStream, type FakeUpstream } from '@gengate/testing';
-import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
+import type { TestDatabase } from '@gengate/testing/host';
 import express from 'express';
 import { pino } from 'pino';
 import { createGengateRouter } from '../../src/http/create-router.js';
@@ -14,6 +14,7 @@ import { createPgStores } from '../../src/postgres/pg-unit-of-work.js';
 import { DEFAULT_SCHEMA } from '../../src/postgres/schema.js';
 import { openPool } from './open-pool.js';
 import { createRequestScopedLogger } from '../../src/http/request-log-scope.js';
+import { createMigratedTestDatabase } from './migrated-test-database.js';
 
 /** The OpenAI key the in-process gengate sends to the fake (it must never appear in an answer). */
 export const UPSTREAM_KEY = 'sk-fake-responses-0123456789abcdef';
@@ -35,7 +36,7 @@ export interface ResponsesApp {
  * and Anthropic adapters (pointed at the fake servers): what the /v1/responses and agent-fixture tests drive.
  */
 export async function startResponsesApp(): Promise<ResponsesApp> {
-  const db: TestDatabase = await createTestDatabase();
+  const db: TestDatabase = await createMigratedTestDatabase();
   const fake = await startFakeOpenAI();
   const anthropicFake = await startFakeAnthropic();
   const { pool, close } = openPool(db.url, 10);

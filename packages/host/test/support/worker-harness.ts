@@ -23,7 +23,7 @@ import {
   WebhookRejected,
 } from '@gengate/core/internal';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
+import type { TestDatabase } from '@gengate/testing/host';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { pino } from 'pino';
@@ -35,6 +35,7 @@ import { runMigrations } from '../../src/postgres/migrate.js';
 import { createPgStores } from '../../src/postgres/pg-unit-of-work.js';
 import { openPool } from './open-pool.js';
 import { DEFAULT_SCHEMA } from '../../src/postgres/schema.js';
+import { createMigratedTestDatabase } from './migrated-test-database.js';
 
 export const logger = pino({ level: 'silent' });
 
@@ -270,7 +271,7 @@ export interface WorkerHarness {
 }
 
 export async function openWorkerHarness(adapters: () => readonly ProviderAdapter[]): Promise<WorkerHarness> {
-  const db = await createTestDatabase();
+  const db = await createMigratedTestDatabase();
   const { pool, close: closePool } = openPool(db.url, 20);
   await runMigrations(pool, DEFAULT_SCHEMA);
   const blobs = new MemoryBlobStore();

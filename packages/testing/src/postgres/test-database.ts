@@ -12,14 +12,22 @@ function adminUrl(): string {
   return url;
 }
 
+export interface TestDatabaseOptions {
+  /**
+   * A database on the same server to copy (`create database ... template`), for example one migrated once
+   * per test run: copying it is far cheaper than migrating each new database. Nothing may be connected to it.
+   */
+  readonly template?: string;
+}
+
 /** A fresh, uniquely named database on the test server (or on the given server); drop() removes it. */
-export async function createTestDatabase(onServer?: string): Promise<TestDatabase> {
+export async function createTestDatabase(onServer?: string, options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const admin = onServer ?? adminUrl();
   const name = `gg_test_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: admin });
   await client.connect();
   try {
-    await client.query(`create database ${name}`);
+    await client.query(options.template === undefined ? `create database ${name}` : `create database ${name} template ${pg.escapeIdentifier(options.template)}`);
   } finally {
     await client.end();
   }
