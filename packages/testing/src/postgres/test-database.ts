@@ -12,6 +12,7 @@ function adminUrl(): string {
   return url;
 }
 
+/** How createTestDatabase makes the database. */
 export interface TestDatabaseOptions {
   /**
    * A database on the same server to copy (`create database ... template`), for example one migrated once
