@@ -9,7 +9,9 @@
  *                           [--seconds S] [--submission-only] [--heap-snapshots DIR]
  *
  * `--base DIR`: another checkout (built, with its node_modules) measured the same way, in alternating order
- * round by round (A B, B A, ...), so that the machine's load falls on both: an A/B on a shared machine.
+ * round by round (A B, B A, ...), so that the machine's load falls on both: an A/B on a shared machine. Its
+ * schema must be this checkout's (the keys are made with this checkout's stores: a base before migration
+ * 025, e.g. 24831e1, fails at `api_keys.member_id`).
  * `--variant`: this checkout again with extra environment variables and/or Node flags (e.g.
  * `'arena2|MALLOC_ARENA_MAX=2|'` or `'gc||--expose-gc'`); may be repeated.
  * `--heap-snapshots DIR`: each reading also writes a heap snapshot there (compare them with
