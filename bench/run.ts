@@ -10,13 +10,13 @@ import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { scratchDatabase } from '../scripts/support/scratch-database.js';
 import { measureDbCeiling, measureExpressRoute } from './sections/anchors.js';
 import { measureRenderStall } from './sections/render-stall.js';
 import { chatEndToEnd, createKeys, dispatchIdle, hostEnv, measure, percentile, pipeline, startHost, submission, submitOne } from './sections/gengate.js';
 import { dispatchUnderLoad, startTopology, type DispatchResult } from './sections/dispatch.js';
 import { memoryOf, type MemoryReading } from './sections/memory.js';
+import { discardBacklog } from './sections/backlog.js';
 
 const quick = process.argv.includes('--quick');
 const SECONDS = quick ? 2 : 6;
@@ -145,19 +145,6 @@ async function main(): Promise<void> {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The submission loads left thousands of queued tasks: end them, so the worker phases measure their own tasks only. */
-async function discardBacklog(url: string): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  await c.query(`delete from pgboss.job where name like 'gengate-%' and state < 'active'`);
-  await c.query(`update gengate.holds set state = 'released' where state = 'held'`);
-  // The ends appended to account_pending first (migration 020), then no credit held.
-  await c.query(`select gengate.gengate_fold_pending(user_id) from gengate.accounts`);
-  await c.query(`update gengate.accounts set held_micro = 0`);
-  await c.query(`update gengate.tasks set status = 'fail', error_message = 'discarded by the bench', finished_at = now() where status in ('waiting', 'generating')`);
-  await c.end();
-}
 
 main().catch((err: unknown) => {
   process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);

@@ -1,13 +1,15 @@
 // Loaded into the host processes the bench starts (node --import): on SIGUSR2 it writes where the
 // process's memory is to $GENGATE_PROBE_DIR/memory-<pid>-<n>.json (docs/benchmarks.md, "Memory"):
 // process.memoryUsage(), V8's heap spaces (committed, used, resident), /proc/self/smaps_rollup, the
-// thread count, and, with --expose-gc, the same after a full collection (what is live). It changes nothing
-// else in the process.
+// thread count, and, with --expose-gc, the same after a full collection (what is live). With
+// GENGATE_PROBE_HEAP_SNAPSHOTS=<dir> it also writes a heap snapshot there on each signal (heap-<pid>-<n>.heapsnapshot,
+// for bench/support/heap-diff.ts; a snapshot itself takes a full collection first). It changes nothing else in the process.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import v8 from 'node:v8';
 
 const dir = process.env.GENGATE_PROBE_DIR;
+const snapshots = process.env.GENGATE_PROBE_HEAP_SNAPSHOTS;
 const mb = (n) => Math.round((n / 1048576) * 10) / 10;
 
 function snapshot() {
@@ -37,6 +39,7 @@ if (dir) {
       globalThis.gc();
       afterFullGc = snapshot();
     }
+    if (snapshots) v8.writeHeapSnapshot(join(snapshots, `heap-${process.pid}-${n}.heapsnapshot`));
     writeFileSync(join(dir, `memory-${process.pid}-${n++}.json`), JSON.stringify({ pid: process.pid, role: process.env.ROLE ?? null, before, afterFullGc }));
   });
 }

@@ -41,7 +41,8 @@ export async function memoryOf(pid: number): Promise<MemoryReading> {
   const mine = () => readdirSync(PROBE_DIR).filter((f) => f.startsWith(`memory-${pid}-`));
   const before = new Set(mine());
   process.kill(pid, 'SIGUSR2');
-  for (let i = 0; i < 100; i++) {
+  // Up to a minute: a reading is written at once, but a heap snapshot (GENGATE_PROBE_HEAP_SNAPSHOTS) takes seconds.
+  for (let i = 0; i < 3_000; i++) {
     await sleep(20);
     const file = mine().find((f) => !before.has(f));
     if (file && existsSync(join(PROBE_DIR, file))) {

@@ -16,15 +16,17 @@ export interface HostProcess {
 }
 
 /**
- * Node's flags as `npm start` passes them (package.json's start script: `node <flags> packages/host/...`),
- * so the bench measures what production runs. GENGATE_BENCH_NODE_FLAGS replaces them for an A/B run.
+ * Node's flags as `npm start` passes them (the checkout's package.json's start script: `node <flags>
+ * packages/host/...`), so the bench measures what production runs. GENGATE_BENCH_NODE_FLAGS replaces
+ * them for an A/B run; GENGATE_BENCH_EXTRA_NODE_FLAGS are added to them (e.g. `--expose-gc`).
  */
-export function productionNodeFlags(): string[] {
+export function productionNodeFlags(root: string = ROOT): string[] {
+  const extra = (process.env['GENGATE_BENCH_EXTRA_NODE_FLAGS'] ?? '').split(' ').filter(Boolean);
   const override = process.env['GENGATE_BENCH_NODE_FLAGS'];
-  if (override !== undefined) return override.split(' ').filter(Boolean);
-  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string | undefined> }).scripts['start'] ?? '';
+  if (override !== undefined) return [...override.split(' ').filter(Boolean), ...extra];
+  const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string | undefined> }).scripts['start'] ?? '';
   const m = /^node\s+(.*?)\s*packages\/host\/dist\/server\/cli\.js/.exec(start);
-  return (m?.[1] ?? '').split(' ').filter(Boolean);
+  return [...(m?.[1] ?? '').split(' ').filter(Boolean), ...extra];
 }
 
 /**
@@ -40,7 +42,7 @@ export async function startHost(env: Record<string, string>, root: string = ROOT
   const probes = ['--import', join(PROBES, 'memory-probe.mjs'), ...(process.env['GENGATE_BENCH_STATEMENTS'] === '1' ? ['--import', join(PROBES, 'statement-probe.mjs')] : [])];
   const args =
     mode === 'compiled'
-      ? [...productionNodeFlags(), ...probes, compiled, 'serve']
+      ? [...productionNodeFlags(root), ...probes, compiled, 'serve']
       : ['--conditions=@gengate/source', '--import', 'tsx', ...probes, join(root, 'packages/host/src/server/cli.ts'), 'serve'];
   const child: ChildProcess = spawn(NODE, args, { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', GENGATE_PROBE_DIR: PROBE_DIR, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
