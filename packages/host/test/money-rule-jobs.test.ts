@@ -106,8 +106,10 @@ describe('the jobs the money rules insert (migration 018)', () => {
     pool.on('connect', (client) => {
       const query = client.query.bind(client) as (...args: unknown[]) => unknown;
       (client as { query: unknown }).query = (...args: unknown[]) => {
-        const text = args[0];
-        sent.push(typeof text === 'string' ? text.trim().split(/\s+/).slice(0, 2).join(' ') : 'config');
+        // A named (prepared) statement is sent as a config object: its text is what counts.
+        const first = args[0];
+        const text = typeof first === 'string' ? first : typeof first === 'object' && first !== null && 'text' in first && typeof first.text === 'string' ? first.text : 'config';
+        sent.push(text.trim().split(/\s+/).slice(0, 2).join(' '));
         return query(...args);
       };
     });
