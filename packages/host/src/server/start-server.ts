@@ -13,6 +13,7 @@ import { openDatabase } from './database.js';
 import { createBlobStore } from '../storage/create-blob-store.js';
 import { createStandaloneDashboard } from '../dashboard/standalone-dashboard.js';
 import { startTracingWith } from '../tracing/start-tracing.js';
+import { startIdleMemoryRelease } from '../ops/idle-memory-release.js';
 
 export interface RunningServer {
   /** Base URL of the API root, e.g. http://127.0.0.1:3000 (the API is under /api/v1). */
@@ -159,6 +160,9 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   if (!config.publicUrl) baseUrl = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${port}`;
 
   if (role !== 'api') await host.startWorkers();
+  // A standalone process gives the heap's spare pages back when it goes idle after a busy period
+  // (an embedding application's process is its own to tune: the router does not do this).
+  const memoryRelease = startIdleMemoryRelease({ logger });
   const metrics = host.metricsUrl()
     ? `on METRICS_PORT${config.ops.metricsToken ? ' (bearer token)' : ''}`
     : config.ops.metricsToken
@@ -183,6 +187,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
         const drain = graceDeadline(Math.max(0, config.shutdownGraceMs - closeReserveMs(config.shutdownGraceMs, db.embedded)), logger);
         const t0 = performance.now();
         host.ops.markStopping(); // /readyz answers 503 from now on
+        memoryRelease.stop();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const forceHttp = setTimeout(() => server.closeAllConnections(), drain.remaining());
