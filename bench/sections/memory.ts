@@ -70,8 +70,8 @@ export async function memoryOf(pid: number): Promise<MemoryReading> {
   return { rssMb: rss, v8ResidentMb: NaN, youngMb: NaN, oldSpaceMb: NaN, oldSpaceUsedMb: NaN, liveHeapMb: null, fileBackedMb: NaN, otherAnonymousMb: NaN, threads: NaN, probe: null };
 }
 
-/** How long after a load the settled reading is taken: the host gives heap pages back on its first idle second (ops/idle-memory-release.ts). */
-export const SETTLE_MS = 2_500;
+/** How long after a load the settled reading is taken: the host gives heap pages back on its first idle half-second after a busy one (ops/idle-memory-release.ts). */
+export const SETTLE_MS = 3_000;
 
 /** A reading at once after a load and one SETTLE_MS later (what a dashboard sampling RSS sees once the load has passed). */
 export async function memoryAfterLoad(pid: number): Promise<{ readonly atOnce: MemoryReading; readonly settled: MemoryReading }> {

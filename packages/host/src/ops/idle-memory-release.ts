@@ -8,11 +8,11 @@ type ExposedGc = (options: { type: 'major'; execution: 'sync'; flavor: 'last-res
 
 export interface IdleMemoryReleaseOptions {
   readonly logger: Logger;
-  /** How often the event loop's utilization is sampled. Default 1,000 ms. */
+  /** How often the event loop's utilization is sampled. Default 500 ms. */
   readonly intervalMs?: number;
   /** A sample at or above this utilization marks the process busy. Default 0.3. */
   readonly busyUtilization?: number;
-  /** A sample at or below this utilization counts as idle. Default 0.05. */
+  /** A sample at or below this utilization counts as idle. Default 0.1. */
   readonly idleUtilization?: number;
   /** Old-space pages held beyond what is in use, in bytes, below which nothing is done. Default 16 MiB. */
   readonly minSpareBytes?: number;
@@ -63,9 +63,9 @@ function exposedGc(): ExposedGc {
  * is never interrupted.
  */
 export function startIdleMemoryRelease(options: IdleMemoryReleaseOptions): IdleMemoryRelease {
-  const intervalMs = options.intervalMs ?? 1_000;
+  const intervalMs = options.intervalMs ?? 500;
   const busy = options.busyUtilization ?? 0.3;
-  const idle = options.idleUtilization ?? 0.05;
+  const idle = options.idleUtilization ?? 0.1;
   const minSpare = options.minSpareBytes ?? 16 * MiB;
   const gc = exposedGc();
   const log = options.logger.child({ component: 'idle-memory-release' });
