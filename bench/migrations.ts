@@ -10,28 +10,18 @@
  * ratios and their medians (absolute times move with the machine's load). PostgreSQL: DATABASE_URL's server,
  * else an embedded one.
  */
-import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { runMigrations } from '../packages/host/src/postgres/migrate.js';
 import { scratchDatabase } from '../scripts/support/scratch-database.js';
+import { arg, load3, median } from './support/bench-args.js';
 
 type Migrate = (pool: pg.Pool, schema: string) => Promise<unknown>;
 
-const arg = (name: string): string | undefined => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
 const ROUNDS = Number(arg('--rounds') ?? 5);
 const BASE = arg('--base');
 const NOOP_RUNS = 15;
-const load3 = () => loadavg().map((x) => x.toFixed(2)).join(' / ');
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] ?? NaN) : ((s[m - 1] ?? NaN) + (s[m] ?? NaN)) / 2;
-};
 
 interface Timing {
   readonly freshMs: number;

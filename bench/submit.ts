@@ -13,32 +13,20 @@
  * so both hosts see the same account state each round. PostgreSQL: a fresh database on DATABASE_URL's
  * server, else an embedded one.
  */
-import { cpus, loadavg } from 'node:os';
+import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { scratchDatabase } from '../scripts/support/scratch-database.js';
 import { measureAnchor, measureDbCeiling, startExpressAnchor } from './sections/anchors.js';
 import { createKeys, hostEnv, submission, type Measured } from './sections/gengate.js';
 import { startHost, type HostProcess } from './support/host-process.js';
+import { arg, f0, f1, f2, load3, median } from './support/bench-args.js';
 
-const arg = (name: string): string | undefined => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
 const ROUNDS = Number(arg('--rounds') ?? 3);
 const SECONDS = Number(arg('--seconds') ?? 5);
 const USERS = Number(arg('--users') ?? 1);
 const BASE = arg('--base');
 const CEILING = !process.argv.includes('--no-ceiling');
 const CONNECTIONS = 10;
-const f0 = (n: number) => Math.round(n).toLocaleString('en-US');
-const f1 = (n: number) => n.toFixed(1);
-const f2 = (n: number) => n.toFixed(2);
-const load3 = () => loadavg().map((x) => x.toFixed(2)).join(' / ');
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] ?? NaN) : ((s[m - 1] ?? NaN) + (s[m] ?? NaN)) / 2;
-};
 
 interface Subject {
   readonly name: string;
