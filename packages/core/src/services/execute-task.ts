@@ -2,62 +2,38 @@ import { inject, injectable } from 'inversify';
 import { TOKENS } from '../ports/tokens.js';
 import { ModelRegistry } from '../catalog/model-registry.js';
 import { isUpstreamError } from '../errors/upstream-error.js';
-import { checkStep, firstStep, pollDelayMs, stepFromStatus, type StepResult } from '../execution/adapter-step.js';
+import { checkStep, stepFromStatus, type StepResult } from '../execution/adapter-step.js';
 import type { ExecuteTaskOptions } from '../execution/execution-options.js';
 import { InflightCalls, TaskCancelled } from '../execution/inflight-calls.js';
 import { retryDelayMs } from '../execution/retry-policy.js';
 import { DeadlineExceeded, deadlineMessage, failureMessage } from '../execution/task-failure.js';
+import type { ExecuteOutcome, Prepared, Runnable } from '../execution/prepared-task.js';
 import { TaskResultWriter } from '../execution/task-result-writer.js';
+import { scheduleCheck, scheduleRetry } from '../execution/task-rescheduling.js';
+import { adapterCallOf, cancelUpstream, timedUpstreamCall } from '../execution/upstream-call.js';
 import type { ModelDescriptor } from '../model/model.js';
 import type { TaskRecord } from '../model/task.js';
 import { PriceBook } from '../pricing/price-book.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { ProviderCallLimiter } from '../ports/call-limiter.js';
-import type { AdapterCall, ProviderAdapter, StartedJob } from '../ports/provider-adapter.js';
+import type { AdapterCall } from '../ports/provider-adapter.js';
 import type { Clock, Logger } from '../ports/system.js';
 import type { TaskStore, UnitOfWork } from '../ports/stores.js';
 import type { TaskCompletion } from '../ports/task-completion.js';
-import { NO_TELEMETRY, type Telemetry, type UpstreamOperation } from '../ports/telemetry.js';
+import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.js';
 import { ALWAYS_HEALTHY, type RouteHealth } from '../ports/route-health.js';
-import type { NormalizedRequest } from '../model/normalized-request.js';
-import type { JsonValue } from '../util/json.js';
+import { attemptFirstStep } from './attempt-first-step.js';
 import { FailTask } from './fail-task.js';
-import { asksForRouting } from './task-view.js';
 import { UpstreamError } from '../errors/upstream-error.js';
-import { fallsBack } from '../routing/fallback-rule.js';
 import { RouteAttempts, type AttemptStart } from '../routing/route-attempts.js';
-import type { RouteCandidate, RoutePlan } from '../routing/route-plan.js';
+import type { RouteCandidate } from '../routing/route-plan.js';
 import { RoutePlanner } from '../routing/route-planner.js';
 import { TaskRoutes } from '../routing/task-routes.js';
 
 export { DEFAULT_DEADLINES_MS, type ExecuteTaskOptions } from '../execution/execution-options.js';
+export type { ExecuteOutcome } from '../execution/prepared-task.js';
 
-/**
- * What one job did: `waiting` = a long-running upstream job is under way (a status check is scheduled);
- * `deferred` = the provider's call limits were full, the step was rescheduled; `retrying` = a retryable
- * upstream failure, a new attempt is scheduled.
- */
 const UNLIMITED_PERMIT = { acquired: true, release: async () => undefined } as const;
-
-export type ExecuteOutcome = 'success' | 'fail' | 'skipped' | 'waiting' | 'deferred' | 'retrying';
-
-/** A task on one route: `model`, `request` and `adapter` are the route's (the provider model called). */
-interface Prepared {
-  readonly task: TaskRecord;
-  readonly model: ModelDescriptor;
-  readonly request: NormalizedRequest;
-  readonly adapter: ProviderAdapter;
-  readonly log: Logger;
-  /** The task's plan when this step chose among candidates (a generation job), else null (following a started job). */
-  readonly plan: RoutePlan | null;
-}
-
-/** An unfinished task that may still run: its requested model (routed or a provider model). */
-interface Runnable {
-  readonly task: TaskRecord;
-  readonly requested: ModelDescriptor;
-  readonly log: Logger;
-}
 
 /**
  * Drives one task: waiting -> generating -> success | fail, one short job at a time. A generation job
@@ -123,16 +99,17 @@ export class ExecuteTask {
       const longRunning = p.adapter.isLongRunning(p.model.id);
       if (longRunning && task.upstreamHandle !== null) {
         // The upstream job was started by an earlier run of this job: follow it, never submit twice.
-        return await this.scheduleCheck({ ...p, task }, task.pollSeq, null, null);
+        return await scheduleCheck(this.uow, { ...p, task }, task.pollSeq, null, null);
       }
       if (start === null) throw new Error('no attempt was admitted'); // unreachable: chooseRoute admits one unless following a handle
       return await this.withCall({ ...p, task }, shutdown, async (call) => {
-        const step = await this.attempt(p, call, start, fallbackLeft);
+        const budgetMs = fallbackLeft ? Math.floor((this.deadlineAt(p.task, p.model) - this.clock.now().getTime()) / 2) : null;
+        const step = await attemptFirstStep(this.attempts, this.telemetry, p, call, start, budgetMs);
         if (step.kind === 'started') {
           p.log.info({ attempt: task.attempts }, 'upstream job started');
           // Persisted with the first status check, in one transaction: a restarted worker follows this handle instead of submitting again.
-          const outcome = await this.scheduleCheck({ ...p, task }, task.pollSeq, null, null, step);
-          if (outcome === 'skipped') await this.cancelUpstream(p, call); // cancelled while starting: stop what was started
+          const outcome = await scheduleCheck(this.uow, { ...p, task }, task.pollSeq, null, null, step);
+          if (outcome === 'skipped') await cancelUpstream(this.tasks, p, call); // cancelled while starting: stop what was started
           return outcome;
         }
         return this.finish({ ...p, task }, step, call);
@@ -165,33 +142,6 @@ export class ExecuteTask {
     return this.failed(on(first), error, this.deadlineAt(r.task, r.requested));
   }
 
-  /**
-   * One attempt's first step on its route, logged and told to the breaker. While another candidate is left,
-   * the attempt may use at most half of the task's remaining time, so that a route slow to accept leaves
-   * time to the next one (it then fails as a retryable `timeout`).
-   */
-  private async attempt(p: Prepared, call: AdapterCall, start: AttemptStart, fallbackLeft: boolean): Promise<StepResult> {
-    const budget = fallbackLeft ? Math.floor((this.deadlineAt(p.task, p.model) - this.clock.now().getTime()) / 2) : null;
-    const slow = new AbortController();
-    const timer = budget === null ? null : setTimeout(() => slow.abort(new UpstreamError(`no answer within ${budget} ms, half of the time left`, { kind: 'timeout' })), Math.max(0, budget));
-    const attemptCall: AdapterCall = budget === null ? call : { ...call, abortSignal: AbortSignal.any([call.abortSignal, slow.signal]) };
-    try {
-      const step = await this.timed(p, p.adapter.isLongRunning(p.model.id) ? 'start' : 'generate', () => firstStep(p.adapter, attemptCall));
-      const alone = (p.task.routeAttempts?.length ?? 0) === 0 && start.route.routeId === p.task.modelId && !asksForRouting(p.task);
-      await this.attempts.succeeded(p.task.id, start, step.kind === 'started' ? 'started' : 'success', alone);
-      return step;
-    } catch (thrown) {
-      const error = slow.signal.aborted && !call.abortSignal.aborted ? slow.signal.reason : thrown;
-      // Aborted by the task's deadline: a `deadline` of this route; by a cancel or a shutdown: says nothing of the route.
-      const reason: unknown = call.abortSignal.reason;
-      const recorded = !call.abortSignal.aborted ? error : reason instanceof DeadlineExceeded ? reason : new TaskCancelled('the attempt was aborted');
-      await this.attempts.failed(p.task.id, start, recorded);
-      throw error;
-    } finally {
-      if (timer) clearTimeout(timer);
-    }
-  }
-
   private deadlineAt(task: TaskRecord, model: ModelDescriptor): number {
     return (task.startedAt ?? this.clock.now()).getTime() + this.options.deadlineMs[model.modality];
   }
@@ -214,19 +164,19 @@ export class ExecuteTask {
         let step: StepResult;
         try {
           const event = webhook !== null ? p.adapter.readWebhook?.(webhook, call) : null;
-          step = event ? stepFromStatus(p.model, event.status) : await this.timed(p, 'status', () => checkStep(p.adapter, handle, call));
+          step = event ? stepFromStatus(p.model, event.status) : await timedUpstreamCall(this.telemetry, p, 'status', () => checkStep(p.adapter, handle, call));
         } catch (error) {
           // The check itself failed, not the upstream job: ask again later (the job is followed on its route
           // until the deadline, never submitted elsewhere while it may still bill), unless asking again cannot
           // help: then the upstream job is cancelled where the adapter can, and the task fails.
           if (!isUpstreamError(error) || !error.isRetryable || call.abortSignal.aborted) {
-            if (!call.abortSignal.aborted) await this.cancelUpstream(p, call);
+            if (!call.abortSignal.aborted) await cancelUpstream(this.tasks, p, call);
             throw error;
           }
           p.log.warn({ err: error.message, kind: error.kind }, 'status check failed; checking again later');
-          return this.scheduleCheck(p, checkNumber, null, retryDelayMs(1, error.retryAfterMs));
+          return scheduleCheck(this.uow, p, checkNumber, null, retryDelayMs(1, error.retryAfterMs));
         }
-        if (step.kind === 'running') return this.scheduleCheck(p, checkNumber, step.progress, step.retryAfterMs);
+        if (step.kind === 'running') return scheduleCheck(this.uow, p, checkNumber, step.progress, step.retryAfterMs);
         if (step.kind === 'failed') {
           // The upstream job ended in failure (it bills nothing more): logged as a failed attempt of its route.
           await this.attempts.failed(p.task.id, { route: { routeId: p.model.id, providerId: p.model.provider }, startedAt: this.clock.now() }, step.error);
@@ -239,7 +189,7 @@ export class ExecuteTask {
           // check instead of starting the generation again.
           if (!isUpstreamError(error) || !error.isRetryable || call.abortSignal.aborted) throw error;
           p.log.warn({ err: error.message }, 'result download failed; checking again later');
-          return this.scheduleCheck(p, checkNumber, null, retryDelayMs(2, error.retryAfterMs));
+          return scheduleCheck(this.uow, p, checkNumber, null, retryDelayMs(2, error.retryAfterMs));
         }
       });
     } finally {
@@ -273,7 +223,7 @@ export class ExecuteTask {
     if (task.startedAt && task.startedAt.getTime() + deadlineMs <= this.clock.now().getTime()) {
       const current = task.upstreamHandle !== null ? this.routes.current(task) : null;
       if (current !== null && typeof current !== 'string') {
-        await this.cancelUpstream({ task, log, plan: null, ...current }, null);
+        await cancelUpstream(this.tasks, { task, log, plan: null, ...current }, null);
       }
       return this.fail(taskId, deadlineMessage(deadlineMs), log);
     }
@@ -293,14 +243,7 @@ export class ExecuteTask {
     const timer = setTimeout(() => deadline.abort(new DeadlineExceeded()), remaining);
     const cancelled = this.inflight.begin(p.task.id);
     const signal = AbortSignal.any([shutdown, deadline.signal, cancelled]);
-    const call: AdapterCall = {
-      taskId: p.task.id,
-      model: p.model,
-      request: p.request,
-      abortSignal: signal,
-      readInput: (url) => this.options.readInput(url, signal),
-      webhookUrl: this.options.webhookUrl(p.model.provider, p.task.id),
-    };
+    const call = adapterCallOf(p, signal, this.options);
     try {
       return await step(call);
     } catch (error) {
@@ -311,7 +254,7 @@ export class ExecuteTask {
         return 'skipped';
       }
       if (deadline.signal.aborted) {
-        await this.cancelUpstream(p, call);
+        await cancelUpstream(this.tasks, p, call);
         return this.fail(p.task.id, deadlineMessage(deadlineMs), p.log);
       }
       return this.failed(p, error, startedAt.getTime() + deadlineMs);
@@ -336,91 +279,13 @@ export class ExecuteTask {
     return 'success';
   }
 
-  /** One upstream call, timed and classified for the metrics (a failed status step is an answer, not an error). */
-  private async timed<T>(p: Prepared, operation: UpstreamOperation, call: () => Promise<T>): Promise<T> {
-    const start = performance.now();
-    let errorClass: string | null = null;
-    try {
-      return await call();
-    } catch (error) {
-      errorClass = isUpstreamError(error) ? error.kind : error instanceof TaskCancelled || error instanceof DeadlineExceeded ? 'aborted' : 'internal';
-      throw error;
-    } finally {
-      this.telemetry.upstreamCall({ provider: p.model.provider, operation, errorClass, durationMs: performance.now() - start });
-    }
-  }
-
   /** A retryable upstream failure within the attempts and the deadline starts a new attempt; anything else ends the task. */
   private async failed(p: Prepared, error: unknown, deadlineAt: number): Promise<ExecuteOutcome> {
-    const fresh = await this.tasks.findById(p.task.id);
-    const attempts = fresh?.attempts ?? p.task.attempts;
-    // Another route may take the task: the plan has more candidates and the policy falls back on this error
-    // (the retryable classes; a refusal only where the model's policy says so).
-    const candidates = p.plan?.candidates ?? [];
-    const toOther = candidates.length > 1 && fallsBack(error, p.plan?.policy ?? {});
-    if (isUpstreamError(error) && (error.isRetryable || toOther) && attempts < this.options.scheduling.maxAttempts) {
-      // Attempts are counted across routes. A route not tried yet is tried at once; coming back to one that
-      // failed waits the backoff (Retry-After honoured).
-      const failedRoutes = new Set((fresh?.routeAttempts ?? []).filter((a) => a.outcome === 'error').map((a) => a.route));
-      const untried = toOther && candidates.some((c) => !failedRoutes.has(c.routeId));
-      const delay = untried ? 0 : retryDelayMs(attempts, error.retryAfterMs);
-      if (this.clock.now().getTime() + delay < deadlineAt) {
-        const retried = await this.uow.run(async (tx) => {
-          const task = await tx.tasks.findById(p.task.id);
-          if (!task || task.status !== 'generating') return false;
-          // A retry starts a new upstream job: the old handle is cleared with the scheduling of the new attempt.
-          if (task.upstreamHandle !== null) await tx.tasks.saveUpstreamHandle(p.task.id, null);
-          await tx.jobs.enqueueGeneration(p.task.id, { startAfterMs: delay, providerId: p.model.provider });
-          return true;
-        });
-        p.log.warn({ err: error.message, kind: error.kind, attempt: attempts, retryInMs: delay }, 'retryable upstream failure; a new attempt is scheduled');
-        return retried ? 'retrying' : 'skipped';
-      }
-    }
+    const retried = await scheduleRetry({ tasks: this.tasks, uow: this.uow, clock: this.clock, options: this.options }, p, error, deadlineAt);
+    if (retried !== null) return retried;
     p.log.warn({ err: error instanceof Error ? error.message : String(error), kind: isUpstreamError(error) ? error.kind : 'internal' }, 'task failed');
     const message = failureMessage(p.model, error, this.registry.availabilityOf(p.model.id), this.options.secrets);
     return this.fail(p.task.id, message, p.log, isUpstreamError(error) && error.requestId ? { requestId: error.requestId } : undefined);
-  }
-
-  /**
-   * Schedules the check after check `current` (compare-and-set on the task's sequence): when a webhook or
-   * another check moved the chain on meanwhile, this one is stale and schedules nothing. Check numbers only
-   * grow, also across upstream jobs (a number is never reused); a new job's first check waits as a first check.
-   */
-  private async scheduleCheck(p: Prepared, current: number, progress: number | null, hintMs: number | null, started?: StartedJob): Promise<ExecuteOutcome> {
-    const checkNumber = current + 1;
-    const scheduled = await this.uow.run(async (tx) => {
-      // The start's warnings are stored with its handle: the result's are added to them at success.
-      if (started !== undefined) await tx.tasks.saveUpstreamHandle(p.task.id, started.handle, started.warnings);
-      if (!(await tx.tasks.advanceCheck(p.task.id, current, progress))) return false;
-      await tx.jobs.enqueueStatusCheck(p.task.id, {
-        checkNumber,
-        startAfterMs: pollDelayMs(p.adapter, p.model, started !== undefined ? 1 : checkNumber, hintMs),
-        providerId: p.model.provider,
-      });
-      return true;
-    });
-    return scheduled ? 'waiting' : 'skipped';
-  }
-
-  /** Cancels the task's started upstream job on its route, where the adapter can (a failed cancel is logged). */
-  private async cancelUpstream(p: Prepared, call: AdapterCall | null): Promise<void> {
-    const handle = (await this.tasks.findById(p.task.id))?.upstreamHandle ?? null;
-    if (handle === null || !p.adapter.cancel) return;
-    const base: AdapterCall = call ?? {
-      taskId: p.task.id,
-      model: p.model,
-      request: p.request,
-      abortSignal: AbortSignal.timeout(10_000),
-      readInput: () => Promise.reject(new Error('no inputs are read when cancelling')),
-      webhookUrl: null,
-    };
-    try {
-      await p.adapter.cancel(handle, { ...base, abortSignal: AbortSignal.timeout(10_000) });
-      p.log.info({ route: p.model.id }, 'upstream job cancelled');
-    } catch (err) {
-      p.log.warn({ err: (err as Error).message }, 'upstream cancel failed');
-    }
   }
 
   /**

@@ -30,6 +30,9 @@ export class DeliberateFailure extends Error {
 
 export const REQUEST: RunRequest = { prompt: 'store conformance: a small red square' };
 
+/** The fields of a task's success that the store tests do not look at. */
+export const EMPTY_SUCCESS = () => ({ outputs: [], warnings: [], chargedMicro: 0, costMicro: 0, reportedCostMicro: null, usage: {}, metadata: {}, at: new Date() });
+
 /** Resolves once Date.now() has moved past its value at the call: rows created after it get a later timestamp. */
 export async function nextMillisecond(): Promise<void> {
   const start = Date.now();
