@@ -88,13 +88,24 @@ export async function pipeline(
   maxWaitMs = 300_000,
 ): Promise<{ tasksPerSecond: number; cpuMicrosPerTask: number; seconds: number; failed: number; refused: number }> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-  const counts = async () =>
+  const read = async () =>
     (
       await pool.query<{ success: number; fail: number; open: number }>(
         `select count(*) filter (where status = 'success')::int as success, count(*) filter (where status = 'fail')::int as fail,
                 count(*) filter (where status in ('waiting', 'generating'))::int as open from gengate.tasks`,
       )
     ).rows[0] ?? { success: 0, fail: 0, open: 0 };
+  // A server shared with other jobs may be out of connections for a moment: the count is read again.
+  const counts = async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await read();
+      } catch (err) {
+        if (attempt >= 50) throw err;
+        await sleep(200);
+      }
+    }
+  };
   const before = await counts();
   const cpu0 = cpuMicros(host.pid);
   const started = performance.now();
