@@ -73,18 +73,54 @@ async function countRows(pool: pg.Pool, sql: string, values: unknown[] = []): Pr
   return (await pool.query<{ n: number }>(sql, values)).rows[0]?.n ?? 0;
 }
 
-/** Full pipeline: submissions with the worker on, until every task is `success`. */
-export async function pipeline(host: HostProcess, databaseUrl: string, key: string, tasks: number, connections: number): Promise<{ tasksPerSecond: number; cpuMicrosPerTask: number; seconds: number }> {
+/**
+ * Full pipeline: submissions with the worker on, until no task is left unfinished. Tasks/s and CPU per task
+ * count the tasks that ended (success or fail) since the start: a submission the host refused (a loaded
+ * machine: a 5xx, a timeout) adds no task and a task that failed (the database out of connections) still ran,
+ * so neither leaves the wait hanging; both are told (`refused`, `failed`). Gives up after `maxWaitMs`.
+ */
+export async function pipeline(
+  host: HostProcess,
+  databaseUrl: string,
+  key: string,
+  tasks: number,
+  connections: number,
+  maxWaitMs = 300_000,
+): Promise<{ tasksPerSecond: number; cpuMicrosPerTask: number; seconds: number; failed: number; refused: number }> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-  const before = await countRows(pool, `select count(*)::int as n from gengate.tasks where status = 'success'`);
+  const read = async () =>
+    (
+      await pool.query<{ success: number; fail: number; open: number }>(
+        `select count(*) filter (where status = 'success')::int as success, count(*) filter (where status = 'fail')::int as fail,
+                count(*) filter (where status in ('waiting', 'generating'))::int as open from gengate.tasks`,
+      )
+    ).rows[0] ?? { success: 0, fail: 0, open: 0 };
+  // A server shared with other jobs may be out of connections for a moment: the count is read again.
+  const counts = async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await read();
+      } catch (err) {
+        if (attempt >= 50) throw err;
+        await sleep(200);
+      }
+    }
+  };
+  const before = await counts();
   const cpu0 = cpuMicros(host.pid);
   const started = performance.now();
-  await load({ url: `${host.url}/api/v1/run/sandbox.echo-chat`, method: 'POST', body: CHAT_BODY, connections, amount: tasks, headerSets: [auth(key)] });
-  while ((await countRows(pool, `select count(*)::int as n from gengate.tasks where status = 'success'`)) < before + tasks) await sleep(20);
+  const r = await load({ url: `${host.url}/api/v1/run/sandbox.echo-chat`, method: 'POST', body: CHAT_BODY, connections, amount: tasks, headerSets: [auth(key)] });
+  let now = await counts();
+  while (now.open > 0 && performance.now() - started < maxWaitMs) {
+    await sleep(20);
+    now = await counts();
+  }
   const seconds = (performance.now() - started) / 1000;
   const cpu = cpuMicros(host.pid) - cpu0;
   await pool.end();
-  return { tasksPerSecond: tasks / seconds, cpuMicrosPerTask: cpu / tasks, seconds };
+  if (now.open > 0) throw new Error(`pipeline: ${now.open} tasks still unfinished after ${maxWaitMs / 1000} s`);
+  const ended = Math.max(1, now.success - before.success + (now.fail - before.fail));
+  return { tasksPerSecond: ended / seconds, cpuMicrosPerTask: cpu / ended, seconds, failed: now.fail - before.fail, refused: tasks - (r.requests - r.non2xx) };
 }
 
 export async function submitOne(host: HostProcess, key: string, body: string = CHAT_BODY): Promise<string> {

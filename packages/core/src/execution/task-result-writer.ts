@@ -82,7 +82,8 @@ export class TaskResultWriter {
   }
 
   private async storeFile(name: string, modality: Modality, file: GeneratedFile, signal: AbortSignal): Promise<TaskOutputFile> {
-    const source = file.kind === 'bytes' ? { body: oneChunk(file.data), type: file.mediaType } : await this.download(file.url, file.mediaType ?? null, signal);
+    // An adapter's bytes stay whole (checked at once, written by the store in one call); a URL is streamed.
+    const source = file.kind === 'bytes' ? { body: file.data, type: file.mediaType } : await this.download(file.url, file.mediaType ?? null, signal);
     const max = this.options.maxResultBytes[modality];
     if ('declaredBytes' in source && source.declaredBytes !== undefined && source.declaredBytes > max) {
       // Refused before reading a byte of it.
@@ -123,8 +124,4 @@ export class TaskResultWriter {
     }
     throw last;
   }
-}
-
-async function* oneChunk(data: Uint8Array): AsyncIterable<Uint8Array> {
-  yield data;
 }

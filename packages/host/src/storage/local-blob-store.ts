@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createWriteStream, writeFile } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { dirname, join } from 'node:path';
@@ -11,33 +11,72 @@ import { HOST_TOKENS } from '../host-tokens.js';
 import { assertTaskId, BLOB_KEY, blobKeyExtension } from './blob-keys.js';
 
 
+/** Task directories this store remembers having made (a bounded set: forgetting one costs one mkdir). */
+const KNOWN_DIRS = 512;
+
+/**
+ * One write of a whole file: open, write, close (fs.writeFile's callback form: three thread-pool trips, no
+ * FileHandle object as fs/promises makes).
+ */
+function writeWhole(file: string, data: Uint8Array): Promise<void> {
+  return new Promise((resolve, reject) => writeFile(file, data, (err) => (err ? reject(err) : resolve())));
+}
+
+function isEnoent(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+}
+
 /**
  * Result files on the local filesystem: `<root>/<task_id>/output-<n>-<attempt>.<ext>`, written atomically and read
  * as streams (a range with `createReadStream({ start, end })`), never whole for serving.
  */
 @injectable()
 export class LocalBlobStore implements BlobStore {
+  /** Task directories made by this store and not deleted by it since (insertion order: the oldest goes first). */
+  private readonly dirs = new Set<string>();
+
   constructor(@inject(HOST_TOKENS.FilesDir) private readonly root: string) {}
 
   private path(key: string): { file: string; ext: string } {
     return { file: join(this.root, key), ext: blobKeyExtension(key) };
   }
 
-  /** Streams the body to a temporary file, then renames it into place: a failed stream leaves nothing behind. */
+  private async makeDir(dir: string): Promise<void> {
+    await mkdir(dir, { recursive: true });
+    this.dirs.add(dir);
+    if (this.dirs.size > KNOWN_DIRS) this.dirs.delete(this.dirs.values().next().value ?? dir);
+  }
+
+  /**
+   * A whole body (chat text, most images) in one write under its final name, no stream and no rename: a file
+   * is served only once its task's success has committed, which follows this put, and a retried put rewrites
+   * it. A stream goes to a temporary file renamed into place. Either way a failed put leaves nothing behind.
+   * The task's directory is made first when this store has not made it already (a new task: one mkdir is
+   * cheaper than a failed open and a mkdir); else the write is tried first and, on ENOENT (another process
+   * deleted the task's files meanwhile), the directory made and the write retried once.
+   */
   async put(key: string, body: BlobBody, _mediaType: string): Promise<{ bytes: number }> {
     const { file } = this.path(key);
-    await mkdir(dirname(file), { recursive: true });
+    const dir = dirname(file);
     if (body instanceof Uint8Array) {
-      // Whole bodies (chat text, most images) in one write, no stream and no rename: a file is served
-      // only once its task's success has committed, which follows this put, and a retried put rewrites it.
       try {
-        await writeFile(file, body);
+        if (!this.dirs.has(dir)) await this.makeDir(dir);
+        try {
+          await writeWhole(file, body);
+        } catch (err) {
+          if (!isEnoent(err)) throw err;
+          this.dirs.delete(dir);
+          await this.makeDir(dir);
+          await writeWhole(file, body);
+        }
       } catch (err) {
-        await rm(file, { force: true });
+        // What a failed write left (a part of the body); the write's own error is the one reported.
+        await rm(file, { force: true }).catch(() => undefined);
         throw err;
       }
       return { bytes: body.byteLength };
     }
+    await mkdir(dir, { recursive: true });
     const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
     let bytes = 0;
     const chunks = body;
@@ -51,7 +90,7 @@ export class LocalBlobStore implements BlobStore {
       await pipeline(Readable.from(counted()), createWriteStream(tmp));
       await rename(tmp, file);
     } catch (err) {
-      await rm(tmp, { force: true });
+      await rm(tmp, { force: true }).catch(() => undefined);
       throw err;
     }
     return { bytes };
@@ -59,7 +98,9 @@ export class LocalBlobStore implements BlobStore {
 
   async deleteTask(taskId: string): Promise<void> {
     assertTaskId(taskId);
-    await rm(join(this.root, taskId), { recursive: true, force: true });
+    const dir = join(this.root, taskId);
+    this.dirs.delete(dir);
+    await rm(dir, { recursive: true, force: true });
   }
 
   async delete(keys: readonly string[]): Promise<void> {
