@@ -77,15 +77,16 @@ export async function startCallbackWorker(
         'webhook-signature': new Webhook(secret).sign(msgId, timestamp, body),
       };
       const started = Date.now();
-      const record = (r: { statusCode: number | null; delivered: boolean; error: string | null }) =>
-        deps.callbacks.record({ taskId: task.id, url: task.callbackUrl ?? '', ...r, durationMs: Date.now() - started });
+      // A final record (delivered, or not to be sent) completes the job in its own statement.
+      const record = (r: { statusCode: number | null; delivered: boolean; error: string | null }, final = false) =>
+        deps.callbacks.record({ taskId: task.id, url: task.callbackUrl ?? '', ...r, durationMs: Date.now() - started }, { final });
       let statusCode: number;
       try {
         ({ statusCode } = await postCallback(task.callbackUrl, body, headers, { allowPrivate: opts.allowPrivate, timeoutMs: opts.timeoutMs, signal: AbortSignal.any([shutdown.signal, signal]) }));
       } catch (err) {
         if (err instanceof ForbiddenTargetError) {
           count('abandoned');
-          await record({ statusCode: null, delivered: false, error: `not sent: ${err.message}` });
+          await record({ statusCode: null, delivered: false, error: `not sent: ${err.message}` }, true);
           log.warn({ taskId: task.id, err: err.message }, 'callback not sent: private or reserved target');
           return;
         }
@@ -97,7 +98,7 @@ export async function startCallbackWorker(
       const delivered = statusCode >= 200 && statusCode < 300;
       // Counted before the attempt is recorded: whoever sees the record sees the count.
       count(delivered ? 'delivered' : lastAttempt ? 'abandoned' : 'retried');
-      await record({ statusCode, delivered, error: delivered ? null : `HTTP ${statusCode}` });
+      await record({ statusCode, delivered, error: delivered ? null : `HTTP ${statusCode}` }, delivered);
       if (!delivered) throw new Error(`callback answered HTTP ${statusCode}`);
       log.info({ taskId: task.id, statusCode }, 'callback delivered');
     },
