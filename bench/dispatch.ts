@@ -9,6 +9,7 @@
  *   -- --concurrency 32        WORKER_CONCURRENCY (default 8)
  *   -- --statements            time every statement in the host processes and print the slowest in total
  *                              (bench/probes/statement-probe.mjs; a diagnosis, not a record)
+ *   -- --base DIR              start another checkout's host (e.g. main's, for an A/B) with this checkout's probes
  *   -- --steps                 where each dispatch's time goes, step by step, from the processes' own moments
  *                              (bench/probes/dispatch-probe.mjs; a diagnosis, not a record)
  */
@@ -31,6 +32,7 @@ const users = Number(arg('users') ?? 1);
 const concurrency = arg('concurrency');
 const statements = process.argv.includes('--statements');
 const steps = process.argv.includes('--steps');
+const base = arg('base');
 const topologies: Topology[] = arg('topology') ? [arg('topology') as Topology] : ['all', 'api+worker'];
 const load3 = () => loadavg().map((x) => x.toFixed(2)).join(' / ');
 
@@ -99,11 +101,11 @@ async function main(): Promise<void> {
   if (statements) process.env['GENGATE_BENCH_STATEMENTS'] = '1';
   if (steps) process.env['GENGATE_BENCH_DISPATCH'] = '1';
   const db = await scratchDatabase();
-  process.stdout.write(`dispatch bench on ${cpus().length} cores, load average ${load3()}; ${rate}/s for ${seconds} s, ${users} user(s)${concurrency ? `, WORKER_CONCURRENCY ${concurrency}` : ''}\n`);
+  process.stdout.write(`dispatch bench${base ? ` of ${base}` : ''} on ${cpus().length} cores, load average ${load3()}; ${rate}/s for ${seconds} s, ${users} user(s)${concurrency ? `, WORKER_CONCURRENCY ${concurrency}` : ''}\n`);
   try {
     let keys: string[] = [];
     for (const [i, topology] of topologies.entries()) {
-      const procs = await startTopology(topology, { ...hostEnv(db.url, true), ...(concurrency ? { WORKER_CONCURRENCY: concurrency } : {}) });
+      const procs = await startTopology(topology, { ...hostEnv(db.url, true), ...(concurrency ? { WORKER_CONCURRENCY: concurrency } : {}) }, base);
       try {
         // The first host to start migrates the database; the users come after.
         if (keys.length === 0) keys = await createKeys(db.url, topologies.length * users);

@@ -55,14 +55,14 @@ function spread(xs: readonly number[]): Spread {
   return { p50: percentile(xs, 50), p99: percentile(xs, 99), max: xs.length ? Math.max(...xs) : NaN };
 }
 
-/** Starts the topology's processes on `env` (hostEnv), the API one first in the list. */
-export async function startTopology(topology: Topology, env: Record<string, string>): Promise<{ api: HostProcess; all: { role: string; host: HostProcess }[]; stop(): Promise<void> }> {
+/** Starts the topology's processes on `env` (hostEnv), the API one first in the list; `root`: another checkout's host (startHost). */
+export async function startTopology(topology: Topology, env: Record<string, string>, root?: string): Promise<{ api: HostProcess; all: { role: string; host: HostProcess }[]; stop(): Promise<void> }> {
   if (topology === 'all') {
-    const host = await startHost({ ...env, ROLE: 'all' });
+    const host = await startHost({ ...env, ROLE: 'all' }, root);
     return { api: host, all: [{ role: 'all', host }], stop: () => host.stop() };
   }
-  const api = await startHost({ ...env, ROLE: 'api' });
-  const worker = await startHost({ ...env, ROLE: 'worker' }).catch(async (err: unknown) => {
+  const api = await startHost({ ...env, ROLE: 'api' }, root);
+  const worker = await startHost({ ...env, ROLE: 'worker' }, root).catch(async (err: unknown) => {
     await api.stop();
     throw err;
   });
