@@ -9,6 +9,8 @@
  *   -- --concurrency 32        WORKER_CONCURRENCY (default 8)
  *   -- --statements            time every statement in the host processes and print the slowest in total
  *                              (bench/probes/statement-probe.mjs; a diagnosis, not a record)
+ *   -- --paced                 an open-loop load (one submission every 1/rate s) instead of autocannon's
+ *                              per-connection budgets (bursts, and no faster than 20 connections / latency)
  *   -- --base DIR              start another checkout's host (e.g. main's, for an A/B) with this checkout's probes
  *   -- --steps                 where each dispatch's time goes, step by step, from the processes' own moments
  *                              (bench/probes/dispatch-probe.mjs; a diagnosis, not a record)
@@ -33,6 +35,7 @@ const concurrency = arg('concurrency');
 const statements = process.argv.includes('--statements');
 const steps = process.argv.includes('--steps');
 const base = arg('base');
+const paced = process.argv.includes('--paced');
 const topologies: Topology[] = arg('topology') ? [arg('topology') as Topology] : ['all', 'api+worker'];
 const load3 = () => loadavg().map((x) => x.toFixed(2)).join(' / ');
 
@@ -101,7 +104,7 @@ async function main(): Promise<void> {
   if (statements) process.env['GENGATE_BENCH_STATEMENTS'] = '1';
   if (steps) process.env['GENGATE_BENCH_DISPATCH'] = '1';
   const db = await scratchDatabase();
-  process.stdout.write(`dispatch bench${base ? ` of ${base}` : ''} on ${cpus().length} cores, load average ${load3()}; ${rate}/s for ${seconds} s, ${users} user(s)${concurrency ? `, WORKER_CONCURRENCY ${concurrency}` : ''}\n`);
+  process.stdout.write(`dispatch bench${base ? ` of ${base}` : ''} on ${cpus().length} cores, load average ${load3()}; ${rate}/s for ${seconds} s, ${users} user(s)${concurrency ? `, WORKER_CONCURRENCY ${concurrency}` : ''}${paced ? ', paced (open loop)' : ''}\n`);
   try {
     let keys: string[] = [];
     for (const [i, topology] of topologies.entries()) {
@@ -110,7 +113,7 @@ async function main(): Promise<void> {
         // The first host to start migrates the database; the users come after.
         if (keys.length === 0) keys = await createKeys(db.url, topologies.length * users);
         await new Promise((r) => setTimeout(r, 500));
-        const d = await dispatchUnderLoad(topology, procs, db.url, keys.slice(i * users, (i + 1) * users), { rate, seconds });
+        const d = await dispatchUnderLoad(topology, procs, db.url, keys.slice(i * users, (i + 1) * users), { rate, seconds, paced });
         const { samples: _samples, ...shown } = d;
         process.stdout.write(`${topology}: p50 ${d.p50Ms.toFixed(1)} ms, p99 ${d.p99Ms.toFixed(1)} ms (n=${d.n})\n${JSON.stringify(shown)}\n`);
       } finally {
