@@ -55,14 +55,14 @@ function spread(xs: readonly number[]): Spread {
   return { p50: percentile(xs, 50), p99: percentile(xs, 99), max: xs.length ? Math.max(...xs) : NaN };
 }
 
-/** Starts the topology's processes on `env` (hostEnv), the API one first in the list. */
-export async function startTopology(topology: Topology, env: Record<string, string>): Promise<{ api: HostProcess; all: { role: string; host: HostProcess }[]; stop(): Promise<void> }> {
+/** Starts the topology's processes on `env` (hostEnv), the API one first in the list; `root`: another checkout's host (startHost). */
+export async function startTopology(topology: Topology, env: Record<string, string>, root?: string): Promise<{ api: HostProcess; all: { role: string; host: HostProcess }[]; stop(): Promise<void> }> {
   if (topology === 'all') {
-    const host = await startHost({ ...env, ROLE: 'all' });
+    const host = await startHost({ ...env, ROLE: 'all' }, root);
     return { api: host, all: [{ role: 'all', host }], stop: () => host.stop() };
   }
-  const api = await startHost({ ...env, ROLE: 'api' });
-  const worker = await startHost({ ...env, ROLE: 'worker' }).catch(async (err: unknown) => {
+  const api = await startHost({ ...env, ROLE: 'api' }, root);
+  const worker = await startHost({ ...env, ROLE: 'worker' }, root).catch(async (err: unknown) => {
     await api.stop();
     throw err;
   });
@@ -84,13 +84,15 @@ export async function dispatchUnderLoad(
   processes: { api: HostProcess; all: { role: string; host: HostProcess }[] },
   databaseUrl: string,
   keys: readonly string[],
-  opts: { rate: number; seconds: number },
+  opts: { rate: number; seconds: number; paced?: boolean },
 ): Promise<DispatchResult> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   try {
     const since = (await pool.query<{ t: Date }>('select clock_timestamp() as t')).rows[0]?.t ?? new Date();
     const cpu0 = processes.all.map((p) => cpuMicros(p.host.pid));
-    const r = await load({
+    const r = opts.paced
+      ? await pacedLoad(`${processes.api.url}/api/v1/run/sandbox.echo-chat`, keys, opts)
+      : await load({
       url: `${processes.api.url}/api/v1/run/sandbox.echo-chat`,
       method: 'POST',
       body: CHAT_BODY,
@@ -184,4 +186,37 @@ export function waitingVersusBusy(jobs: readonly { created: number; started: num
     }
   }
   return { busyWhileQueued: queuedSlots ? busySum / queuedSlots : 0, queuedShare: queuedSlots / n };
+}
+
+/**
+ * An open-loop load: one submission every 1/rate s whatever the answers (autocannon's overallRate is a
+ * closed loop per connection with a per-second budget refilled for all connections at once: it sends in
+ * bursts and no faster than connections / latency). Sends on the due times, counts the answers.
+ */
+export async function pacedLoad(url: string, keys: readonly string[], opts: { rate: number; seconds: number }): Promise<{ p99Ms: number; non2xx: number }> {
+  const total = Math.round(opts.rate * opts.seconds);
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let sent = 0;
+  const inflight: Promise<void>[] = [];
+  const t0 = performance.now();
+  const submit = (i: number) => {
+    const started = performance.now();
+    return fetch(url, { method: 'POST', headers: { authorization: `Bearer ${keys[i % keys.length] ?? ''}`, 'content-type': 'application/json' }, body: CHAT_BODY })
+      .then(async (res) => {
+        await res.arrayBuffer();
+        if (res.status < 200 || res.status >= 300) non2xx++;
+        latencies.push(performance.now() - started);
+      })
+      .catch(() => {
+        non2xx++;
+      });
+  };
+  while (sent < total) {
+    const due = Math.min(total, Math.floor(((performance.now() - t0) / 1000) * opts.rate) + 1);
+    while (sent < due) inflight.push(submit(sent++));
+    await sleep(Math.max(0, ((sent / opts.rate) * 1000) - (performance.now() - t0)));
+  }
+  await Promise.all(inflight);
+  return { p99Ms: percentile(latencies, 99), non2xx };
 }

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
+import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isForbiddenAddress } from '@gengate/core/internal';
@@ -91,6 +92,15 @@ describe('task callbacks', () => {
     expect(attempts.map((a) => a.status_code)).toEqual([500, 500, 500, 200]);
     expect(attempts.filter((a) => a.delivered)).toHaveLength(1);
     expect(await callbackCounts(server)).toEqual({ delivered: 1, retried: 3, abandoned: 0 });
+    // The delivered attempt's record completed its job in the same statement (the fourth attempt: 3 retries).
+    const c = new pg.Client({ connectionString: dbs.at(-1)?.url });
+    await c.connect();
+    try {
+      const { rows } = await c.query<{ state: string; retry_count: number }>(`select state, retry_count from pgboss.job where name = 'gengate-callback' and data->>'taskId' = $1`, [taskId]);
+      expect(rows).toEqual([{ state: 'completed', retry_count: 3 }]);
+    } finally {
+      await c.end();
+    }
     // A rotated secret no longer verifies old signatures.
     const rotated = (await (await api('/webhook-secret/rotate', { method: 'POST' })).json()) as { secret: string };
     expect(rotated.secret).not.toBe(secret);

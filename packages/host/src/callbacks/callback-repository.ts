@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { TaskRecord } from '@gengate/core';
 import { inject, injectable } from 'inversify';
 import { HOST_TOKENS } from '../host-tokens.js';
+import { BOSS_SCHEMA } from '../postgres/boss-queues.js';
+import { currentJob, jobSettled } from '../postgres/current-job.js';
 import type { Queryable } from '../postgres/queryable.js';
 import { toTask, type TaskRow } from '../postgres/pg-task-store.js';
 import { checkSchemaName } from '../postgres/schema.js';
@@ -24,6 +26,10 @@ const callbackSql = (schema: string) => ({
   secretFor: `update ${schema}.organizations set webhook_secret = coalesce(webhook_secret, $2) where id = $1 returning webhook_secret`,
   rotate: `update ${schema}.organizations set webhook_secret = $2 where id = $1`,
   record: `insert into ${schema}.callback_attempts (task_id, url, status_code, delivered, error, duration_ms) values ($1, $2, $3, $4, $5, $6)`,
+  // The final record and the completion of the delivery's job in one statement (one commit), as the task's
+  // end does: gengate_complete_job, fenced to the attempt the worker fetched.
+  recordAndComplete: `with recorded as (insert into ${schema}.callback_attempts (task_id, url, status_code, delivered, error, duration_ms) values ($1, $2, $3, $4, $5, $6))
+       select ${schema}.gengate_complete_job($7, $8, $9, $10)`,
   delivery: `select t.*, exists (select 1 from ${schema}.callback_attempts a where a.task_id = t.id and a.delivered) as delivered, u.webhook_secret
        from ${schema}.tasks t join ${schema}.organizations u on u.id = t.user_id where t.id = $1`,
   isDelivered: `select 1 from ${schema}.callback_attempts where task_id = $1 and delivered`,
@@ -60,11 +66,20 @@ export class CallbackRepository {
     return secret;
   }
 
-  async record(a: { taskId: string; url: string; statusCode: number | null; delivered: boolean; error: string | null; durationMs: number }): Promise<void> {
-    await this.db.query(
-      this.sql.record,
-      [a.taskId, a.url, a.statusCode, a.delivered, a.error, a.durationMs],
-    );
+  /**
+   * Records a delivery attempt. `final`: the attempt ends its job (delivered, or not to be sent): when a
+   * pg-boss job runs it (currentJob), the same statement completes that job, and the job's dispatcher
+   * sends no completion of its own (jobSettled).
+   */
+  async record(a: { taskId: string; url: string; statusCode: number | null; delivered: boolean; error: string | null; durationMs: number }, opts?: { final?: boolean }): Promise<void> {
+    const values = [a.taskId, a.url, a.statusCode, a.delivered, a.error, a.durationMs];
+    const job = opts?.final ? currentJob() : undefined;
+    if (!job) {
+      await this.db.query(this.sql.record, values);
+      return;
+    }
+    await this.db.query(this.sql.recordAndComplete, [...values, BOSS_SCHEMA, job.queue, job.id, job.attempt]);
+    jobSettled();
   }
 
   /**

@@ -1,12 +1,13 @@
 import type { ResultUrlResolver } from '@gengate/core';
 import { toTaskView } from '@gengate/core/internal';
-import type { JobWithMetadata, PgBoss } from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { CallbackRepository } from '../callbacks/callback-repository.js';
 import { AttemptAbortedError, ForbiddenTargetError, postCallback } from '../callbacks/post-callback.js';
 import type { WorkerMetrics } from '../ops/gengate-metrics.js';
 import { QUEUES } from '../postgres/boss-queues.js';
+import { startJobDispatcher } from './job-dispatcher.js';
 
 export interface CallbackWorkerOptions {
   readonly allowPrivate: boolean;
@@ -15,10 +16,10 @@ export interface CallbackWorkerOptions {
   /** Deliveries this process runs at once. Default 32. */
   readonly concurrency?: number;
   /**
-   * Deliveries of one user in flight at once in this process (pg-boss local group concurrency; jobs are
-   * grouped by the task's user). One user's slow receivers hold at most this many of this process's
-   * slots. Default 4. (pg-boss's database-wide groupConcurrency counts active jobs before claiming and
-   * overshoots when many workers fetch at once; the in-process count is exact.)
+   * Deliveries of one user in flight at once in this process (the dispatcher's perGroupLimit, as pg-boss's
+   * local group concurrency; jobs are grouped by the task's user). One user's slow receivers hold at most
+   * this many of this process's slots. Default 4. (pg-boss's database-wide groupConcurrency counts active
+   * jobs before claiming and overshoots when many workers fetch at once; the in-process count is exact.)
    */
   readonly perUserConcurrency?: number;
   readonly logger: Logger;
@@ -48,24 +49,25 @@ export async function startCallbackWorker(
   const shutdown = new AbortController();
   if (opts.allowPrivate) log.warn('CALLBACK_ALLOW_PRIVATE is on: callbacks may reach loopback and private addresses (development only)');
   const concurrency = opts.concurrency ?? 32;
-  const workOptions = {
-    batchSize: 1,
-    localConcurrency: concurrency,
-    localGroupConcurrency: Math.min(opts.perUserConcurrency ?? 4, concurrency),
-    // New jobs wake a worker through NOTIFY; polling finds retries whose delay has passed.
-    pollingIntervalSeconds: 2,
-    notifyPollingIntervalSeconds: 2,
-    includeMetadata: true,
-  } as const;
   const count = (result: 'delivered' | 'retried' | 'abandoned') => opts.metrics?.callback(result);
-  await boss.work(QUEUES.callback, workOptions, async (jobs: JobWithMetadata<{ taskId: string }>[]) => {
-    for (const job of jobs) {
+  // On gengate's own loop over pg-boss's fetch (startJobDispatcher), as generation jobs: one fetch for
+  // every free slot and one poll for the process (pg-boss's work() polled once per slot: 32 fetches
+  // every 2 s on an idle process), woken through NOTIFY when a settlement enqueued a callback (JobWakeups);
+  // polling finds retries whose delay has passed. A delivery that throws fails its job with pg-boss,
+  // which retries it with the queue's backoff, as before.
+  const dispatcher = startJobDispatcher<{ taskId: string }>(boss, {
+    queue: QUEUES.callback,
+    slots: concurrency,
+    perGroupLimit: Math.min(opts.perUserConcurrency ?? 4, concurrency),
+    pollingIntervalMs: 2_000,
+    logger: opts.logger,
+    handle: async (job, signal) => {
       // pg-boss retries a job that throws until its retry limit; the attempt that reaches it is the last.
       const lastAttempt = job.retryCount >= job.retryLimit;
       const delivery = await deps.callbacks.delivery(job.data.taskId);
-      if (!delivery || delivery.delivered) continue;
+      if (!delivery || delivery.delivered) return;
       const { task, secret } = delivery;
-      if (!task.callbackUrl || (task.status !== 'success' && task.status !== 'fail')) continue;
+      if (!task.callbackUrl || (task.status !== 'success' && task.status !== 'fail')) return;
       const body = JSON.stringify(toTaskView(task, deps.urls));
       const msgId = `msg_${task.id}`;
       const timestamp = new Date();
@@ -75,17 +77,18 @@ export async function startCallbackWorker(
         'webhook-signature': new Webhook(secret).sign(msgId, timestamp, body),
       };
       const started = Date.now();
-      const record = (r: { statusCode: number | null; delivered: boolean; error: string | null }) =>
-        deps.callbacks.record({ taskId: task.id, url: task.callbackUrl ?? '', ...r, durationMs: Date.now() - started });
+      // A final record (delivered, or not to be sent) completes the job in its own statement.
+      const record = (r: { statusCode: number | null; delivered: boolean; error: string | null }, final = false) =>
+        deps.callbacks.record({ taskId: task.id, url: task.callbackUrl ?? '', ...r, durationMs: Date.now() - started }, { final });
       let statusCode: number;
       try {
-        ({ statusCode } = await postCallback(task.callbackUrl, body, headers, { allowPrivate: opts.allowPrivate, timeoutMs: opts.timeoutMs, signal: shutdown.signal }));
+        ({ statusCode } = await postCallback(task.callbackUrl, body, headers, { allowPrivate: opts.allowPrivate, timeoutMs: opts.timeoutMs, signal: AbortSignal.any([shutdown.signal, signal]) }));
       } catch (err) {
         if (err instanceof ForbiddenTargetError) {
           count('abandoned');
-          await record({ statusCode: null, delivered: false, error: `not sent: ${err.message}` });
+          await record({ statusCode: null, delivered: false, error: `not sent: ${err.message}` }, true);
           log.warn({ taskId: task.id, err: err.message }, 'callback not sent: private or reserved target');
-          continue;
+          return;
         }
         count(lastAttempt ? 'abandoned' : 'retried');
         await record({ statusCode: null, delivered: false, error: (err as Error).message });
@@ -95,16 +98,17 @@ export async function startCallbackWorker(
       const delivered = statusCode >= 200 && statusCode < 300;
       // Counted before the attempt is recorded: whoever sees the record sees the count.
       count(delivered ? 'delivered' : lastAttempt ? 'abandoned' : 'retried');
-      await record({ statusCode, delivered, error: delivered ? null : `HTTP ${statusCode}` });
+      await record({ statusCode, delivered, error: delivered ? null : `HTTP ${statusCode}` }, delivered);
       if (!delivered) throw new Error(`callback answered HTTP ${statusCode}`);
       log.info({ taskId: task.id, statusCode }, 'callback delivered');
-    }
+    },
   });
   return {
     async stop(stopOpts) {
+      const stopped = dispatcher.stop();
       const timer = setTimeout(() => shutdown.abort(), stopOpts?.graceMs ?? 0);
       try {
-        await boss.offWork(QUEUES.callback, { wait: true });
+        await stopped;
       } finally {
         clearTimeout(timer);
         shutdown.abort();

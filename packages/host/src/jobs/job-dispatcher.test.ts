@@ -10,15 +10,28 @@ type Job = JobWithMetadata<{ n: number }>;
 /** A pg-boss stand-in: a queue of ready jobs handed out by fetch, and every settle recorded. */
 function fakeBoss(ready: Job[]) {
   const fetches: number[] = [];
+  const ignored: (string[] | undefined)[] = [];
+  const restored: string[] = [];
   const completed: string[] = [];
   const failed: string[] = [];
   let fetched: () => void = () => undefined;
   const boss = {
-    fetch: vi.fn(async (_queue: string, opts: { batchSize?: number }) => {
+    fetch: vi.fn(async (_queue: string, opts: { batchSize?: number; ignoreGroups?: string[] }) => {
       fetches.push(opts.batchSize ?? 1);
-      const jobs = ready.splice(0, opts.batchSize ?? 1);
+      ignored.push(opts.ignoreGroups);
+      const skip = new Set(opts.ignoreGroups ?? []);
+      const jobs = ready.filter((j) => !skip.has(j.groupId ?? '')).slice(0, opts.batchSize ?? 1);
+      for (const j of jobs) ready.splice(ready.indexOf(j), 1);
       fetched();
       return jobs;
+    }),
+    // giveBack's statement: the jobs become claimable again.
+    getDb: () => ({
+      executeSql: vi.fn(async (_sql: string, values: [string, string[]]) => {
+        restored.push(...values[1]);
+        ready.unshift(...values[1].map((id) => byId.get(id) as Job));
+        return { rows: [] };
+      }),
     }),
     complete: vi.fn(async (_q: string, a: { id: string }) => {
       completed.push(a.id);
@@ -32,11 +45,12 @@ function fakeBoss(ready: Job[]) {
     on: vi.fn(),
     off: vi.fn(),
   };
+  const byId = new Map(ready.map((j) => [j.id, j]));
   const nextFetch = () => new Promise<void>((resolve) => (fetched = resolve));
-  return { boss: boss as unknown as DispatchBoss, ready, fetches, completed, failed, nextFetch };
+  return { boss: boss as unknown as DispatchBoss, ready, fetches, ignored, restored, completed, failed, nextFetch };
 }
 
-const job = (id: string, n: number): Job => ({ id, name: 'q', data: { n }, retryCount: 0, expireInSeconds: 60, heartbeatSeconds: 10 }) as unknown as Job;
+const job = (id: string, n: number, groupId?: string): Job => ({ id, name: 'q', data: { n }, groupId, retryCount: 0, expireInSeconds: 60, heartbeatSeconds: 10 }) as unknown as Job;
 const logger = pino({ level: 'silent' });
 
 describe('startJobDispatcher', () => {
@@ -93,5 +107,39 @@ describe('startJobDispatcher', () => {
     await vi.waitFor(() => expect(ran).toEqual([1, 2]));
     await d.stop();
     expect(f.completed).toEqual(['x', 'y']);
+  });
+
+  it('runs at most perGroupLimit jobs of one group at once: skips the full group in the next fetch, gives back its excess, fetches it again when one ends', async () => {
+    const f = fakeBoss([job('a1', 1, 'alice'), job('a2', 2, 'alice'), job('a3', 3, 'alice'), job('b1', 4, 'bob')]);
+    const gates = new Map<string, () => void>();
+    const running = new Set<string>();
+    let most = 0;
+    const ran: string[] = [];
+    const d = startJobDispatcher<{ n: number }>(f.boss, {
+      queue: 'q-groups',
+      slots: 4,
+      perGroupLimit: 2,
+      pollingIntervalMs: 60_000,
+      logger,
+      handle: async (j) => {
+        ran.push(j.id);
+        running.add(j.id);
+        most = Math.max(most, [...running].filter((id) => id.startsWith('a')).length);
+        await new Promise<void>((resolve) => gates.set(j.id, resolve));
+        running.delete(j.id);
+      },
+    });
+    // One fetch of 4 returned alice's 3 jobs and bob's: alice's third went back; the next fetch (it came back full) skipped alice.
+    await vi.waitFor(() => expect(f.fetches).toEqual([4, 1]));
+    expect(f.restored).toEqual(['a3']);
+    expect(f.ignored).toEqual([undefined, ['alice']]);
+    expect(ran.sort()).toEqual(['a1', 'a2', 'b1']);
+    // One of alice's jobs ends: her waiting job is fetched at once (the poll is a minute away).
+    gates.get('a1')?.();
+    await vi.waitFor(() => expect(ran).toContain('a3'));
+    expect(most).toBe(2);
+    for (const id of ['a2', 'a3', 'b1']) gates.get(id)?.();
+    await d.stop();
+    expect(f.completed.sort()).toEqual(['a1', 'a2', 'a3', 'b1']);
   });
 });

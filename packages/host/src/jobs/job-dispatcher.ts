@@ -1,10 +1,11 @@
 import type { FetchGroupConcurrencyOptions, JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
+import { BOSS_SCHEMA } from '../postgres/boss-queues.js';
 import { runAsSettlingJob } from '../postgres/current-job.js';
 import { registerLocalWaker } from '../postgres/job-wakeups.js';
 
 /** What the dispatcher needs of pg-boss. */
-export type DispatchBoss = Pick<PgBoss, 'fetch' | 'complete' | 'fail' | 'touch' | 'on' | 'off'>;
+export type DispatchBoss = Pick<PgBoss, 'fetch' | 'complete' | 'fail' | 'touch' | 'getDb' | 'on' | 'off'>;
 
 export interface JobDispatcherOptions<T> {
   readonly queue: string;
@@ -14,6 +15,12 @@ export interface JobDispatcherOptions<T> {
   readonly pollingIntervalMs: number;
   /** pg-boss's group limits, applied by the fetch itself (provider concurrency tiers). */
   readonly groupConcurrency?: FetchGroupConcurrencyOptions['groupConcurrency'];
+  /**
+   * Jobs of one group (the job's `groupId`: callbacks are grouped by user) running at once in this process,
+   * as pg-boss's localGroupConcurrency: a fetch skips the groups at their cap, and the jobs of a group a
+   * fetch returned beyond its cap are given back at once (giveBack: claimable again, same attempt).
+   */
+  readonly perGroupLimit?: number;
   readonly logger: Logger;
   /** Runs one job; `signal` aborts on the job's expiry and when its claim is lost (the handler adds its own shutdown). */
   readonly handle: (job: JobWithMetadata<T>, signal: AbortSignal) => Promise<unknown>;
@@ -51,6 +58,12 @@ export function startJobDispatcher<T>(boss: DispatchBoss, opts: JobDispatcherOpt
   let backlog = false;
   let poll: NodeJS.Timeout | null = null;
   let idle: (() => void) | null = null;
+  const limit = opts.perGroupLimit;
+  /** Jobs running here per group (only with perGroupLimit). */
+  const groups = new Map<string, number>();
+  /** Groups a fetch skipped or gave jobs back for: when one of their jobs ends, fetch again (their jobs wait). */
+  const waiting = new Set<string>();
+  const groupOf = (job: JobWithMetadata<T>): string | null => (limit !== undefined ? (job.groupId ?? null) : null);
 
   const schedulePoll = (): void => {
     if (poll) clearTimeout(poll);
@@ -72,13 +85,28 @@ export function startJobDispatcher<T>(boss: DispatchBoss, opts: JobDispatcherOpt
           again = false;
           const free = opts.slots - running.size;
           if (free <= 0) break;
+          const full = limit !== undefined ? [...groups].filter(([, n]) => n >= limit).map(([g]) => g) : [];
+          for (const g of full) waiting.add(g);
           const jobs = await boss.fetch<T>(opts.queue, {
             batchSize: free,
             includeMetadata: true,
             ...(opts.groupConcurrency !== undefined ? { groupConcurrency: opts.groupConcurrency } : {}),
+            ...(full.length > 0 ? { ignoreGroups: full } : {}),
           });
           backlog = jobs.length === free;
-          for (const job of jobs) start(job);
+          const excess: string[] = [];
+          for (const job of jobs) {
+            const g = groupOf(job);
+            const n = g === null ? 0 : (groups.get(g) ?? 0);
+            if (g !== null && limit !== undefined && n >= limit) {
+              excess.push(job.id);
+              waiting.add(g);
+              continue;
+            }
+            if (g !== null) groups.set(g, n + 1);
+            start(job);
+          }
+          if (excess.length > 0) await giveBack(boss, opts.queue, excess);
           if (backlog) again = true;
         } while (again && !stopping);
       } catch (err) {
@@ -110,8 +138,15 @@ export function startJobDispatcher<T>(boss: DispatchBoss, opts: JobDispatcherOpt
       .catch((err: unknown) => log.error({ err, jobId: job.id }, 'could not settle a job; its heartbeat lapses and pg-boss retries it'))
       .finally(() => {
         running.delete(job.id);
+        const g = groupOf(job);
+        const wasHeld = g !== null && waiting.delete(g);
+        if (g !== null) {
+          const n = (groups.get(g) ?? 1) - 1;
+          if (n > 0) groups.set(g, n);
+          else groups.delete(g);
+        }
         if (running.size === 0 && idle) idle();
-        if (backlog) pump();
+        if (backlog || wasHeld) pump();
       });
   };
 
@@ -155,3 +190,14 @@ export function startJobDispatcher<T>(boss: DispatchBoss, opts: JobDispatcherOpt
 
 /** The heartbeat's period: under half pg-boss's smallest heartbeatSeconds (10). */
 const HEARTBEAT_MS = 4_000;
+
+/**
+ * Gives claimed jobs back to the queue untouched, as pg-boss's work() does with a fetch's jobs beyond a
+ * group's local cap (its manager's restore(), which PgBoss does not export): claimable again at the same
+ * attempt (started_on cleared, so the next claim does not count a retry). Only jobs still active.
+ */
+export async function giveBack(boss: Pick<PgBoss, 'getDb'>, queue: string, ids: readonly string[]): Promise<void> {
+  await boss
+    .getDb()
+    .executeSql(`update ${BOSS_SCHEMA}.job set state = 'created', started_on = null, heartbeat_on = null where name = $1 and id = any($2::uuid[]) and state = 'active'`, [queue, ids]);
+}
