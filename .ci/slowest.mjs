@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 
 const TOP = Number(process.env['CI_SLOWEST'] ?? 20);
-const FILE_LINE = /^ ([✓×❯↓]) (\S+\.test\.tsx?) \(([^)]*)\)\s+(\d+)ms/;
+const FILE_LINE = /^ ([✓×❯↓]) (\S+\.(?:test|e2e)\.tsx?) \(([^)]*)\)\s+(\d+)ms/;
 const rows = [];
 for (const log of process.argv.slice(2)) {
   if (!existsSync(log)) continue;
