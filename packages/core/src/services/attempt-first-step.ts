@@ -4,9 +4,9 @@ import type { Telemetry } from '../ports/telemetry.js';
 import type { AttemptStart, RouteAttempts } from '../routing/route-attempts.js';
 import { firstStep, type StepResult } from '../execution/adapter-step.js';
 import { TaskCancelled } from '../execution/inflight-calls.js';
-import type { Prepared } from '../execution/prepared-task.js';
+import type { Prepared } from './prepared-task.js';
 import { DeadlineExceeded } from '../execution/task-failure.js';
-import { timedUpstreamCall } from '../execution/upstream-call.js';
+import { timedUpstreamCall } from './upstream-call.js';
 import { asksForRouting } from './task-view.js';
 
 /**

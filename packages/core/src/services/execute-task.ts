@@ -7,10 +7,10 @@ import type { ExecuteTaskOptions } from '../execution/execution-options.js';
 import { InflightCalls, TaskCancelled } from '../execution/inflight-calls.js';
 import { retryDelayMs } from '../execution/retry-policy.js';
 import { DeadlineExceeded, deadlineMessage, failureMessage } from '../execution/task-failure.js';
-import type { ExecuteOutcome, Prepared, Runnable } from '../execution/prepared-task.js';
+import type { ExecuteOutcome, Prepared, Runnable } from './prepared-task.js';
 import { TaskResultWriter } from '../execution/task-result-writer.js';
-import { scheduleCheck, scheduleRetry } from '../execution/task-rescheduling.js';
-import { adapterCallOf, cancelUpstream, timedUpstreamCall } from '../execution/upstream-call.js';
+import { scheduleCheck, scheduleRetry } from './task-rescheduling.js';
+import { adapterCallOf, cancelUpstream, timedUpstreamCall } from './upstream-call.js';
 import type { ModelDescriptor } from '../model/model.js';
 import type { TaskRecord } from '../model/task.js';
 import { PriceBook } from '../pricing/price-book.js';
@@ -31,7 +31,7 @@ import { RoutePlanner } from '../routing/route-planner.js';
 import { TaskRoutes } from '../routing/task-routes.js';
 
 export { DEFAULT_DEADLINES_MS, type ExecuteTaskOptions } from '../execution/execution-options.js';
-export type { ExecuteOutcome } from '../execution/prepared-task.js';
+export type { ExecuteOutcome } from './prepared-task.js';
 
 const UNLIMITED_PERMIT = { acquired: true, release: async () => undefined } as const;
 

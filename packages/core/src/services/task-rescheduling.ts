@@ -3,10 +3,10 @@ import type { StartedJob } from '../ports/provider-adapter.js';
 import type { Clock } from '../ports/system.js';
 import type { TaskStore, UnitOfWork } from '../ports/stores.js';
 import { fallsBack } from '../routing/fallback-rule.js';
-import { pollDelayMs } from './adapter-step.js';
-import type { ExecuteTaskOptions } from './execution-options.js';
+import { pollDelayMs } from '../execution/adapter-step.js';
+import type { ExecuteTaskOptions } from '../execution/execution-options.js';
 import type { ExecuteOutcome, Prepared } from './prepared-task.js';
-import { retryDelayMs } from './retry-policy.js';
+import { retryDelayMs } from '../execution/retry-policy.js';
 
 /**
  * Schedules the check after check `current` (compare-and-set on the task's sequence): when a webhook or

@@ -2,10 +2,10 @@ import { isUpstreamError } from '../errors/upstream-error.js';
 import type { AdapterCall } from '../ports/provider-adapter.js';
 import type { TaskStore } from '../ports/stores.js';
 import type { Telemetry, UpstreamOperation } from '../ports/telemetry.js';
-import type { ExecuteTaskOptions } from './execution-options.js';
-import { TaskCancelled } from './inflight-calls.js';
+import type { ExecuteTaskOptions } from '../execution/execution-options.js';
+import { TaskCancelled } from '../execution/inflight-calls.js';
 import type { Prepared } from './prepared-task.js';
-import { DeadlineExceeded } from './task-failure.js';
+import { DeadlineExceeded } from '../execution/task-failure.js';
 
 /** The adapter call of a task's step on its route, aborted by `signal` (deadline, cancel, shutdown). */
 export function adapterCallOf(p: Prepared, signal: AbortSignal, options: ExecuteTaskOptions): AdapterCall {
