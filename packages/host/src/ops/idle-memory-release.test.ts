@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { getHeapSpaceStatistics } from 'node:v8';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { startIdleMemoryRelease, type MemoryReleased } from './idle-memory-release.js';
@@ -21,6 +22,7 @@ function spin(ms: number): void {
 
 describe('startIdleMemoryRelease', () => {
   it('after a busy period, the first idle sample gives the old space back', async () => {
+    const baselineAtStart = getHeapSpaceStatistics().find((s) => s.space_name === 'old_space')?.space_size ?? 0;
     const released = new Promise<MemoryReleased>((resolve) => {
       const release = startIdleMemoryRelease({ logger: pino({ level: 'silent' }), intervalMs: 100, minSpareBytes: 1_048_576, onRelease: (r) => { release.stop(); resolve(r); } });
     });
@@ -35,8 +37,10 @@ describe('startIdleMemoryRelease', () => {
       r = await Promise.race([released, delay(1_000).then(() => null)]);
     }
     if (r === null) throw new Error('no release after 20 busy periods');
-    expect(r.spareBeforeBytes).toBeGreaterThanOrEqual(1_048_576);
-    expect(r.spareAfterBytes).toBeLessThan(r.spareBeforeBytes);
+    // Triggered by spare pages or by the old space's growth since the start (dead objects count as used until
+    // a full collection): either way the collection gives pages back.
+    expect(Math.max(r.spareBeforeBytes, r.oldSpaceBeforeBytes - baselineAtStart)).toBeGreaterThanOrEqual(1_048_576);
+    expect(r.oldSpaceAfterBytes).toBeLessThan(r.oldSpaceBeforeBytes);
     expect(r.pauseMs).toBeGreaterThan(0);
   });
 });

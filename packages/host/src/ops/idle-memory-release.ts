@@ -14,16 +14,21 @@ export interface IdleMemoryReleaseOptions {
   readonly busyUtilization?: number;
   /** A sample at or below this utilization counts as idle. Default 0.1. */
   readonly idleUtilization?: number;
-  /** Old-space pages held beyond what is in use, in bytes, below which nothing is done. Default 16 MiB. */
+  /**
+   * Below this many bytes nothing is done: of old-space pages held beyond what is in use, and of old-space
+   * growth since the last release (or the start). Default 16 MiB.
+   */
   readonly minSpareBytes?: number;
   /** Told of each release (for metrics and tests). */
   readonly onRelease?: (release: MemoryReleased) => void;
 }
 
-/** One release: the old space's spare bytes before and after, and the collection's pause. */
+/** One release: the old space's spare bytes and committed size before and after, and the collection's pause. */
 export interface MemoryReleased {
   readonly spareBeforeBytes: number;
   readonly spareAfterBytes: number;
+  readonly oldSpaceBeforeBytes: number;
+  readonly oldSpaceAfterBytes: number;
   readonly rssBeforeBytes: number;
   readonly rssAfterBytes: number;
   readonly pauseMs: number;
@@ -43,6 +48,11 @@ function spareOldSpace(): number {
   return old ? old.space_size - old.space_used_size : 0;
 }
 
+/** The old space's committed size, in bytes. */
+function oldSpaceSize(): number {
+  return getHeapSpaceStatistics().find((s) => s.space_name === 'old_space')?.space_size ?? 0;
+}
+
 /** `gc` from V8's extension, set up at run time (the flag applies to contexts made after it). */
 function exposedGc(): ExposedGc {
   setFlagsFromString('--expose-gc');
@@ -58,7 +68,9 @@ function exposedGc(): ExposedGc {
  * pages back only in a memory-reducing collection, which it starts by itself late or never in a server
  * process. So after a busy period (a sample at `busyUtilization` or more) the first idle sample (at
  * `idleUtilization` or less) runs one full, memory-reducing collection (`gc({ flavor: 'last-resort' })`),
- * when at least `minSpareBytes` of old space is spare. It runs while the event loop is idle, so the pause
+ * when at least `minSpareBytes` of old space is spare, or the old space has grown by that much since the last
+ * release: "in use" counts dead objects until a full collection has run, so right after a load (the
+ * pipeline's, measured) the old space can read as full of garbage with nothing spare. It runs while the event loop is idle, so the pause
  * (tens of milliseconds for this host's live heap) falls where no request waits; a steadily busy process
  * is never interrupted.
  */
@@ -72,6 +84,7 @@ export function startIdleMemoryRelease(options: IdleMemoryReleaseOptions): IdleM
   let last = performance.eventLoopUtilization();
   let wasBusy = false;
   let releases = 0;
+  let baseline = oldSpaceSize();
   const timer = setInterval(() => {
     const sample = performance.eventLoopUtilization(last);
     last = performance.eventLoopUtilization();
@@ -82,12 +95,14 @@ export function startIdleMemoryRelease(options: IdleMemoryReleaseOptions): IdleM
     if (!wasBusy || sample.utilization > idle) return;
     wasBusy = false;
     const spare = spareOldSpace();
-    if (spare < minSpare) return;
+    const oldSpaceBeforeBytes = oldSpaceSize();
+    if (spare < minSpare && oldSpaceBeforeBytes - baseline < minSpare) return;
     const rssBeforeBytes = process.memoryUsage.rss();
     const t0 = performance.now();
     gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
     releases++;
-    const released: MemoryReleased = { spareBeforeBytes: spare, spareAfterBytes: spareOldSpace(), rssBeforeBytes, rssAfterBytes: process.memoryUsage.rss(), pauseMs: performance.now() - t0 };
+    baseline = oldSpaceSize();
+    const released: MemoryReleased = { spareBeforeBytes: spare, spareAfterBytes: spareOldSpace(), oldSpaceBeforeBytes, oldSpaceAfterBytes: baseline, rssBeforeBytes, rssAfterBytes: process.memoryUsage.rss(), pauseMs: performance.now() - t0 };
     log.debug({ spareMb: Math.round(spare / MiB), rssBeforeMb: Math.round(rssBeforeBytes / MiB), rssAfterMb: Math.round(released.rssAfterBytes / MiB), pauseMs: Math.round(released.pauseMs) }, 'idle: heap pages given back');
     options.onRelease?.(released);
   }, intervalMs);
