@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { scratchDatabase } from '../scripts/support/scratch-database.js';
 import { measureDbCeiling, measureExpressRoute } from './sections/anchors.js';
 import { measureRenderStall } from './sections/render-stall.js';
-import { chatEndToEnd, createKeys, dispatchIdle, hostEnv, measure, percentile, pipeline, startHost, submission, submitOne } from './sections/gengate.js';
+import { chatEndToEnd, createKeys, dispatchIdle, hostEnv, measure, measureOpen, percentile, pipeline, startHost, submission, submitOne } from './sections/gengate.js';
 import { dispatchUnderLoad, startTopology, type DispatchResult } from './sections/dispatch.js';
 import { memoryAfterLoad, memoryOf, SETTLE_MS, type MemoryReading } from './sections/memory.js';
 import { discardBacklog } from './sections/backlog.js';
@@ -95,8 +95,9 @@ async function main(): Promise<void> {
     const pollHeaders = [{ authorization: `Bearer ${keys[0]}` }];
     const poll = await measure(host, { url: `${host.url}/api/v1/run/tasks/${taskId}`, connections: 10, durationSeconds: SECONDS, headerSets: pollHeaders });
     add('poll_max', { figure: 'GET /run/tasks/{id}, 10 connections', value: `${f0(poll.rps)} req/s, p50 ${f1(poll.p50Ms)} ms, p99 ${f1(poll.p99Ms)} ms, ${f0(poll.cpuMicrosPerRequest)} µs CPU/req`, anchor: `Express route ${f0(express.rps)} req/s at ${f0(express.cpuMicrosPerRequest)} µs`, target: '<= 150 µs CPU' }, poll);
-    const poll1k = await measure(host, { url: `${host.url}/api/v1/run/tasks/${taskId}`, connections: 10, durationSeconds: SECONDS, overallRate: 1000, headerSets: pollHeaders });
-    add('poll_1000rps', { figure: 'GET /run/tasks/{id} at 1,000 req/s', value: `p50 ${f1(poll1k.p50Ms)} ms, p99 ${f1(poll1k.p99Ms)} ms (${f0(poll1k.rps)} req/s)`, anchor: '', target: 'p99 <= 5 ms' }, poll1k);
+    // Open loop (support/load.ts openLoad): 1,000 arrivals a second, not autocannon's 1,000-request bursts.
+    const poll1k = await measureOpen(host, { url: `${host.url}/api/v1/run/tasks/${taskId}`, rate: 1000, durationSeconds: SECONDS, headerSets: pollHeaders });
+    add('poll_1000rps', { figure: 'GET /run/tasks/{id} at 1,000 req/s (open loop: 1,000 arrivals a second)', value: `p50 ${f1(poll1k.p50Ms)} ms, p99 ${f1(poll1k.p99Ms)} ms (${f0(poll1k.rps)} req/s)`, anchor: '', target: 'p99 <= 5 ms' }, poll1k);
     const balance = await measure(host, { url: `${host.url}/api/v1/billing/balance`, connections: 10, durationSeconds: SECONDS, headerSets: pollHeaders });
     add('balance', { figure: 'GET /billing/balance, 10 connections', value: `${f0(balance.rps)} req/s, p99 ${f1(balance.p99Ms)} ms, ${f0(balance.cpuMicrosPerRequest)} µs CPU/req`, anchor: '' }, balance);
     await host.stop();
@@ -125,9 +126,13 @@ async function main(): Promise<void> {
       const procs = await startTopology(topology, hostEnv(db.url, true));
       try {
         await sleep(500);
+        // The first second of a fresh process's load (its pools open their connections, V8 compiles the hot
+        // path) is reported apart; the figure judged is the steady one that follows.
+        const cold = await dispatchUnderLoad(topology, procs, db.url, [keys[4 + i] ?? ''], { ...DISPATCH_LOAD, seconds: 1 });
+        add(`dispatch_200rps_${topology === 'all' ? 'fresh_all' : 'api_worker'}_first_second`, { figure: `submit -> adapter called, the first second of 200 submissions/s on ${topology === 'all' ? 'a fresh --role all process' : 'fresh --role api + --role worker processes'}`, value: dispatchValue(cold), anchor: '' }, cold);
         const d = await dispatchUnderLoad(topology, procs, db.url, [keys[4 + i] ?? ''], DISPATCH_LOAD);
         const key = topology === 'all' ? 'dispatch_200rps_fresh_all' : 'dispatch_200rps_api_worker';
-        add(key, { figure: `submit -> adapter called, under 200 submissions/s, ${topology === 'all' ? 'one fresh --role all process' : '--role api process + --role worker process'}`, value: dispatchValue(d), anchor: '', target: 'p50 <= 10 ms, p99 <= 50 ms' }, d);
+        add(key, { figure: `submit -> adapter called, under 200 submissions/s, ${topology === 'all' ? 'one fresh --role all process' : '--role api process + --role worker process'} (after its first second)`, value: dispatchValue(d), anchor: '', target: 'p50 <= 10 ms, p99 <= 50 ms' }, d);
         for (const p of procs.all) {
           const m = await memoryAfterLoad(p.host.pid);
           add(`rss_after_dispatch_${p.role}`, { figure: `resident memory of the --role ${p.role} process after the dispatch load`, value: afterLoadValue(m), anchor: '', target: '<= 200 MB' }, m);

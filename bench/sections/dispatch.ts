@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { startHost, type HostProcess } from '../support/host-process.js';
-import { load } from '../support/load.js';
+import { load, openLoad } from '../support/load.js';
 import { cpuMicros, percentile, rssMb } from '../support/process-stats.js';
 
 /** How the host runs for a dispatch measurement: one process, or API and worker processes apart (`--role`). */
@@ -188,35 +188,8 @@ export function waitingVersusBusy(jobs: readonly { created: number; started: num
   return { busyWhileQueued: queuedSlots ? busySum / queuedSlots : 0, queuedShare: queuedSlots / n };
 }
 
-/**
- * An open-loop load: one submission every 1/rate s whatever the answers (autocannon's overallRate is a
- * closed loop per connection with a per-second budget refilled for all connections at once: it sends in
- * bursts and no faster than connections / latency). Sends on the due times, counts the answers.
- */
+/** The submissions as an open-loop load (support/load.ts openLoad: one every 1/rate s whatever the answers). */
 export async function pacedLoad(url: string, keys: readonly string[], opts: { rate: number; seconds: number }): Promise<{ p99Ms: number; non2xx: number }> {
-  const total = Math.round(opts.rate * opts.seconds);
-  const latencies: number[] = [];
-  let non2xx = 0;
-  let sent = 0;
-  const inflight: Promise<void>[] = [];
-  const t0 = performance.now();
-  const submit = (i: number) => {
-    const started = performance.now();
-    return fetch(url, { method: 'POST', headers: { authorization: `Bearer ${keys[i % keys.length] ?? ''}`, 'content-type': 'application/json' }, body: CHAT_BODY })
-      .then(async (res) => {
-        await res.arrayBuffer();
-        if (res.status < 200 || res.status >= 300) non2xx++;
-        latencies.push(performance.now() - started);
-      })
-      .catch(() => {
-        non2xx++;
-      });
-  };
-  while (sent < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - t0) / 1000) * opts.rate) + 1);
-    while (sent < due) inflight.push(submit(sent++));
-    await sleep(Math.max(0, ((sent / opts.rate) * 1000) - (performance.now() - t0)));
-  }
-  await Promise.all(inflight);
-  return { p99Ms: percentile(latencies, 99), non2xx };
+  const r = await openLoad({ url, method: 'POST', body: CHAT_BODY, rate: opts.rate, durationSeconds: opts.seconds, headerSets: keys.map((key) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' })) });
+  return { p99Ms: r.p99Ms, non2xx: r.non2xx + r.errors };
 }

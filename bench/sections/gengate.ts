@@ -7,7 +7,7 @@ import { ManualPaymentProcessor } from '@gengate/host';
 import { createPgStores, DEFAULT_SCHEMA } from '@gengate/host/wiring';
 import pg from 'pg';
 import { startHost, type HostProcess } from '../support/host-process.js';
-import { load, type LoadResult } from '../support/load.js';
+import { load, openLoad, type LoadResult } from '../support/load.js';
 import { cpuMicros, percentile, rssMb } from '../support/process-stats.js';
 
 export interface Measured extends LoadResult {
@@ -55,6 +55,13 @@ const CHAT_BODY = JSON.stringify({ prompt: 'bench', llm_params: { max_tokens: 8 
 export async function measure(host: HostProcess, opts: Parameters<typeof load>[0]): Promise<Measured> {
   const before = cpuMicros(host.pid);
   const r = await load(opts);
+  return { ...r, cpuMicrosPerRequest: (cpuMicros(host.pid) - before) / Math.max(1, r.requests) };
+}
+
+/** One open-loop load (a fixed arrival rate) against the host, with the host's own CPU time per request. */
+export async function measureOpen(host: HostProcess, opts: Parameters<typeof openLoad>[0]): Promise<Measured> {
+  const before = cpuMicros(host.pid);
+  const r = await openLoad(opts);
   return { ...r, cpuMicrosPerRequest: (cpuMicros(host.pid) - before) / Math.max(1, r.requests) };
 }
 

@@ -51,3 +51,41 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
     errors: result.errors,
   };
 }
+
+/**
+ * An open-loop load: request i is sent at t0 + i / rate whatever the answers, so the rate is an arrival
+ * rate and a slow answer does not hold the next request back. autocannon's `overallRate` is a closed loop
+ * per connection whose per-second budgets refill at once: it sends each second's requests in a burst at
+ * the connections' full speed, so its p99 "at 1,000 req/s" is the p99 of bursts (docs/benchmarks.md).
+ */
+export async function openLoad(o: Omit<LoadOptions, 'connections' | 'overallRate' | 'amount'> & { readonly rate: number; readonly durationSeconds: number }): Promise<LoadResult> {
+  const total = Math.round(o.rate * o.durationSeconds);
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let errors = 0;
+  let sent = 0;
+  const inflight: Promise<void>[] = [];
+  const t0 = performance.now();
+  const send = (i: number): Promise<void> => {
+    const started = performance.now();
+    return fetch(o.url, { method: o.method ?? 'GET', headers: o.headerSets[i % o.headerSets.length] ?? {}, ...(o.body ? { body: o.body } : {}) })
+      .then(async (res) => {
+        await res.arrayBuffer();
+        if (res.status < 200 || res.status >= 300) non2xx++;
+        latencies.push(performance.now() - started);
+      })
+      .catch(() => {
+        errors++;
+      });
+  };
+  while (sent < total) {
+    const due = Math.min(total, Math.floor(((performance.now() - t0) / 1000) * o.rate) + 1);
+    while (sent < due) inflight.push(send(sent++));
+    await new Promise((r) => setTimeout(r, Math.max(0, (sent / o.rate) * 1000 - (performance.now() - t0))));
+  }
+  await Promise.all(inflight);
+  const seconds = (performance.now() - t0) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (p: number): number => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
+  return { requests: total, rps: latencies.length / seconds, p50Ms: at(50), p99Ms: at(99), non2xx, errors };
+}
