@@ -12,7 +12,10 @@ export interface IdleMemoryReleaseOptions {
   readonly intervalMs?: number;
   /** A sample at or above this utilization marks the process busy. Default 0.3. */
   readonly busyUtilization?: number;
-  /** A sample at or below this utilization counts as idle. Default 0.1. */
+  /**
+   * A sample at or below this utilization counts as idle. Default 0.03: a host answering 1,000 polls a second
+   * runs at about 10 %, and a collection's pause there lands on requests (measured: the poll's p99 at 1,000/s).
+   */
   readonly idleUtilization?: number;
   /**
    * Below this many bytes nothing is done: of old-space pages held beyond what is in use, and of old-space
@@ -77,7 +80,7 @@ function exposedGc(): ExposedGc {
 export function startIdleMemoryRelease(options: IdleMemoryReleaseOptions): IdleMemoryRelease {
   const intervalMs = options.intervalMs ?? 500;
   const busy = options.busyUtilization ?? 0.3;
-  const idle = options.idleUtilization ?? 0.1;
+  const idle = options.idleUtilization ?? 0.03;
   const minSpare = options.minSpareBytes ?? 16 * MiB;
   const gc = exposedGc();
   const log = options.logger.child({ component: 'idle-memory-release' });
