@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { cpuMicros } from '../support/process-stats.js';
-import { load, type LoadResult } from '../support/load.js';
+import { load, openLoad, type LoadResult } from '../support/load.js';
 
 export interface CeilingResult {
   readonly threeInsertTps: number;
@@ -100,6 +100,22 @@ export async function measureAnchor(anchor: ExpressAnchor, route: 'hello' | 'run
       : { url: `${anchor.url}/run`, connections, durationSeconds: seconds, method: 'POST', body: JSON.stringify({ prompt: 'hello' }), headerSets: [{ 'content-type': 'application/json' }] },
   );
   return { ...r, cpuMicrosPerRequest: (cpuMicros(anchor.pid) - before) / Math.max(1, r.requests) };
+}
+
+/**
+ * The bare Express 5 hello route in its own process, flat out (10 connections) and at 1,000 arrivals a second
+ * (open loop, as the poll is loaded): the anchors of the poll's CPU and of its p99 on the same machine and run.
+ */
+export async function measureExpressHello(seconds = 5): Promise<{ flat: LoadResult & { cpuMicrosPerRequest: number }; at1k: LoadResult & { cpuMicrosPerRequest: number } }> {
+  const anchor = await startExpressAnchor();
+  try {
+    const flat = await measureAnchor(anchor, 'hello', 10, seconds);
+    const before = cpuMicros(anchor.pid);
+    const r = await openLoad({ url: `${anchor.url}/hello`, rate: 1000, durationSeconds: seconds, headerSets: [{}] });
+    return { flat, at1k: { ...r, cpuMicrosPerRequest: (cpuMicros(anchor.pid) - before) / Math.max(1, r.requests) } };
+  } finally {
+    anchor.stop();
+  }
 }
 
 /** A bare Express 5 JSON POST route in its own process, loaded like the gateway: the HTTP stack's own cost. */
