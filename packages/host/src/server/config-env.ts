@@ -83,6 +83,8 @@ export const envSchema = z.object({
   /** Older name: RUN_WORKER=false is ROLE=api (ROLE wins when both are set). */
   RUN_WORKER: bool.default(true),
   SHUTDOWN_GRACE_MS: int(0, 600_000).default(10_000),
+  /** The standalone process's idle memory release (ops/idle-memory-release.ts; docs/deployment.md, "Memory"). */
+  IDLE_MEMORY_RELEASE: bool.default(true),
   DEADLINE_CHAT_SECONDS: int(1, 86_400).default(120),
   DEADLINE_IMAGE_SECONDS: int(1, 86_400).default(300),
   DEADLINE_VIDEO_SECONDS: int(1, 86_400).default(900),

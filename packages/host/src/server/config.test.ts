@@ -94,6 +94,12 @@ describe('loadConfig', () => {
     expect(c.role).toBe('api');
   });
 
+  it('runs the idle memory release unless IDLE_MEMORY_RELEASE=false', () => {
+    expect(loadConfig({}).idleMemoryRelease).toBe(true);
+    expect(loadConfig({ IDLE_MEMORY_RELEASE: 'false' }).idleMemoryRelease).toBe(false);
+    expect(() => loadConfig({ IDLE_MEMORY_RELEASE: 'sometimes' })).toThrow(/^IDLE_MEMORY_RELEASE: /);
+  });
+
   it('reads ROLE (env) or role (JSON file); RUN_WORKER=false still means api; ROLE wins', () => {
     expect(loadConfig({}).role).toBe('all');
     expect(loadConfig({ ROLE: 'worker' })).toMatchObject({ role: 'worker', runWorker: true });

@@ -68,6 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     role,
     runWorker: role !== 'api',
     shutdownGraceMs: c.SHUTDOWN_GRACE_MS,
+    idleMemoryRelease: c.IDLE_MEMORY_RELEASE,
     deadlineSeconds: { chat: c.DEADLINE_CHAT_SECONDS, image: c.DEADLINE_IMAGE_SECONDS, video: c.DEADLINE_VIDEO_SECONDS },
     sandboxLatencyMs: c.SANDBOX_LATENCY_MS ?? null,
     traceExporters: exporters,

@@ -38,6 +38,8 @@ export interface GengateConfig {
   /** Whether this process runs the workers (role `worker` or `all`). */
   readonly runWorker: boolean;
   readonly shutdownGraceMs: number;
+  /** Whether `gengate serve` gives the heap's spare pages back when it goes idle after a busy period (IDLE_MEMORY_RELEASE, default true). */
+  readonly idleMemoryRelease: boolean;
   readonly deadlineSeconds: { readonly chat: number; readonly image: number; readonly video: number };
   readonly sandboxLatencyMs: number | null;
   /** OpenTelemetry trace exporters from OTEL_TRACES_EXPORTER (empty: tracing off, the default; docs/observability.md). */

@@ -162,7 +162,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   if (role !== 'api') await host.startWorkers();
   // A standalone process gives the heap's spare pages back when it goes idle after a busy period
   // (an embedding application's process is its own to tune: the router does not do this).
-  const memoryRelease = startIdleMemoryRelease({ logger });
+  const memoryRelease = config.idleMemoryRelease ? startIdleMemoryRelease({ logger }) : null;
   const metrics = host.metricsUrl()
     ? `on METRICS_PORT${config.ops.metricsToken ? ' (bearer token)' : ''}`
     : config.ops.metricsToken
@@ -187,7 +187,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
         const drain = graceDeadline(Math.max(0, config.shutdownGraceMs - closeReserveMs(config.shutdownGraceMs, db.embedded)), logger);
         const t0 = performance.now();
         host.ops.markStopping(); // /readyz answers 503 from now on
-        memoryRelease.stop();
+        memoryRelease?.stop();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const forceHttp = setTimeout(() => server.closeAllConnections(), drain.remaining());
