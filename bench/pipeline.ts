@@ -11,13 +11,10 @@
  * host process's own (user + system, all its threads) over that span, per task that ended. PostgreSQL: a fresh database on
  * DATABASE_URL's server, else an embedded one.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { scratchDatabase } from '../scripts/support/scratch-database.js';
-import { createKeys, hostEnv, pipeline } from './sections/gengate.js';
-import { startHost, type HostProcess } from './support/host-process.js';
-import { arg, f0, f2, load3, median } from './support/bench-args.js';
+import { cpus } from 'node:os';
+import { createKeys, pipeline } from './sections/gengate.js';
+import { abHosts, perRoundRatios, roundOrder, type ScratchHost } from './sections/ab-rounds.js';
+import { arg, f0, load3, median } from './support/bench-args.js';
 
 const ROUNDS = Number(arg('--rounds') ?? 3);
 const TASKS = Number(arg('--tasks') ?? 1_500);
@@ -25,51 +22,25 @@ const BASE = arg('--base');
 const CONNECTIONS = 10;
 const WARMUP_TASKS = 300;
 
-interface Subject {
-  readonly name: string;
-  readonly host: HostProcess;
-  readonly dbUrl: string;
-  /** One key per round, plus one for the warm-up. */
-  readonly keys: readonly string[];
-  close(): Promise<void>;
-}
-
 interface Row {
   readonly subject: string;
   readonly cpuMicrosPerTask: number;
   readonly tasksPerSecond: number;
 }
 
-async function startSubject(name: string, root: string | undefined): Promise<Subject> {
-  const db = await scratchDatabase();
-  // Result files in a scratch directory of their own, never in the measured checkout.
-  const dataDir = mkdtempSync(join(tmpdir(), 'gg-bench-pipeline-'));
-  const host = await startHost({ ...hostEnv(db.url, true), GENGATE_DATA_DIR: dataDir }, ...(root ? [root] : []));
-  const keys = await createKeys(db.url, ROUNDS + 1);
-  return {
-    name,
-    host,
-    dbUrl: db.url,
-    keys,
-    async close() {
-      await host.stop();
-      await db.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
 async function main(): Promise<void> {
   process.stdout.write(`gengate bench:pipeline on ${cpus().length} cores, load average ${load3()}, ${process.env['DATABASE_URL'] ? 'DATABASE_URL' : 'embedded PostgreSQL'}; ${ROUNDS} rounds of ${f0(TASKS)} tasks, ${CONNECTIONS} connections\n`);
-  const subjects = [await startSubject('this checkout', undefined), ...(BASE ? [await startSubject(`base ${BASE}`, resolve(BASE))] : [])];
+  const subjects = await abHosts({ base: BASE, tcpVsSocket: false, worker: true });
+  // One key per round, plus one for the warm-up.
+  const keys = new Map<ScratchHost, string[]>();
+  for (const s of subjects) keys.set(s, await createKeys(s.dbUrl, ROUNDS + 1));
   const rows: Row[] = [];
   try {
     // Warm-up (JIT, pools, the worker's queues) for every process, not counted.
-    for (const s of subjects) await pipeline(s.host, s.dbUrl, s.keys[0] ?? '', WARMUP_TASKS, CONNECTIONS);
+    for (const s of subjects) await pipeline(s.host, s.dbUrl, keys.get(s)?.[0] ?? '', WARMUP_TASKS, CONNECTIONS);
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? subjects : [...subjects].reverse();
-      for (const s of order) {
-        const run = await pipeline(s.host, s.dbUrl, s.keys[round + 1] ?? '', TASKS, CONNECTIONS);
+      for (const s of roundOrder(subjects, round)) {
+        const run = await pipeline(s.host, s.dbUrl, keys.get(s)?.[round + 1] ?? '', TASKS, CONNECTIONS);
         // A loaded machine refuses or fails some: said, not fatal (the figures are per task that ended).
         if (run.refused + run.failed > 0) process.stdout.write(`  ${s.name}: ${run.refused} submissions refused, ${run.failed} tasks failed in this round\n`);
         rows.push({ subject: s.name, cpuMicrosPerTask: run.cpuMicrosPerTask, tasksPerSecond: run.tasksPerSecond });
@@ -84,17 +55,7 @@ async function main(): Promise<void> {
     const mine = rows.filter((r) => r.subject === s.name);
     process.stdout.write(`| ${s.name} | ${f0(median(mine.map((r) => r.cpuMicrosPerTask)))} | ${f0(median(mine.map((r) => r.tasksPerSecond)))} |\n`);
   }
-  // The two hosts of one round ran back to back: their ratio is the least disturbed by the machine's load.
-  const [a, b] = subjects;
-  if (a && b) {
-    const pairs = Array.from({ length: ROUNDS }, (_, round) => {
-      const [ra, rb] = [a, b].map((s) => rows.filter((r) => r.subject === s.name)[round]);
-      return ra && rb ? { cpu: ra.cpuMicrosPerTask / rb.cpuMicrosPerTask, rate: ra.tasksPerSecond / rb.tasksPerSecond } : null;
-    }).filter((p) => p !== null);
-    process.stdout.write(
-      `\n${a.name} / ${b.name}, per round: CPU per task ${pairs.map((p) => f2(p.cpu)).join(', ')} (median ${f2(median(pairs.map((p) => p.cpu)))}); tasks/s ${pairs.map((p) => f2(p.rate)).join(', ')} (median ${f2(median(pairs.map((p) => p.rate)))})\n`,
-    );
-  }
+  process.stdout.write(perRoundRatios(subjects, rows, { 'CPU per task': (r) => r.cpuMicrosPerTask, 'tasks/s': (r) => r.tasksPerSecond }));
 }
 
 main().catch((err: unknown) => {

@@ -1,7 +1,7 @@
 /**
  * npm run bench:poll — the poll's figures beside their anchor (issue 23's targets): the host's CPU per
  * `GET /api/v1/run/tasks/{id}` (API key, 10 connections, as fast as it goes) over a bare Express 5 hello
- * route's CPU per request measured in the same round, and the poll's latency at a fixed 1,000 req/s.
+ * route's CPU per request measured in the same round, and the poll's latency at 1,000 arrivals a second (open loop, support/load.ts openLoad, as npm run bench).
  *
  *   npm run bench:poll -- [--base DIR | --tcp-vs-socket] [--rounds N] [--seconds S] [--rate R]
  *
@@ -13,11 +13,9 @@
  * host twice, over the embedded server's socket and over TCP.
  */
 import { cpus } from 'node:os';
-import { resolve } from 'node:path';
-import { scratchDatabase } from '../scripts/support/scratch-database.js';
 import { measureAnchor, startExpressAnchor } from './sections/anchors.js';
-import { createKeys, hostEnv, measure, submitOne, type Measured } from './sections/gengate.js';
-import { startHost, type HostProcess } from './support/host-process.js';
+import { createKeys, measure, measureOpen, submitOne, type Measured } from './sections/gengate.js';
+import { abHosts, roundOrder, type ScratchHost } from './sections/ab-rounds.js';
 import { arg, f0, f1, f2, load3, median } from './support/bench-args.js';
 
 const ROUNDS = Number(arg('--rounds') ?? 3);
@@ -28,12 +26,10 @@ const BASE = arg('--base');
 const TCP_VS_SOCKET = process.argv.includes('--tcp-vs-socket');
 const CONNECTIONS = 10;
 
-interface Subject {
-  readonly name: string;
-  readonly host: HostProcess;
+/** A host under test with the task it is polled for. */
+interface Subject extends ScratchHost {
   readonly url: string;
   readonly headers: Record<string, string>;
-  close(): Promise<void>;
 }
 
 interface Row {
@@ -43,40 +39,28 @@ interface Row {
   readonly fixed: Measured;
 }
 
-async function startSubject(name: string, root: string | undefined, transport: 'default' | 'tcp' = 'default'): Promise<Subject> {
-  const db = await scratchDatabase();
-  const host = await startHost(hostEnv(transport === 'tcp' ? db.tcpUrl : db.url, false), ...(root ? [root] : []));
-  const [key = ''] = await createKeys(db.url, 1);
-  const taskId = await submitOne(host, key);
-  return {
-    name,
-    host,
-    url: `${host.url}/api/v1/run/tasks/${taskId}`,
-    headers: { authorization: `Bearer ${key}` },
-    async close() {
-      await host.stop();
-      await db.close();
-    },
-  };
+/** One key and one submitted task on the host's database: what it is polled for. */
+async function withTask(h: ScratchHost): Promise<Subject> {
+  const [key = ''] = await createKeys(h.dbUrl, 1);
+  const taskId = await submitOne(h.host, key);
+  return { ...h, url: `${h.host.url}/api/v1/run/tasks/${taskId}`, headers: { authorization: `Bearer ${key}` } };
 }
 
 async function main(): Promise<void> {
   process.stdout.write(`gengate bench:poll on ${cpus().length} cores, load average ${load3()}, ${process.env['DATABASE_URL'] ? 'DATABASE_URL' : 'embedded PostgreSQL'}; ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections\n`);
   const anchor = await startExpressAnchor();
-  const subjects = TCP_VS_SOCKET
-    ? [await startSubject('this checkout, socket', undefined), await startSubject('this checkout, TCP', undefined, 'tcp')]
-    : [await startSubject('this checkout', undefined), ...(BASE ? [await startSubject(`base ${BASE}`, resolve(BASE))] : [])];
+  const subjects: Subject[] = [];
+  for (const h of await abHosts({ base: BASE, tcpVsSocket: TCP_VS_SOCKET, worker: false })) subjects.push(await withTask(h));
   const rows: Row[] = [];
   try {
     // Warm-up (JIT, pools, key cache) for every process, not counted.
     await measureAnchor(anchor, 'hello', CONNECTIONS, 1);
     for (const s of subjects) await measure(s.host, { url: s.url, connections: CONNECTIONS, durationSeconds: 1, headerSets: [s.headers] });
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? subjects : [...subjects].reverse();
-      for (const s of order) {
+      for (const s of roundOrder(subjects, round)) {
         const hello = await measureAnchor(anchor, 'hello', CONNECTIONS, SECONDS);
         const max = await measure(s.host, { url: s.url, connections: CONNECTIONS, durationSeconds: SECONDS, headerSets: [s.headers] });
-        const fixed = await measure(s.host, { url: s.url, connections: CONNECTIONS, durationSeconds: SECONDS, overallRate: RATE, headerSets: [s.headers] });
+        const fixed = await measureOpen(s.host, { url: s.url, rate: RATE, durationSeconds: SECONDS, headerSets: [s.headers] });
         if (max.non2xx + fixed.non2xx + max.errors + fixed.errors > 0) throw new Error(`${s.name}: ${max.non2xx + fixed.non2xx} non-2xx, ${max.errors + fixed.errors} errors`);
         rows.push({ subject: s.name, hello: hello.cpuMicrosPerRequest, max, fixed });
         process.stdout.write(

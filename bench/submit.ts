@@ -15,11 +15,10 @@
  * this checkout's host twice, over the embedded server's socket and over TCP (and the ceiling both ways).
  */
 import { cpus } from 'node:os';
-import { resolve } from 'node:path';
 import { scratchDatabase } from '../scripts/support/scratch-database.js';
 import { measureAnchor, measureDbCeiling, startExpressAnchor } from './sections/anchors.js';
-import { createKeys, hostEnv, submission, type Measured } from './sections/gengate.js';
-import { startHost, type HostProcess } from './support/host-process.js';
+import { createKeys, submission, type Measured } from './sections/gengate.js';
+import { abHosts, perRoundRatios, roundOrder, type ScratchHost } from './sections/ab-rounds.js';
 import { arg, f0, f1, f2, load3, median } from './support/bench-args.js';
 
 const ROUNDS = Number(arg('--rounds') ?? 3);
@@ -31,33 +30,10 @@ const TCP_VS_SOCKET = process.argv.includes('--tcp-vs-socket');
 const CEILING = !process.argv.includes('--no-ceiling');
 const CONNECTIONS = 10;
 
-interface Subject {
-  readonly name: string;
-  readonly host: HostProcess;
-  /** USERS keys per round, plus USERS for the warm-up. */
-  readonly keys: readonly string[];
-  close(): Promise<void>;
-}
-
 interface Row {
   readonly subject: string;
   readonly express: number;
   readonly run: Measured;
-}
-
-async function startSubject(name: string, root: string | undefined, transport: 'default' | 'tcp' = 'default'): Promise<Subject> {
-  const db = await scratchDatabase();
-  const host = await startHost(hostEnv(transport === 'tcp' ? db.tcpUrl : db.url, false), ...(root ? [root] : []));
-  const keys = await createKeys(db.url, USERS * (ROUNDS + 1));
-  return {
-    name,
-    host,
-    keys,
-    async close() {
-      await host.stop();
-      await db.close();
-    },
-  };
 }
 
 async function main(): Promise<void> {
@@ -80,20 +56,19 @@ async function main(): Promise<void> {
     }
   }
   const anchor = await startExpressAnchor();
-  const subjects = TCP_VS_SOCKET
-    ? [await startSubject('this checkout, socket', undefined), await startSubject('this checkout, TCP', undefined, 'tcp')]
-    : [await startSubject('this checkout', undefined), ...(BASE ? [await startSubject(`base ${BASE}`, resolve(BASE))] : [])];
+  const subjects = await abHosts({ base: BASE, tcpVsSocket: TCP_VS_SOCKET, worker: false });
+  // USERS keys per round, plus USERS for the warm-up.
+  const keys = new Map<ScratchHost, string[]>();
+  for (const s of subjects) keys.set(s, await createKeys(s.dbUrl, USERS * (ROUNDS + 1)));
   const rows: Row[] = [];
   try {
     // Warm-up (JIT, pools, key cache) for every process, not counted.
     await measureAnchor(anchor, 'run', CONNECTIONS, 1);
-    for (const s of subjects) await submission(s.host, s.keys.slice(0, USERS), CONNECTIONS, USERS, 2);
+    for (const s of subjects) await submission(s.host, (keys.get(s) ?? []).slice(0, USERS), CONNECTIONS, USERS, 2);
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? subjects : [...subjects].reverse();
-      for (const s of order) {
+      for (const s of roundOrder(subjects, round)) {
         const express = await measureAnchor(anchor, 'run', CONNECTIONS, SECONDS);
-        const keys = s.keys.slice(USERS * (round + 1), USERS * (round + 2));
-        const run = await submission(s.host, keys, CONNECTIONS, USERS, SECONDS);
+        const run = await submission(s.host, (keys.get(s) ?? []).slice(USERS * (round + 1), USERS * (round + 2)), CONNECTIONS, USERS, SECONDS);
         // A loaded machine times some out: said, not fatal (the figures are per answered request).
         if (run.non2xx + run.errors > 0) process.stdout.write(`  ${s.name}: ${run.non2xx} non-2xx answers, ${run.errors} errors in this round\n`);
         rows.push({ subject: s.name, express: express.cpuMicrosPerRequest, run });
@@ -117,17 +92,7 @@ async function main(): Promise<void> {
       `| ${s.name} | ${f0(m((r) => r.run.cpuMicrosPerRequest))} | ${f0(m((r) => r.express))} | ${f2(m((r) => r.run.cpuMicrosPerRequest / r.express))}x | ${f0(rps)} | ${ceiling ? `${f0((100 * rps) / ceiling)}%` : '-'} | ${f1(m((r) => r.run.p50Ms))} / ${f1(m((r) => r.run.p99Ms))} ms |\n`,
     );
   }
-  // The two hosts of one round ran back to back: their ratio is the least disturbed by the machine's load.
-  const [a, b] = subjects;
-  if (a && b) {
-    const pairs = Array.from({ length: ROUNDS }, (_, round) => {
-      const [ra, rb] = [a, b].map((s) => rows.filter((r) => r.subject === s.name)[round]);
-      return ra && rb ? { cpu: ra.run.cpuMicrosPerRequest / rb.run.cpuMicrosPerRequest, rps: ra.run.rps / rb.run.rps } : null;
-    }).filter((p) => p !== null);
-    process.stdout.write(
-      `\n${a.name} / ${b.name}, per round: CPU per submission ${pairs.map((p) => f2(p.cpu)).join(', ')} (median ${f2(median(pairs.map((p) => p.cpu)))}); req/s ${pairs.map((p) => f2(p.rps)).join(', ')} (median ${f2(median(pairs.map((p) => p.rps)))})\n`,
-    );
-  }
+  process.stdout.write(perRoundRatios(subjects, rows, { 'CPU per submission': (r) => r.run.cpuMicrosPerRequest, 'req/s': (r) => r.run.rps }));
 }
 
 main().catch((err: unknown) => {
