@@ -28,9 +28,12 @@ export interface GengateHostSettings {
   readonly callbacks: {
     /** Development only: deliver callbacks to loopback and private addresses. */
     readonly allowPrivate: boolean;
+    /** Total time one delivery attempt may take: connect, headers and body. */
     readonly timeoutMs: number;
     readonly retryDelaySeconds: number;
+    /** Callback deliveries this process runs at once. */
     readonly concurrency: number;
+    /** Callback deliveries of one user in flight at once in this process (one user's slow receivers hold at most this many slots). */
     readonly perUserConcurrency: number;
     readonly attemptRetentionDays: number;
   };

@@ -1,5 +1,6 @@
 import type { MarkupPolicy, Modality, ProviderLimits } from '@gengate/core';
 import { type RoutedModelDeclaration } from '@gengate/core/internal';
+import type { GengateHostSettings } from '../embed/host-settings.js';
 import type { OpsSettings } from '../ops/start-ops.js';
 import type { TraceExporterName } from '../tracing/tracing-switch.js';
 import type { DashboardSettings } from '../dashboard/dashboard-settings.js';
@@ -55,17 +56,7 @@ export interface GengateConfig {
         readonly successUrl: string | null;
         readonly cancelUrl: string | null;
       };
-  readonly callbacks: {
-    readonly allowPrivate: boolean;
-    /** Total time one delivery attempt may take: connect, headers and body. */
-    readonly timeoutMs: number;
-    readonly retryDelaySeconds: number;
-    /** Callback deliveries this process runs at once. */
-    readonly concurrency: number;
-    /** Callback deliveries of one user in flight at once, across every process. */
-    readonly perUserConcurrency: number;
-    readonly attemptRetentionDays: number;
-  };
+  readonly callbacks: GengateHostSettings['callbacks'];
   /** With FILE_ACCESS=signed: result URLs expire this long after they are handed out. */
   readonly resultUrlTtlSeconds: number;
   /** FILE_ACCESS: `signed` (expiring signed result URLs, the default) or `public` (plain URLs that never expire). */
