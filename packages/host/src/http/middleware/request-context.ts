@@ -36,9 +36,10 @@ const withLogGetter = new WeakSet<object>();
  * request's prototype (Express's `app.request`) and reads the request's own `log` function. An accessor
  * defined on each request object (its getter a new function each time) left about 2 KiB per request in
  * the old generation (V8 gives such an object a hidden class of its own) and made every young-generation
- * collection slow: in-process, GC took 20-130 µs per poll instead of 4-8 µs. Assigning `req.log`
- * (pino-http does) makes it a plain property of that request, as before. A request that already has a `log` of its own, or whose
- * prototype has another one, gets the getter on itself, as before.
+ * collection slow: in-process, GC took 20-130 µs per poll instead of 4-8 µs. A route that assigns
+ * `req.log` makes it a plain property of that request. A request that already has a `log` of its own
+ * (pino-http mounted before the router), or whose prototype has another one, gets the accessor on itself,
+ * as before.
  */
 function giveLog(req: WithLog, log: () => Logger): void {
   const proto: unknown = Object.getPrototypeOf(req);
