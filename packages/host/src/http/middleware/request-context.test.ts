@@ -43,6 +43,13 @@ describe('requestContext', () => {
         res.json({ ok: true });
       });
     });
+    api.get('/own-log', (req, res) => {
+      // An app's own req.log (pino-http assigns one) stays that request's, and others keep theirs.
+      const own = logger.child({ own: true });
+      req.log = own;
+      res.json({ same: req.log === own, enumerable: Object.keys(req).includes('log') });
+    });
+    api.get('/two-logs', (req, res) => void res.json({ lazy: Object.keys(req).includes('log'), bindings: req.log.bindings() }));
     api.get('/fails', (_req, res) => void res.status(500).json({ code: 500 }));
     api.get('/refused', (_req, res) => void res.status(404).json({ code: 404 }));
     app.use('/api/v1', api);
@@ -81,6 +88,15 @@ describe('requestContext', () => {
     expect(id).toBe('client-id-42');
     expect(mine.map((l) => l.msg)).toEqual(['from the route', 'from a use case, later', 'request completed']);
     for (const l of mine) expect(l.req).toEqual({ id, method: 'GET', url: '/api/v1/talks' });
+  });
+
+  it('gives each request its own req.log, and one the app assigns replaces it for that request only', async () => {
+    const own = (await (await fetch(`${url}/own-log`)).json()) as unknown;
+    expect(own).toEqual({ same: true, enumerable: true });
+    const first = await fetch(`${url}/two-logs`, { headers: { 'x-request-id': 'first-req' } });
+    const second = await fetch(`${url}/two-logs`, { headers: { 'x-request-id': 'second-req' } });
+    expect(await first.json()).toEqual({ lazy: false, bindings: { req: { id: 'first-req', method: 'GET', url: '/api/v1/two-logs' } } });
+    expect(await second.json()).toEqual({ lazy: false, bindings: { req: { id: 'second-req', method: 'GET', url: '/api/v1/two-logs' } } });
   });
 
   it('a 5xx is an error-level line; a refusal (4xx) goes to the refusal log instead', async () => {
