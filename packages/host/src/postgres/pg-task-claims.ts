@@ -13,7 +13,8 @@ interface Claim {
  * together, so their claims share one round trip and one commit instead of one each. Each claim answers
  * the task's row as it is after the claim, or null when the task had ended (as `markGenerating` alone).
  *
- * The tasks are claimed in id order (each row locked once, in the same order by every batch). A task
+ * The ids are given in sorted order (the plan, a nested loop over the list by primary key, locks the rows
+ * in that order, the same in every batch), each once. A task
  * claimed twice in one turn (two jobs of one task: a retried job beside its first) is claimed in the
  * batch once and again on its own after it, as two calls one after the other would. When the batch
  * fails (a deadlock with another statement that locks several task rows, a lost connection), each claim
