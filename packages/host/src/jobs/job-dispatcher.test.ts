@@ -142,4 +142,27 @@ describe('startJobDispatcher', () => {
     await d.stop();
     expect(f.completed.sort()).toEqual(['a1', 'a2', 'a3', 'b1']);
   });
+
+  it('jobs that end in the same turn free their slots for one fetch, not one fetch each', async () => {
+    const f = fakeBoss([job('a', 1), job('b', 2), job('c', 3), job('d', 4), job('e', 5), job('f', 6), job('g', 7)]);
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const ran: string[] = [];
+    const d = startJobDispatcher<{ n: number }>(f.boss, {
+      queue: 'q-turn',
+      slots: 3,
+      pollingIntervalMs: 60_000,
+      logger,
+      handle: async (j) => {
+        ran.push(j.id);
+        if (j.data.n <= 3) await gate;
+      },
+    });
+    await vi.waitFor(() => expect(ran).toEqual(['a', 'b', 'c']));
+    // The first fetch came back full; its three jobs end together (their ends shared one statement).
+    release();
+    await vi.waitFor(() => expect(ran).toHaveLength(7));
+    await d.stop();
+    expect(f.fetches.slice(0, 3)).toEqual([3, 3, 3]);
+  });
 });

@@ -65,6 +65,21 @@ export function startJobDispatcher<T>(boss: DispatchBoss, opts: JobDispatcherOpt
   const waiting = new Set<string>();
   const groupOf = (job: JobWithMetadata<T>): string | null => (limit !== undefined ? (job.groupId ?? null) : null);
 
+  /**
+   * A fetch for the slots that freed in this turn of the event loop, once its I/O callbacks have run: the
+   * jobs that end together (their ends share one statement) free their slots in one turn, and one fetch
+   * takes their successors, not one fetch for the first freed slot and another for the rest.
+   */
+  let refetch = false;
+  const pumpAfterTurn = (): void => {
+    if (refetch) return;
+    refetch = true;
+    setImmediate(() => {
+      refetch = false;
+      pump();
+    });
+  };
+
   const schedulePoll = (): void => {
     if (poll) clearTimeout(poll);
     poll = stopping ? null : setTimeout(() => pump(), opts.pollingIntervalMs);
@@ -146,7 +161,7 @@ export function startJobDispatcher<T>(boss: DispatchBoss, opts: JobDispatcherOpt
           else groups.delete(g);
         }
         if (running.size === 0 && idle) idle();
-        if (backlog || wasHeld) pump();
+        if (backlog || wasHeld) pumpAfterTurn();
       });
   };
 

@@ -11,6 +11,8 @@ import { PgJobQueue } from './pg-job-queue.js';
 import { PgKeyStore, keySql } from './pg-key-store.js';
 import { PgKeyBudgetStore, keyBudgetSql } from './pg-key-budget-store.js';
 import { PgMemberBudgetStore, memberBudgetSql } from './pg-member-budget-store.js';
+import pg from 'pg';
+import { PgTaskClaims } from './pg-task-claims.js';
 import { PgTaskStore, taskSql } from './pg-task-store.js';
 import { PgUserStore, userSql } from './pg-user-store.js';
 import { PG_TOKENS } from './postgres-tokens.js';
@@ -31,6 +33,8 @@ function pick<T>(replacement: StoreReplacement<T> | undefined, db: Queryable, ow
 @injectable()
 export class PgScopes {
   private readonly sql: ReturnType<typeof statementsFor>;
+  /** The worker's task claims over each pool, batched per event-loop turn (never inside a transaction). */
+  private readonly claims = new WeakMap<pg.Pool, PgTaskClaims>();
 
   constructor(
     @inject(HOST_TOKENS.Schema) schema: string,
@@ -52,7 +56,7 @@ export class PgScopes {
     return {
       users: pick(r.users, db, () => new PgUserStore(db, sql.users)),
       keys: pick(r.keys, db, () => new CachedKeyStore(new PgKeyStore(db, sql.keys), this.keyCache, afterCommit)),
-      tasks: pick(r.tasks, db, () => new PgTaskStore(db, sql.tasks)),
+      tasks: pick(r.tasks, db, () => new PgTaskStore(db, sql.tasks, db instanceof pg.Pool ? this.claimsOver(db) : undefined)),
       ledger: pick(r.ledger, db, () => new PgBillingLedger(db, sql.ledger)),
       alerts: pick(r.alerts, db, () => new PgAlertStore(db, sql.alerts, { bossSchema: boss ? BOSS_SCHEMA : null, readyNow })),
       jobs: new PgJobQueue(boss, db, readyNow),
@@ -60,6 +64,12 @@ export class PgScopes {
       keyBudgets: new PgKeyBudgetStore(db, sql.keyBudgets),
       memberBudgets: new PgMemberBudgetStore(db, sql.memberBudgets),
     };
+  }
+
+  private claimsOver(pool: pg.Pool): PgTaskClaims {
+    let claims = this.claims.get(pool);
+    if (!claims) this.claims.set(pool, (claims = new PgTaskClaims(pool, this.sql.tasks)));
+    return claims;
   }
 }
 

@@ -4,15 +4,13 @@ import { inject, injectable, optional } from 'inversify';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { currentJob, jobSettled } from './current-job.js';
-import { jobReadyStatement } from './job-wakeups.js';
 import { BOSS_SCHEMA, QUEUES } from './boss-queues.js';
 import { HOST_TOKENS } from '../host-tokens.js';
 import { PG_TOKENS } from './postgres-tokens.js';
 import { checkSchemaName } from './schema.js';
+import { SuccessBatch } from './pg-success-batch.js';
 import { pipelinedStatement } from './statement-pipeline.js';
 
-const successSql = (schema: string) =>
-  `select ${schema}.gengate_finish_success($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) as r`;
 const failSql = (schema: string) => `select ${schema}.gengate_finish_fail($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) as r`;
 const admitAfterSql = (schema: string) => `select ${schema}.gengate_admit_after_end($1, $2, $3, $4) as n`;
 
@@ -32,7 +30,8 @@ interface Finished {
 
 /**
  * The TaskCompletion on PostgreSQL: one SQL function call, its own transaction (no BEGIN and COMMIT: a
- * statement outside a transaction block commits or rolls back whole), in one round trip. The functions
+ * statement outside a transaction block commits or rolls back whole), in one round trip; the successes of
+ * one event-loop turn share that statement (SuccessBatch: one call per task, in user order). The functions
  * (migration 018) hold every rule of a task's end: the charge (never above the hold) and settlement, or
  * the release; balance alerts with their mail job; the callback job; the admission of the user's next
  * queued task with its generation job; and the pg-boss job running this end (currentJob), completed in the
@@ -44,7 +43,8 @@ interface Finished {
  */
 @injectable()
 export class PgTaskCompletion implements TaskCompletion {
-  private readonly success: string;
+  /** The successes of one event-loop turn, ended by one statement (SuccessBatch). */
+  private readonly successes: SuccessBatch<Finished>;
   private readonly failure: string;
   private readonly admitAfterQuery: string;
 
@@ -59,7 +59,7 @@ export class PgTaskCompletion implements TaskCompletion {
     @inject(PG_TOKENS.BossSchema) @optional() private readonly bossSchema: string = BOSS_SCHEMA,
   ) {
     const s = checkSchemaName(schema);
-    this.success = successSql(s);
+    this.successes = new SuccessBatch<Finished>(pool, s, boss ? bossSchema : null);
     this.failure = failSql(s);
     this.admitAfterQuery = admitAfterSql(s);
   }
@@ -67,36 +67,34 @@ export class PgTaskCompletion implements TaskCompletion {
   async succeed(c: TaskSuccessCompletion): Promise<boolean> {
     const { task, success } = c;
     const job = currentJob();
-    const res = await pipelinedStatement<{ r: Finished }>(
-      this.pool,
-      {
-        text: this.success,
-        values: [
-          task.id,
-          JSON.stringify(success.outputs),
-          JSON.stringify(success.warnings),
-          success.chargedMicro,
-          success.costMicro,
-          success.reportedCostMicro,
-          JSON.stringify(success.usage),
-          JSON.stringify(success.metadata),
-          success.at,
-          c.chargeDescription,
-          randomUUID(),
-          c.maxRunning,
-          this.boss ? this.bossSchema : null,
-          job?.queue ?? null,
-          job?.id ?? null,
-          job?.attempt ?? null,
-        ],
-      },
-      // The callback's wake-up, in the same write right after the commit (the common case needs no other).
-      task.callbackUrl ? jobReadyStatement(QUEUES.callback) : undefined,
-    );
+    const outcome = await this.successes.end({
+      taskId: task.id,
+      userId: task.userId,
+      callback: task.callbackUrl !== null,
+      args: [
+        task.id,
+        JSON.stringify(success.outputs),
+        JSON.stringify(success.warnings),
+        success.chargedMicro,
+        success.costMicro,
+        success.reportedCostMicro,
+        JSON.stringify(success.usage),
+        JSON.stringify(success.metadata),
+        success.at,
+        c.chargeDescription,
+        randomUUID(),
+        c.maxRunning,
+        job?.queue ?? null,
+        job?.id ?? null,
+        job?.attempt ?? null,
+      ],
+    });
+    if ('error' in outcome) throw outcome.error;
     // Committed: gengate_finish_success completed the running job (whatever happened to the task).
     if (job) jobSettled();
-    const done = res.rows[0]?.r ?? { ended: false };
-    this.wakeFor(done, task.callbackUrl !== null);
+    const done = outcome.ok;
+    // The callback's wake-up went in the same write right after the commit (the common case needs no other).
+    this.wakeFor(done, true);
     await this.admitAfter(done, c.maxRunning);
     return done.ended;
   }

@@ -1,5 +1,6 @@
 import type { ActiveTaskCounts, RouteAttempt, JsonValue, Modality, NewTask, Page, ProducedUsage, TaskListFilter, TaskRecord, TaskStore, TaskSuccess } from '@gengate/core';
 import type { UpstreamMetadata } from '@gengate/core/adapter';
+import type { PgTaskClaims } from './pg-task-claims.js';
 import { toSafeInt, type Queryable } from './queryable.js';
 
 /** A row of the tasks table. */
@@ -128,6 +129,10 @@ export const taskSql = (schema: string) => ({
   forUser: `select * from ${schema}.tasks where id = $1 and user_id = $2`,
   markGenerating: `update ${schema}.tasks set status = 'generating', attempts = attempts + 1, started_at = coalesce(started_at, $2)
        where id = $1 and ${UNFINISHED} returning *`,
+  /** markGenerating of several tasks ($1 ids, $2 their claim times), each row once (PgTaskClaims). */
+  markGeneratingMany: `update ${schema}.tasks t set status = 'generating', attempts = t.attempts + 1, started_at = coalesce(t.started_at, c.at)
+       from unnest($1::uuid[], $2::timestamptz[]) as c(id, at)
+       where t.id = c.id and t.${UNFINISHED} returning t.*`,
   releaseClaim: `update ${schema}.tasks set attempts = attempts - 1,
          status = case when started_at = $3 then 'waiting' else status end, started_at = case when started_at = $3 then null else started_at end
        where id = $1 and status = 'generating' and attempts = $2`,
@@ -167,6 +172,8 @@ export class PgTaskStore implements TaskStore {
   constructor(
     private readonly db: Queryable,
     private readonly sql: TaskSql,
+    /** Over the pool: the claims of one event-loop turn share one statement (absent inside a transaction). */
+    private readonly claims?: PgTaskClaims,
   ) {}
 
   async insert(t: NewTask): Promise<TaskRecord> {
@@ -204,10 +211,11 @@ export class PgTaskStore implements TaskStore {
   }
 
   async markGenerating(id: string, at: Date): Promise<TaskRecord | null> {
-    const { rows } = await this.db.query<TaskRow>(
-      this.sql.markGenerating,
-      [id, at],
-    );
+    if (this.claims) {
+      const row = await this.claims.claim(id, at);
+      return row ? toTask(row) : null;
+    }
+    const { rows } = await this.db.query<TaskRow>(this.sql.markGenerating, [id, at]);
     return rows[0] ? toTask(rows[0]) : null;
   }
 

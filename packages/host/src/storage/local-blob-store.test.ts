@@ -57,6 +57,17 @@ describe('LocalBlobStore', () => {
     expect([...((await store.get(`${TASK}/output-0-bbbbbbbbbbbb.txt`))?.data ?? [])]).toEqual([4]);
   });
 
+  it('writes a large whole body (on the thread pool, not the loop) the same way, again after its directory was deleted', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'gg-blobs-'));
+    const store = new LocalBlobStore(root);
+    const big = new Uint8Array(200_000).fill(7);
+    await expect(store.put(`${TASK}/output-0-aaaaaaaaaaaa.png`, big, 'image/png')).resolves.toEqual({ bytes: 200_000 });
+    rmSync(join(root, TASK), { recursive: true });
+    await expect(store.put(`${TASK}/output-1-aaaaaaaaaaaa.png`, big, 'image/png')).resolves.toEqual({ bytes: 200_000 });
+    expect(readdirSync(join(root, TASK))).toEqual(['output-1-aaaaaaaaaaaa.png']);
+    expect((await store.get(`${TASK}/output-1-aaaaaaaaaaaa.png`))?.data.byteLength).toBe(200_000);
+  });
+
   it('a retried put rewrites the file, whole or streamed, and leaves no temporary file', async () => {
     const root = mkdtempSync(join(tmpdir(), 'gg-blobs-'));
     const store = new LocalBlobStore(root);

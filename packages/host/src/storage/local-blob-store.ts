@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, writeFile } from 'node:fs';
+import { createWriteStream, mkdirSync, writeFile, writeFileSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -11,6 +11,15 @@ import { HOST_TOKENS } from '../host-tokens.js';
 import { assertTaskId, BLOB_KEY, blobKeyExtension } from './blob-keys.js';
 
 
+/**
+ * Whole bodies up to this size (chat text, small images) are written synchronously: mkdir, open, write and
+ * close as four system calls of the event loop's thread, where the thread pool costs each of them a hand-off
+ * and a wake-up (futex, eventfd, epoll: ~26 system calls per chat result, more than half of a pipeline
+ * task's, docs/benchmarks.md). On a local disk these land in the page cache in microseconds; a slow or
+ * network filesystem would make the loop wait: use the S3 store there. Larger bodies stay on the pool.
+ */
+const SYNC_WRITE_MAX = 64 * 1024;
+
 /** Task directories this store remembers having made (a bounded set: forgetting one costs one mkdir). */
 const KNOWN_DIRS = 512;
 
@@ -20,6 +29,10 @@ const KNOWN_DIRS = 512;
  */
 function writeWhole(file: string, data: Uint8Array): Promise<void> {
   return new Promise((resolve, reject) => writeFile(file, data, (err) => (err ? reject(err) : resolve())));
+}
+
+function writeWholeSync(file: string, data: Uint8Array): void {
+  writeFileSync(file, data);
 }
 
 function isEnoent(err: unknown): boolean {
@@ -41,10 +54,19 @@ export class LocalBlobStore implements BlobStore {
     return { file: join(this.root, key), ext: blobKeyExtension(key) };
   }
 
-  private async makeDir(dir: string): Promise<void> {
-    await mkdir(dir, { recursive: true });
+  private made(dir: string): void {
     this.dirs.add(dir);
     if (this.dirs.size > KNOWN_DIRS) this.dirs.delete(this.dirs.values().next().value ?? dir);
+  }
+
+  private makeDirSync(dir: string): void {
+    mkdirSync(dir, { recursive: true });
+    this.made(dir);
+  }
+
+  private async makeDir(dir: string): Promise<void> {
+    await mkdir(dir, { recursive: true });
+    this.made(dir);
   }
 
   /**
@@ -59,15 +81,19 @@ export class LocalBlobStore implements BlobStore {
     const { file } = this.path(key);
     const dir = dirname(file);
     if (body instanceof Uint8Array) {
+      // A small body on the loop's own thread (its system calls only); a larger one on the thread pool.
+      const small = body.byteLength <= SYNC_WRITE_MAX;
+      const write = small ? writeWholeSync : writeWhole;
+      const makeDir = small ? (d: string) => this.makeDirSync(d) : (d: string) => this.makeDir(d);
       try {
-        if (!this.dirs.has(dir)) await this.makeDir(dir);
+        if (!this.dirs.has(dir)) await makeDir(dir);
         try {
-          await writeWhole(file, body);
+          await write(file, body);
         } catch (err) {
           if (!isEnoent(err)) throw err;
           this.dirs.delete(dir);
-          await this.makeDir(dir);
-          await writeWhole(file, body);
+          await makeDir(dir);
+          await write(file, body);
         }
       } catch (err) {
         // What a failed write left (a part of the body); the write's own error is the one reported.
