@@ -50,4 +50,27 @@ describe('TurnBatch', () => {
       'a batch of 2 calls was answered with 1 results',
     ]);
   });
+
+  it('with a key, runs only the calls of one key together, in arrival order, each key on its own', async () => {
+    const runs: string[][] = [];
+    let release!: () => void;
+    const slow = new Promise<void>((r) => (release = r));
+    const batch = new TurnBatch<string, string>(
+      async (xs) => {
+        runs.push([...xs]);
+        if (xs[0]?.startsWith('a')) await slow;
+        return xs.map((x) => x.toUpperCase());
+      },
+      2,
+      (x) => x[0],
+    );
+    const [a1, b1, a2, b2, a3] = ['a1', 'b1', 'a2', 'b2', 'a3'].map((x) => batch.call(x));
+    const a = Promise.all([a1, a2, a3]);
+    const b = Promise.all([b1, b2]);
+    // b's run answers while a's first run still waits.
+    expect(await b).toEqual(['B1', 'B2']);
+    release();
+    expect(await a).toEqual(['A1', 'A2', 'A3']);
+    expect(runs).toEqual([['a1', 'a2'], ['a3'], ['b1', 'b2']]);
+  });
 });

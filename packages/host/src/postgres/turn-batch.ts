@@ -3,6 +3,8 @@
  * turn's I/O callbacks have run (`setImmediate`): requests that arrive together (on different
  * connections, in the same wake-up) share one database round trip. A call waits no timer: a lone call is
  * run at the end of the turn it was made in. At most `max` calls go to one `run`; more make several.
+ * With `keyOf`, only calls of the same key share a run (in arrival order; the keys' runs start in the
+ * order of their first call, and each run's callers are answered as soon as that run is).
  */
 export class TurnBatch<In, Out> {
   private pending: { input: In; resolve: (out: Out) => void; reject: (err: unknown) => void }[] = [];
@@ -12,6 +14,7 @@ export class TurnBatch<In, Out> {
     /** Answers every input, in order: one answer per input (any other count rejects the whole batch). */
     private readonly run: (inputs: readonly In[]) => Promise<readonly Out[]>,
     private readonly max = 64,
+    private readonly keyOf?: (input: In) => unknown,
   ) {}
 
   call(input: In): Promise<Out> {
@@ -28,8 +31,24 @@ export class TurnBatch<In, Out> {
     this.scheduled = false;
     const all = this.pending;
     this.pending = [];
-    for (let i = 0; i < all.length; i += this.max) {
-      const batch = all.slice(i, i + this.max);
+    const keyOf = this.keyOf;
+    if (keyOf === undefined || all.length === 1) {
+      this.runAll(all);
+      return;
+    }
+    const groups = new Map<unknown, typeof all>();
+    for (const c of all) {
+      const key = keyOf(c.input);
+      const group = groups.get(key);
+      if (group) group.push(c);
+      else groups.set(key, [c]);
+    }
+    for (const group of groups.values()) this.runAll(group);
+  };
+
+  private runAll(calls: typeof this.pending): void {
+    for (let i = 0; i < calls.length; i += this.max) {
+      const batch = calls.slice(i, i + this.max);
       this.run(batch.map((c) => c.input)).then(
         (outs) => {
           if (outs.length !== batch.length) {
@@ -40,5 +59,5 @@ export class TurnBatch<In, Out> {
         (err: unknown) => batch.forEach((c) => c.reject(err)),
       );
     }
-  };
+  }
 }
