@@ -44,19 +44,27 @@ const statementName = (prefix: string, text: string): string => `${prefix}_${has
  * the server runs it. The API key is re-checked there, after that lock: a key revoked in any process
  * (a revoke takes the same lock) is refused here even when the request was authenticated from a cache.
  *
- * Group commit: the untraced submissions of ONE user made in the same event-loop turn (TurnBatch keyed by
- * user) go as one statement, gengate_submit_tasks() (functions/submit-tasks.ts): one lock of the account
- * row, one commit, one round trip and one wake-up for up to MAX_SUBMISSION_BATCH of them, each item being
- * gengate_submit_task() in a subtransaction, answered as if the items had been sent one after another in
- * arrival order. A batch of one is the single statement above. Batches are per user only: each locks its
- * user's account row first, so two batches never wait for each other's rows in opposite orders.
+ * Group commit: the untraced submissions of ONE user go to the database as one statement,
+ * gengate_submit_tasks() (functions/submit-tasks.ts): one lock of the account row, one commit, one round
+ * trip and one wake-up for up to MAX_SUBMISSION_BATCH of them, each item being gengate_submit_task() in a
+ * subtransaction, answered as if the items had been sent one after another in arrival order. A batch is
+ * what one user submitted in one event-loop turn, or while that user's previous batch was in the database
+ * (TurnBatch keyed by user, one run in flight per user): a lone submission still leaves at the end of its
+ * turn, as the single statement above. Batches are per user only: each locks its user's account row
+ * first, so two batches never wait for each other's rows in opposite orders.
  */
 @injectable()
 export class PgTaskIntake implements TaskIntake {
   private readonly submit: { readonly text: string; readonly name: string };
   private readonly submitTraced: { readonly text: string; readonly name: string };
   private readonly submitMany: { readonly text: string; readonly name: string };
-  private readonly batch = new TurnBatch<Submission, BatchAnswer>((subs) => this.acceptMany(subs), MAX_SUBMISSION_BATCH, (sub) => sub.r.task.userId);
+  private readonly batch = new TurnBatch<Submission, BatchAnswer>((subs) => this.acceptMany(subs), {
+    max: MAX_SUBMISSION_BATCH,
+    keyOf: (sub) => sub.r.task.userId,
+    // One batch of a user in the database at a time: what arrives meanwhile makes the next batch (they
+    // would wait for the account row anyway), so a burst costs one commit per batch, not per submission.
+    inFlightPerKey: 1,
+  });
 
   constructor(
     @inject(HOST_TOKENS.Pool) private readonly pool: pg.Pool,
@@ -116,7 +124,7 @@ export class PgTaskIntake implements TaskIntake {
   }
 
   /**
-   * One user's submissions of one turn: a lone one as its own statement, several in one
+   * One batch of one user's submissions: a lone one as its own statement, several in one
    * gengate_submit_tasks() call followed in the same write by one wake-up for the admitted ones.
    * An error that is no refusal fails the statement, so every caller in it gets that error.
    */
