@@ -57,7 +57,9 @@ describe('the SQL function set', () => {
     const old = await open();
     await migratedByOldCode(old, 28);
     const before = await functions(old);
-    expect(before.map((f) => f.signature)).toEqual(expected.map((f) => f.signature));
+    // The old code's set: today's but for the functions added since (they are created by the upgrade).
+    const addedSince = [`${S}.gengate_submit_tasks(uuid,text,jsonb)`];
+    expect(before.map((f) => f.signature)).toEqual(expected.map((f) => f.signature).filter((s) => !addedSince.includes(s)));
     // (The old bodies are the same rules but not the same text: fold_pending's was generated on one line.)
     expect(before.map((f) => f.definition)).not.toEqual(expected.map((f) => f.definition));
     expect(await runMigrations(old, S)).toEqual({ applied: [], adopted: false });

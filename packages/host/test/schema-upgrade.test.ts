@@ -139,6 +139,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
       'gengate_recount_active_tasks',
       'gengate_submit_task',
       'gengate_submit_task_traced',
+      'gengate_submit_tasks',
       'gengate_usage_rollup',
     ]);
     // (The job functions name pg-boss's tables through their schema parameter, none of gengate's; a key's

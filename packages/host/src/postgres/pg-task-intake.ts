@@ -3,16 +3,36 @@ import type { JsonObject, TaskIntake, TaskIntakeRequest, TaskIntakeResult } from
 import { inject, injectable, optional } from 'inversify';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
-import { jobReadyStatement } from './job-wakeups.js';
+import { jobReadyStatement, jobsReadyStatement } from './job-wakeups.js';
 import { BOSS_SCHEMA, QUEUES } from './boss-queues.js';
 import { HOST_TOKENS } from '../host-tokens.js';
 import { PG_TOKENS } from './postgres-tokens.js';
 import { checkSchemaName } from './schema.js';
 import { isRefusal, pipelinedStatement, type PipelinedStatement } from './statement-pipeline.js';
+import { TurnBatch } from './turn-batch.js';
 
 const submitSql = (schema: string) => `select ${schema}.gengate_submit_task($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) as admitted`;
 /** The same with the submission's trace context ($20) kept on the task (migration 024): only when tracing is on. */
 const submitTracedSql = (schema: string) => `select ${schema}.gengate_submit_task_traced($20, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) as admitted`;
+/** Several submissions of one user in one statement (functions/submit-tasks.ts): one row per item, in order. */
+const submitManySql = (schema: string) => `select admitted, refusal_code, refusal_detail from ${schema}.gengate_submit_tasks($1, $2, $3) order by ord`;
+
+/**
+ * The most submissions of one user in one gengate_submit_tasks call: each item is a subtransaction, and a
+ * backend caches 64 subtransaction ids (beyond, every visibility check looks them up in pg_subtrans).
+ */
+export const MAX_SUBMISSION_BATCH = 32;
+
+interface Submission {
+  readonly r: TaskIntakeRequest;
+  readonly jobId: string | null;
+}
+
+/** One item's answer in a batch: its result, or the error only its caller gets (an unknown refusal). */
+type BatchAnswer = { readonly result: TaskIntakeResult } | { readonly error: unknown };
+
+/** A prepared statement's name on each connection: one per text (so per schema). */
+const statementName = (prefix: string, text: string): string => `${prefix}_${hash('sha256', text, 'hex').slice(0, 16)}`;
 
 /**
  * The TaskIntake on PostgreSQL: one statement, gengate_submit_task(), its own transaction (no BEGIN and
@@ -23,14 +43,28 @@ const submitTracedSql = (schema: string) => `select ${schema}.gengate_submit_tas
  * record; it raises to refuse, which rolls back all it wrote. The user's account row is locked only while
  * the server runs it. The API key is re-checked there, after that lock: a key revoked in any process
  * (a revoke takes the same lock) is refused here even when the request was authenticated from a cache.
+ *
+ * Group commit: the untraced submissions of ONE user go to the database as one statement,
+ * gengate_submit_tasks() (functions/submit-tasks.ts): one lock of the account row, one commit, one round
+ * trip and one wake-up for up to MAX_SUBMISSION_BATCH of them, each item being gengate_submit_task() in a
+ * subtransaction, answered as if the items had been sent one after another in arrival order. A batch is
+ * what one user submitted in one event-loop turn, or while that user's previous batch was in the database
+ * (TurnBatch keyed by user, one run in flight per user): a lone submission still leaves at the end of its
+ * turn, as the single statement above. Batches are per user only: each locks its user's account row
+ * first, so two batches never wait for each other's rows in opposite orders.
  */
-/** A prepared statement's name on each connection: one per text (so per schema). */
-const statementName = (prefix: string, text: string): string => `${prefix}_${hash('sha256', text, 'hex').slice(0, 16)}`;
-
 @injectable()
 export class PgTaskIntake implements TaskIntake {
   private readonly submit: { readonly text: string; readonly name: string };
   private readonly submitTraced: { readonly text: string; readonly name: string };
+  private readonly submitMany: { readonly text: string; readonly name: string };
+  private readonly batch = new TurnBatch<Submission, BatchAnswer>((subs) => this.acceptMany(subs), {
+    max: MAX_SUBMISSION_BATCH,
+    keyOf: (sub) => sub.r.task.userId,
+    // One batch of a user in the database at a time: what arrives meanwhile makes the next batch (they
+    // would wait for the account row anyway), so a burst costs one commit per batch, not per submission.
+    inFlightPerKey: 1,
+  });
 
   constructor(
     @inject(HOST_TOKENS.Pool) private readonly pool: pg.Pool,
@@ -44,9 +78,14 @@ export class PgTaskIntake implements TaskIntake {
     const named = (prefix: string, text: string) => ({ text, name: statementName(prefix, text) });
     this.submit = named('gengate_submit', submitSql(s));
     this.submitTraced = named('gengate_submit_traced', submitTracedSql(s));
+    this.submitMany = named('gengate_submit_many', submitManySql(s));
     const wake = (taskId: string) => jobReadyStatement(QUEUES.generate, { sql: `exists (select 1 from ${s}.tasks where id = $3 and admitted)`, value: taskId });
     const wakeName = statementName('gengate_wake', wake('').text);
     this.wakeIfAdmitted = (taskId) => ({ ...wake(taskId), name: wakeName });
+    const wakeMany = (taskIds: readonly string[]) =>
+      jobsReadyStatement(QUEUES.generate, { sql: `select count(*) from ${s}.tasks where id = any($3::uuid[]) and admitted`, value: taskIds });
+    const wakeManyName = statementName('gengate_wake_many', wakeMany([]).text);
+    this.wakeAdmitted = (taskIds) => ({ ...wakeMany(taskIds), name: wakeManyName });
   }
 
   /**
@@ -55,11 +94,21 @@ export class PgTaskIntake implements TaskIntake {
    * connection parses and plans them once, not at every submission (PostgreSQL shares the host's cores).
    */
   private readonly wakeIfAdmitted: (taskId: string) => PipelinedStatement;
+  /** The same for a batch: one NOTIFY carrying how many of these tasks were admitted (none: no NOTIFY). */
+  private readonly wakeAdmitted: (taskIds: readonly string[]) => PipelinedStatement;
 
   async accept(r: TaskIntakeRequest): Promise<TaskIntakeResult> {
     if (!this.boss && r.inline !== true) throw new Error('this process was started without a job queue');
     // An inline call (run by the API process) has no job: gengate_submit_task takes a null job id.
     const jobId = r.inline === true ? null : randomUUID();
+    // A traced submission keeps its own statement (gengate_submit_task_traced); tracing is off on the hot path.
+    if (r.traceParent !== undefined) return this.acceptOne({ r, jobId });
+    const answer = await this.batch.call({ r, jobId });
+    if ('error' in answer) throw answer.error;
+    return answer.result;
+  }
+
+  private async acceptOne({ r, jobId }: Submission): Promise<TaskIntakeResult> {
     try {
       const res = await pipelinedStatement<{ admitted: boolean }>(
         this.pool,
@@ -72,6 +121,54 @@ export class PgTaskIntake implements TaskIntake {
       if (refusal) return refusal;
       throw err;
     }
+  }
+
+  /**
+   * One batch of one user's submissions: a lone one as its own statement, several in one
+   * gengate_submit_tasks() call followed in the same write by one wake-up for the admitted ones.
+   * An error that is no refusal fails the statement, so every caller in it gets that error.
+   */
+  private async acceptMany(subs: readonly Submission[]): Promise<BatchAnswer[]> {
+    const first = subs[0];
+    if (first === undefined) return [];
+    if (subs.length === 1) return [{ result: await this.acceptOne(first) }];
+    const jobbed = subs.filter((sub) => sub.r.inline !== true).map((sub) => sub.r.task.id);
+    const res = await pipelinedStatement<{ admitted: boolean | null; refusal_code: string | null; refusal_detail: string | null }>(
+      this.pool,
+      { ...this.submitMany, values: [first.r.task.userId, this.boss ? this.bossSchema : null, JSON.stringify(subs.map((sub) => this.item(sub)))] },
+      jobbed.length > 0 ? this.wakeAdmitted(jobbed) : undefined,
+    );
+    return res.rows.map((row): BatchAnswer => {
+      if (row.refusal_code === null) return { result: { outcome: 'accepted', admitted: row.admitted === true } };
+      const refusal = { code: row.refusal_code, ...(row.refusal_detail === null ? {} : { detail: row.refusal_detail }) };
+      const result = refusalOf(refusal);
+      return result ? { result } : { error: Object.assign(new Error(`gengate_submit_task refused with an unknown SQLSTATE ${refusal.code}`), refusal) };
+    });
+  }
+
+  /** One item of gengate_submit_tasks (the batch's user and pg-boss schema are its own arguments). */
+  private item({ r, jobId }: Submission): Record<string, unknown> {
+    const t = r.task;
+    const idem = r.idempotency;
+    return {
+      task_id: t.id,
+      api_key_id: t.apiKeyId,
+      model_id: t.modelId,
+      modality: t.modality,
+      request: t.request,
+      callback_url: t.callbackUrl,
+      quoted_micro: t.quotedMicro,
+      quoted_cost_micro: t.quotedCostMicro,
+      max_running: r.maxRunning,
+      max_queued: r.maxQueued,
+      job_id: jobId,
+      provider_id: r.providerId,
+      idempotency_key: idem?.key ?? null,
+      request_hash: idem?.requestHash ?? null,
+      response: idem?.response ?? null,
+      at: r.at.toISOString(),
+      member_id: t.memberId ?? t.userId,
+    };
   }
 
   private parameters(r: TaskIntakeRequest, jobId: string | null): unknown[] {

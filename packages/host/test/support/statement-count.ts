@@ -33,6 +33,7 @@ const KINDS: readonly (readonly [string, RegExp])[] = [
   ['COMMIT', /^\s*commit\b/i],
   ['ROLLBACK', /^\s*rollback\b/i],
   ['submission: gengate_submit_task()', /gengate_submit_task\(/],
+  ['submissions of one user: gengate_submit_tasks()', /gengate_submit_tasks\(/],
   ['success: gengate_finish_success()', /gengate_finish_success\(/],
   ['failure: gengate_finish_fail()', /gengate_finish_fail\(/],
   ['worker wake-up: NOTIFY after COMMIT', /pg_notify|^\s*notify\b/i],

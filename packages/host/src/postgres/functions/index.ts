@@ -20,6 +20,7 @@ import type { SqlFunction } from './sql-function.js';
 import { keySpendCharge, keySpendHold, memberSpendCharge, memberSpendHold } from './spend-triggers.js';
 import { submitTask } from './submit-task.js';
 import { submitTaskTraced } from './submit-task-traced.js';
+import { submitTasks } from './submit-tasks.js';
 import { usageRollup } from './usage-rollup.js';
 
 /**
@@ -54,9 +55,11 @@ export const FUNCTIONS: readonly SqlFunction[] = [
   memberSpendHold,
   memberSpendCharge,
   memberBudgetAdmit,
-  // The submission and the task's ends: the money rules' entry points (018, 019, 020, 024, 026).
+  // The submission and the task's ends: the money rules' entry points (018, 019, 020, 024, 026); a
+  // user's submissions of one event-loop turn in one transaction (gengate_submit_tasks calls gengate_submit_task).
   submitTask,
   submitTaskTraced,
+  submitTasks,
   finishSuccess,
   finishFail,
   // Usage rollups (023, 027) and organizations (025).
