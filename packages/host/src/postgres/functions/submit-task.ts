@@ -27,6 +27,11 @@ declare
   v_member uuid := coalesce(p_member_id, p_user_id);
   v_member_period timestamptz;
 begin
+  -- The account row first, before the idempotency record's row: every path that locks both (this one,
+  -- gengate_submit_tasks, which locks the account row and then runs this function per item) takes them in
+  -- this order, so a single submission and a batch replaying the same key cannot wait for each other.
+  insert into ${schema}.accounts (user_id) values (p_user_id) on conflict do nothing;
+  perform 1 from ${schema}.accounts where user_id = p_user_id for update;
   if p_idempotency_key is not null then
     select request_hash, response into earlier from ${schema}.idempotency_keys
       where user_id = p_user_id and key = p_idempotency_key and created_at > now() - interval '24 hours' for update;
@@ -36,8 +41,6 @@ begin
     end if;
   end if;
 
-  insert into ${schema}.accounts (user_id) values (p_user_id) on conflict do nothing;
-  perform 1 from ${schema}.accounts where user_id = p_user_id for update;
   -- 020: the ends committed since the last fold, into the row (balance, held, counts) before it is read.
   perform ${schema}.gengate_fold_pending(p_user_id);
   if p_api_key_id is not null and not exists (select 1 from ${schema}.api_keys where id = p_api_key_id and revoked_at is null) then
