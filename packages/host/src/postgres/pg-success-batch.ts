@@ -53,7 +53,7 @@ const callbacksReady = (n: number): PipelinedStatement => ({ text: 'select pg_no
 export class SuccessBatch<F> {
   private readonly single: string;
   private readonly many: string;
-  private readonly batch = new TurnBatch<SuccessEnd, SuccessOutcome<F>>((ends) => this.endMany(ends), MAX_BATCH);
+  private readonly batch = new TurnBatch<SuccessEnd, SuccessOutcome<F>>((ends) => this.endMany(ends), { max: MAX_BATCH });
 
   constructor(
     private readonly pool: pg.Pool,

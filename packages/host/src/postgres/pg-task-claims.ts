@@ -21,7 +21,7 @@ interface Claim {
  * is made again on its own: an outcome is never shared by claims it does not belong to.
  */
 export class PgTaskClaims {
-  private readonly batch = new TurnBatch<Claim, TaskRow | null>((claims) => this.claimMany(claims), 64);
+  private readonly batch = new TurnBatch<Claim, TaskRow | null>((claims) => this.claimMany(claims), { max: 64 });
 
   constructor(
     private readonly db: Queryable,
