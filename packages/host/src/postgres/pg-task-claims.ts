@@ -1,5 +1,5 @@
 import type { Queryable } from './queryable.js';
-import type { TaskRow, TaskSql } from './pg-task-store.js';
+import type { TaskClaims, TaskRow, TaskSql } from './pg-task-store.js';
 import { TurnBatch } from './turn-batch.js';
 
 interface Claim {
@@ -20,7 +20,7 @@ interface Claim {
  * fails (a deadlock with another statement that locks several task rows, a lost connection), each claim
  * is made again on its own: an outcome is never shared by claims it does not belong to.
  */
-export class PgTaskClaims {
+export class PgTaskClaims implements TaskClaims {
   private readonly batch = new TurnBatch<Claim, TaskRow | null>((claims) => this.claimMany(claims), { max: 64 });
 
   constructor(

@@ -1,6 +1,5 @@
 import type { ActiveTaskCounts, RouteAttempt, JsonValue, Modality, NewTask, Page, ProducedUsage, TaskListFilter, TaskRecord, TaskStore, TaskSuccess } from '@gengate/core';
 import type { UpstreamMetadata } from '@gengate/core/adapter';
-import type { PgTaskClaims } from './pg-task-claims.js';
 import { toSafeInt, type Queryable } from './queryable.js';
 
 /** A row of the tasks table. */
@@ -117,6 +116,11 @@ const ACCOUNT_LOCKED = `(select count(*) from account) >= 0`;
 const LIST_WHERE = `user_id = $1 and ($2::text[] is null or status = any($2)) and ($3::text[] is null or model_id = any($3))
       and ($4::text[] is null or modality = any($4)) and ($5::uuid is null or coalesce(member_id, user_id) = $5)`;
 
+/** Claims tasks for the worker, several in one statement (PgTaskClaims, pg-task-claims.ts). */
+export interface TaskClaims {
+  claim(id: string, at: Date): Promise<TaskRow | null>;
+}
+
 /** The statements, built once per schema (createPgStores). */
 export const taskSql = (schema: string) => ({
   insert: `insert into ${schema}.tasks (id, user_id, api_key_id, model_id, modality, status, request, callback_url, quoted_micro, quoted_cost_micro, admitted, member_id)
@@ -173,7 +177,7 @@ export class PgTaskStore implements TaskStore {
     private readonly db: Queryable,
     private readonly sql: TaskSql,
     /** Over the pool: the claims of one event-loop turn share one statement (absent inside a transaction). */
-    private readonly claims?: PgTaskClaims,
+    private readonly claims?: TaskClaims,
   ) {}
 
   async insert(t: NewTask): Promise<TaskRecord> {
