@@ -17,5 +17,6 @@ export async function endRevokedKeyTasks(tx: TransactionScope, organizationId: s
     if (task?.callbackUrl) await tx.jobs.enqueueCallback(taskId, task.userId);
   }
   for (const modality of new Set(ended.map((t) => t.modality))) await admitQueued(tx, organizationId, modality, scheduling.maxRunningPerUser[modality]);
-  return ended.map((t) => t.id);
+  // In id order: a defined order for `failed_task_ids` whatever order the store found them in.
+  return ended.map((t) => t.id).sort();
 }

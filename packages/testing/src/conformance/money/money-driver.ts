@@ -260,7 +260,8 @@ export class MoneyDriver {
           const { key } = await this.g.keys.create(u.auth, { name: 'reissued' });
           u.auth = await this.g.authenticate.execute(key, '127.0.0.1');
         }
-        return `revoked, failed [${failed_task_ids.map((t) => this.name(t)).join(' ')}]`;
+        // Sorted by label: the answer is in id order, and each implementation draws its own ids.
+        return `revoked, failed [${failed_task_ids.map((t) => this.name(t)).sort().join(' ')}]`;
       }
       case 'topup': {
         const u = this.user(c.user);
