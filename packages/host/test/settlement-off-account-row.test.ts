@@ -1,24 +1,12 @@
-import { TOKENS, type Authenticated, type TaskSuccess } from '@gengate/core/internal';
+import { TOKENS, type Authenticated } from '@gengate/core/internal';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgTaskCompletion } from '../src/postgres/pg-task-completion.js';
 import { DEFAULT_SCHEMA } from '../src/postgres/schema.js';
 import { ledgerViolations } from './support/ledger-invariant.js';
+import { CHARGE, IMAGE, imageSuccess as success } from './support/image-success.js';
 import { openPgGengate, type PgGengate } from './support/pg-gengate.js';
 
-const IMAGE = 'sandbox.pixel-image';
-const CHARGE = 1_500_000; // 1.5 credits of a 2-credit hold
-
-const success = (): TaskSuccess => ({
-  outputs: [{ key: 'k/output-0.png', mediaType: 'image/png', bytes: 3 }],
-  warnings: [],
-  chargedMicro: CHARGE,
-  costMicro: 15_000,
-  reportedCostMicro: null,
-  usage: { images: 1 },
-  metadata: {},
-  at: new Date(),
-});
 
 /**
  * Migration 020: a task's end does not wait on its user's account row (which every submission of that

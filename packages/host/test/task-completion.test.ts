@@ -1,26 +1,14 @@
-import { TOKENS, UnitOfWorkTaskCompletion, type Authenticated, type TaskSuccess } from '@gengate/core/internal';
+import { TOKENS, UnitOfWorkTaskCompletion, type Authenticated } from '@gengate/core/internal';
 import { runAsJob } from '../src/postgres/current-job.js';
 import { QUEUES } from '../src/postgres/boss-queues.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgTaskCompletion } from '../src/postgres/pg-task-completion.js';
 import { createPgStores } from '../src/postgres/pg-unit-of-work.js';
 import { ledgerViolations } from './support/ledger-invariant.js';
+import { CHARGE, IMAGE, imageSuccess as success } from './support/image-success.js';
 import { openPgGengate, type PgGengate } from './support/pg-gengate.js';
 import { DEFAULT_SCHEMA } from '../src/postgres/schema.js';
 
-const IMAGE = 'sandbox.pixel-image';
-const CHARGE = 1_500_000; // 1.5 credits of a 2-credit hold
-
-const success = (): TaskSuccess => ({
-  outputs: [{ key: 'k/output-0.png', mediaType: 'image/png', bytes: 3 }],
-  warnings: [],
-  chargedMicro: CHARGE,
-  costMicro: 15_000,
-  reportedCostMicro: null,
-  usage: { images: 1 },
-  metadata: {},
-  at: new Date(),
-});
 
 for (const pipeline of [true, false]) {
   describe(`a success committed by PgTaskCompletion (${pipeline ? 'pipelined' : 'one statement at a time'})`, () => {

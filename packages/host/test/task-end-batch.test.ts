@@ -1,25 +1,13 @@
-import { TOKENS, type Authenticated, type TaskRecord, type TaskSuccess } from '@gengate/core/internal';
+import { TOKENS, type Authenticated, type TaskRecord } from '@gengate/core/internal';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runAsJob } from '../src/postgres/current-job.js';
 import { QUEUES } from '../src/postgres/boss-queues.js';
 import { PgTaskCompletion } from '../src/postgres/pg-task-completion.js';
 import { DEFAULT_SCHEMA } from '../src/postgres/schema.js';
 import { ledgerViolations } from './support/ledger-invariant.js';
+import { CHARGE, IMAGE, imageSuccess as success } from './support/image-success.js';
 import { openPgGengate, type PgGengate } from './support/pg-gengate.js';
 
-const IMAGE = 'sandbox.pixel-image';
-const CHARGE = 1_500_000;
-
-const success = (): TaskSuccess => ({
-  outputs: [{ key: 'k/output-0.png', mediaType: 'image/png', bytes: 3 }],
-  warnings: [],
-  chargedMicro: CHARGE,
-  costMicro: 15_000,
-  reportedCostMicro: null,
-  usage: { images: 1 },
-  metadata: {},
-  at: new Date(),
-});
 
 /** The worker's statements that end or claim tasks in one event-loop turn: batched, each outcome its own. */
 describe('the ends and claims of one turn share one statement (PostgreSQL)', () => {
