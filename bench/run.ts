@@ -20,6 +20,12 @@ import { discardBacklog } from './sections/backlog.js';
 
 const quick = process.argv.includes('--quick');
 const SECONDS = quick ? 2 : 6;
+/**
+ * Each process under measure (the Express anchors, the host for its submissions, its polls and its pipeline) first
+ * runs the same load unmeasured for this long: the figures are a warm process's, not V8 compiling the code paths
+ * (a 2 s warm-up left ~54 µs per submission of JIT on V8's threads in the measured seconds).
+ */
+const WARM_UP_SECONDS = quick ? 1 : 5;
 // Open loop (one submission every 5 ms, whatever the answers): "under 200 submissions/s" is an arrival rate.
 // autocannon's overallRate sends each connection's per-second budget in a burst and no faster than
 // connections / latency (bench:dispatch --paced vs its default shows both; docs/benchmarks.md).
@@ -62,9 +68,9 @@ async function main(): Promise<void> {
     process.stdout.write('anchors\n');
     const ceiling = await measureDbCeiling(db.url, 10, SECONDS);
     add('db_ceiling', { figure: 'database ceiling, 10 clients', value: `${f0(ceiling.threeInsertTps)} tx/s (3 inserts); submission statements ${f0(ceiling.submissionShapedOneUserTps)} tx/s one account row, ${f0(ceiling.submissionShapedManyUsersTps)} tx/s own rows`, anchor: '' }, ceiling);
-    const express = await measureExpressRoute(10, SECONDS);
+    const express = await measureExpressRoute(10, SECONDS, WARM_UP_SECONDS);
     add('express_route', { figure: 'bare Express 5 JSON POST, 10 connections', value: `${f0(express.rps)} req/s, p99 ${f1(express.p99Ms)} ms, ${f0(express.cpuMicrosPerRequest)} µs CPU/request`, anchor: '' }, express);
-    const hello = await measureExpressHello(SECONDS);
+    const hello = await measureExpressHello(SECONDS, WARM_UP_SECONDS);
     add('express_hello', { figure: 'bare Express 5 hello route: 10 connections / 1,000 req/s open loop', value: `${f0(hello.flat.rps)} req/s at ${f0(hello.flat.cpuMicrosPerRequest)} µs CPU/request / p50 ${f1(hello.at1k.p50Ms)} ms, p99 ${f1(hello.at1k.p99Ms)} ms at ${f0(hello.at1k.cpuMicrosPerRequest)} µs`, anchor: '' }, hello);
 
     const stall = await measureRenderStall();
@@ -74,11 +80,13 @@ async function main(): Promise<void> {
     let host = await startHost(hostEnv(db.url, false));
     record['host_mode'] = host.mode;
     const keys = await createKeys(db.url, 50);
+    const [warmUpKey = ''] = await createKeys(db.url, 1); // its own user: the measured users start with no tasks
     await sleep(500);
     const idle = await memoryOf(host.pid);
     add('rss_idle', { figure: 'resident memory at idle', value: memoryValue(idle), anchor: '', target: '' }, idle);
     process.stdout.write(`submission (worker off, host ${host.mode})\n`);
     const sub: Record<string, unknown> = {};
+    await submission(host, [warmUpKey], 10, 1, WARM_UP_SECONDS);
     for (const [users, connections] of [[1, 1], [1, 10], [1, 50], [50, 1], [50, 10], [50, 50]] as const) {
       const r = await submission(host, keys, connections, users, SECONDS);
       sub[`${users}u_${connections}c`] = r;
@@ -95,6 +103,7 @@ async function main(): Promise<void> {
     process.stdout.write('polling\n');
     const taskId = await submitOne(host, keys[0] ?? '');
     const pollHeaders = [{ authorization: `Bearer ${keys[0]}` }];
+    await measure(host, { url: `${host.url}/api/v1/run/tasks/${taskId}`, connections: 10, durationSeconds: WARM_UP_SECONDS, headerSets: pollHeaders });
     const poll = await measure(host, { url: `${host.url}/api/v1/run/tasks/${taskId}`, connections: 10, durationSeconds: SECONDS, headerSets: pollHeaders });
     add('poll_max', { figure: 'GET /run/tasks/{id}, 10 connections', value: `${f0(poll.rps)} req/s, p50 ${f1(poll.p50Ms)} ms, p99 ${f1(poll.p99Ms)} ms, ${f0(poll.cpuMicrosPerRequest)} µs CPU/req`, anchor: `${(poll.cpuMicrosPerRequest / hello.flat.cpuMicrosPerRequest).toFixed(1)}× the Express hello route (${f0(hello.flat.cpuMicrosPerRequest)} µs); Express POST ${f0(express.cpuMicrosPerRequest)} µs`, target: '<= 2x the hello route (issue 23); <= 150 µs CPU (issue 12)' }, poll);
     // Open loop (support/load.ts openLoad): 1,000 arrivals a second, not autocannon's 1,000-request bursts.
@@ -109,6 +118,7 @@ async function main(): Promise<void> {
     host = await startHost(hostEnv(db.url, true));
     await sleep(500);
     process.stdout.write(`pipeline (worker on, host ${host.mode})\n`);
+    await pipeline(host, db.url, warmUpKey, quick ? 100 : 300, 10);
     const pipe = await pipeline(host, db.url, keys[1] ?? '', quick ? 500 : 3_000, 10);
     add('pipeline', { figure: 'submit + execute to success, 10 connections', value: `${f0(pipe.tasksPerSecond)} tasks/s, ${f0(pipe.cpuMicrosPerTask)} µs CPU/task`, anchor: `${pct(pipe.tasksPerSecond, ceiling.threeInsertTps)} of the 3-insert ceiling` }, pipe);
     const afterPipeline = await memoryAfterLoad(host.pid);

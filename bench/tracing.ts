@@ -13,6 +13,7 @@ import { cpus, loadavg } from 'node:os';
 import { DEFAULT_SCHEMA, runMigrations } from '@gengate/host/wiring';
 import pg from 'pg';
 import { scratchDatabase } from '../scripts/support/scratch-database.js';
+import { discardBacklog } from './sections/backlog.js';
 import { createKeys, hostEnv, measure, submission, submitOne, type Measured } from './sections/gengate.js';
 import { startHost } from './support/host-process.js';
 
@@ -46,16 +47,6 @@ async function startSink(): Promise<{ url: string; requests: () => number; bytes
 }
 
 /** The submissions left queued tasks and holds: end them, so each round starts from the same state. */
-async function discardBacklog(url: string): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  await c.query(`delete from pgboss.job where name like 'gengate-%' and state < 'active'`);
-  await c.query(`update gengate.holds set state = 'released' where state = 'held'`);
-  await c.query(`update gengate.accounts set held_micro = 0`);
-  await c.query(`update gengate.tasks set status = 'fail', error_message = 'discarded by the bench', finished_at = now() where status in ('waiting', 'generating')`);
-  await c.end();
-}
-
 interface Round {
   readonly mode: Mode;
   readonly submit: Measured;
