@@ -1,5 +1,5 @@
 import { MemoryDatabase, MemoryKeyStore, type ApiKeyRecord, type KeyStore } from '@gengate/core/internal';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CachedKeyStore, KeyCache } from './cached-key-store.js';
 
 /** A memory key store that counts its lookups by hash (what the cache saves). */
@@ -19,6 +19,24 @@ const newKey = (store: KeyStore, id: string, hash: string): Promise<ApiKeyRecord
   store.insert({ id, userId: USER, name: id, secretHash: hash, mask: 'gg_…', limits: { perMinute: 5, perHour: null, perDay: null }, ipWhitelist: [] });
 
 describe('CachedKeyStore', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('reads a cached key on the real clock without setting a timer (a poll would otherwise pay one per millisecond)', async () => {
+    const { store, lookups } = countingStore();
+    const keys = new CachedKeyStore(store, new KeyCache({ ttlMs: 60_000 }));
+    const key = await newKey(store, '00000000-0000-4000-8000-000000000009', 'h9');
+    expect(await keys.findActiveByHash('h9', { acceptCached: true })).toEqual(key);
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    for (let i = 0; i < 3; i++) {
+      expect(await keys.findActiveByHash('h9', { acceptCached: true })).toEqual(key);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(lookups()).toBe(1);
+    expect(timers).not.toHaveBeenCalled();
+  });
+
   it('answers a lookup that accepts a cached key from the cache for the TTL, then from the store again', async () => {
     let now = 1_000;
     const { store, lookups } = countingStore();

@@ -18,6 +18,28 @@ describe('createLogger', () => {
     expect(out).toContain('[redacted]');
     expect(out).not.toContain(secret);
   });
+
+  it('redacts credentials at any depth of a line, in a child logger\'s lines and bindings, and in an error', () => {
+    let out = '';
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        out += chunk.toString();
+        cb();
+      },
+    });
+    const logger = createLogger({ level: 'info', destination: sink });
+    const secret = 'gg_live_SECRETSECRETSECRETSECRETSECRETSECRETSECRE';
+    const child = logger.child({ req: { id: 'r1', headers: { authorization: `Bearer ${secret}`, cookie: `s=${secret}` } }, apiKey: secret, password: secret });
+    child.info({ callback: { url: 'https://example.com', webhookSecret: secret }, user: { credentials: { password: secret } }, headers: { Authorization: `Bearer ${secret}` } }, 'child line');
+    child.error({ err: Object.assign(new Error('failed'), { apiKey: secret }) }, 'failed line');
+    logger.info({ keys: [{ api_key: secret }], secret }, 'array line');
+    const lines = out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => l['msg'])).toEqual(['child line', 'failed line', 'array line']);
+    expect(out).not.toContain(secret);
+    expect(lines[0]).toMatchObject({ req: { id: 'r1', headers: { authorization: '[redacted]', cookie: '[redacted]' } }, apiKey: '[redacted]', password: '[redacted]' });
+    expect(lines[1]).toMatchObject({ err: { message: 'failed', apiKey: '[redacted]' } });
+    expect((lines[1]?.['err'] as { stack?: string }).stack).toContain('Error: failed');
+  });
 });
 
 describe('createLogger with secret values', () => {

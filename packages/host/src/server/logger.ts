@@ -1,6 +1,11 @@
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { CENSOR, censorSecrets } from './log-redaction.js';
 
-/** Paths never written to a log line: credentials and key secrets. */
+/**
+ * Paths pino redacts in a child logger's bindings (made once per child): credentials and key secrets.
+ * A line's own fields are censored at any depth by censorSecrets (the `log` formatter); pino's wildcard
+ * paths (`*.apiKey`) are not used, as they ran the redactor on every value of every line.
+ */
 export const REDACTED_PATHS = [
   'authorization',
   'headers.authorization',
@@ -9,13 +14,13 @@ export const REDACTED_PATHS = [
   'apiKey',
   'api_key',
   'secret',
-  '*.apiKey',
-  '*.api_key',
-  '*.secret',
+  'password',
+  'cookie',
 ];
 
 /**
- * A JSON logger. `secrets` are values (Stripe keys, database and SMTP passwords) masked wherever they
+ * A JSON logger. Fields named like a credential or secret (log-redaction.ts) are written as `[redacted]`
+ * at any depth of a line's object, and at the top of a child's bindings. `secrets` are values (Stripe keys, database and SMTP passwords) masked wherever they
  * appear in a line, whatever field or message carries them: a last line of defence behind the
  * redacted paths.
  */
@@ -25,7 +30,8 @@ export function createLogger(opts: { level: string; destination?: DestinationStr
   const masked = [...secrets, ...jsonForms];
   const options: LoggerOptions = {
     level: opts.level,
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    redact: { paths: REDACTED_PATHS, censor: CENSOR },
+    formatters: { log: censorSecrets },
     ...(masked.length > 0
       ? {
           hooks: {

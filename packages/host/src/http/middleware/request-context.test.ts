@@ -50,6 +50,11 @@ describe('requestContext', () => {
       res.json({ same: req.log === own, enumerable: Object.keys(req).includes('log') });
     });
     api.get('/two-logs', (req, res) => void res.json({ lazy: Object.keys(req).includes('log'), bindings: req.log.bindings() }));
+    api.get('/secrets', (req, res) => {
+      req.log.info({ key: { apiKey: 'gg_live_route_secret' }, headers: { authorization: 'Bearer gg_live_route_secret' } }, 'route line with secrets');
+      scoped.info({ callback: { url: 'https://example.com', webhookSecret: 'whsec_use_case_secret' }, user: { password: 'hunter2-secret' } }, 'use case line with secrets');
+      res.json({ ok: true });
+    });
     api.get('/fails', (_req, res) => void res.status(500).json({ code: 500 }));
     api.get('/refused', (_req, res) => void res.status(404).json({ code: 404 }));
     app.use('/api/v1', api);
@@ -97,6 +102,16 @@ describe('requestContext', () => {
     const second = await fetch(`${url}/two-logs`, { headers: { 'x-request-id': 'second-req' } });
     expect(await first.json()).toEqual({ lazy: false, bindings: { req: { id: 'first-req', method: 'GET', url: '/api/v1/two-logs' } } });
     expect(await second.json()).toEqual({ lazy: false, bindings: { req: { id: 'second-req', method: 'GET', url: '/api/v1/two-logs' } } });
+  });
+
+  it("censors credentials in the request's own lines and its use cases' lines, and keeps their `req`", async () => {
+    const { id, lines: mine } = await linesOf('/secrets', { authorization: 'Bearer gg_live_header_secret' });
+    expect(mine.map((l) => l.msg)).toEqual(['route line with secrets', 'use case line with secrets', 'request completed']);
+    expect(mine[0]).toMatchObject({ key: { apiKey: '[redacted]' }, headers: { authorization: '[redacted]' } });
+    expect(mine[1]).toMatchObject({ callback: { url: 'https://example.com', webhookSecret: '[redacted]' }, user: { password: '[redacted]' } });
+    for (const l of mine) expect(l.req).toEqual({ id, method: 'GET', url: '/api/v1/secrets' });
+    const text = JSON.stringify(lines);
+    for (const secret of ['gg_live_route_secret', 'whsec_use_case_secret', 'hunter2-secret', 'gg_live_header_secret']) expect(text).not.toContain(secret);
   });
 
   it('a 5xx is an error-level line; a refusal (4xx) goes to the refusal log instead', async () => {

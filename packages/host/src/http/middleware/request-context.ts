@@ -82,10 +82,11 @@ function giveLog(req: WithLog, log: () => Logger): void {
 export function requestContext(logger: Logger, opts: { readonly refusalSummaryMs?: number } = {}): RequestHandler[] {
   const refusals = refusalLogFor(logger, opts.refusalSummaryMs);
   // The end-of-request line has a fixed shape (the request id, method and redacted URL, the status, the
-  // time) that no redacted path names: written without the path redaction, which cloned and walked
-  // `req` and `res` for every request (the `secrets` masking of the stream still applies). A 5xx line
-  // carries an error, so it goes through the redacting logger.
-  const endLine = logger.child({}, { redact: { paths: [] } });
+  // time) that no redacted field names: written without the path redaction, which cloned and walked
+  // `req` and `res` for every request, and without the logger's `log` formatter (createLogger's censoring
+  // of secret fields); the `secrets` masking of the stream still applies. A 5xx line carries an error, so
+  // it goes through the redacting logger.
+  const endLine = logger.child({}, { redact: { paths: [] }, formatters: { log: (line: object) => line } });
   const context: RequestHandler = (req, res, next) => {
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && SANE_ID.test(incoming) ? incoming : randomUUID();
