@@ -18,7 +18,7 @@ import { personalOrganization } from './personal-organization.js';
 import { recountActiveTasks } from './recount-active-tasks.js';
 import type { SqlFunction } from './sql-function.js';
 import { keySpendCharge, keySpendHold, memberSpendCharge, memberSpendHold } from './spend-triggers.js';
-import { submitTask } from './submit-task.js';
+import { submitLockedTask, submitTask } from './submit-task.js';
 import { submitTaskTraced } from './submit-task-traced.js';
 import { submitTasks } from './submit-tasks.js';
 import { usageRollup } from './usage-rollup.js';
@@ -56,7 +56,9 @@ export const FUNCTIONS: readonly SqlFunction[] = [
   memberSpendCharge,
   memberBudgetAdmit,
   // The submission and the task's ends: the money rules' entry points (018, 019, 020, 024, 026); a
-  // user's submissions of one event-loop turn in one transaction (gengate_submit_tasks calls gengate_submit_task).
+  // user's submissions of one event-loop turn in one transaction (gengate_submit_tasks locks the account row
+  // once, then calls gengate_submit_locked_task per item; gengate_submit_task locks it, then calls it once).
+  submitLockedTask,
   submitTask,
   submitTaskTraced,
   submitTasks,

@@ -1,5 +1,12 @@
 import type { SqlFunction } from './sql-function.js';
 
+/** gengate_submit_task's arguments, in order (the one identity of both functions below). */
+const SUBMIT_TASK_ARGS = 'uuid, uuid, uuid, text, text, jsonb, text, bigint, bigint, integer, integer, text, uuid, text, text, text, jsonb, timestamptz, uuid';
+const SUBMIT_TASK_PARAMS = `  p_task_id uuid, p_user_id uuid, p_api_key_id uuid, p_model_id text, p_modality text, p_request jsonb,
+  p_callback_url text, p_quoted_micro bigint, p_quoted_cost_micro bigint, p_max_running integer,
+  p_max_queued integer, p_boss text, p_job_id uuid, p_provider_id text, p_idempotency_key text,
+  p_request_hash text, p_response jsonb, p_at timestamptz, p_member_id uuid`;
+
 /**
  * A submission in one statement (012, 018, 019, 020, 026): the idempotency window (GG409 replay, GG410 race),
  * the account lock and the pending fold, the key's revocation (GG401), the key's and the member's controls,
@@ -9,13 +16,37 @@ import type { SqlFunction } from './sql-function.js';
  */
 export const submitTask: SqlFunction = {
   name: 'gengate_submit_task',
-  identityArgs: 'uuid, uuid, uuid, text, text, jsonb, text, bigint, bigint, integer, integer, text, uuid, text, text, text, jsonb, timestamptz, uuid',
+  identityArgs: SUBMIT_TASK_ARGS,
   sql: (schema) => `
 create or replace function ${schema}.gengate_submit_task(
-  p_task_id uuid, p_user_id uuid, p_api_key_id uuid, p_model_id text, p_modality text, p_request jsonb,
-  p_callback_url text, p_quoted_micro bigint, p_quoted_cost_micro bigint, p_max_running integer,
-  p_max_queued integer, p_boss text, p_job_id uuid, p_provider_id text, p_idempotency_key text,
-  p_request_hash text, p_response jsonb, p_at timestamptz, p_member_id uuid
+${SUBMIT_TASK_PARAMS}
+) returns boolean
+language plpgsql as $$
+begin
+  -- The account row first, before the idempotency record's row: every path that locks both (this one,
+  -- gengate_submit_tasks, which locks the account row and then runs gengate_submit_locked_task per item)
+  -- takes them in this order, so a single submission and a batch replaying the same key cannot wait for
+  -- each other.
+  insert into ${schema}.accounts (user_id) values (p_user_id) on conflict do nothing;
+  perform 1 from ${schema}.accounts where user_id = p_user_id for update;
+  return ${schema}.gengate_submit_locked_task(p_task_id, p_user_id, p_api_key_id, p_model_id, p_modality, p_request,
+    p_callback_url, p_quoted_micro, p_quoted_cost_micro, p_max_running, p_max_queued, p_boss, p_job_id,
+    p_provider_id, p_idempotency_key, p_request_hash, p_response, p_at, p_member_id);
+end $$;`,
+};
+
+/**
+ * gengate_submit_task's rules once its caller holds the user's account row lock (the row exists): the
+ * single submission takes the lock then calls it; gengate_submit_tasks takes the lock once for its batch
+ * and calls it per item (relocking the row per item cost two statements an item, and a lock by each
+ * item's subtransaction on a row its parent had locked already).
+ */
+export const submitLockedTask: SqlFunction = {
+  name: 'gengate_submit_locked_task',
+  identityArgs: SUBMIT_TASK_ARGS,
+  sql: (schema) => `
+create or replace function ${schema}.gengate_submit_locked_task(
+${SUBMIT_TASK_PARAMS}
 ) returns boolean
 language plpgsql as $$
 declare
@@ -27,11 +58,6 @@ declare
   v_member uuid := coalesce(p_member_id, p_user_id);
   v_member_period timestamptz;
 begin
-  -- The account row first, before the idempotency record's row: every path that locks both (this one,
-  -- gengate_submit_tasks, which locks the account row and then runs this function per item) takes them in
-  -- this order, so a single submission and a batch replaying the same key cannot wait for each other.
-  insert into ${schema}.accounts (user_id) values (p_user_id) on conflict do nothing;
-  perform 1 from ${schema}.accounts where user_id = p_user_id for update;
   if p_idempotency_key is not null then
     select request_hash, response into earlier from ${schema}.idempotency_keys
       where user_id = p_user_id and key = p_idempotency_key and created_at > now() - interval '24 hours' for update;

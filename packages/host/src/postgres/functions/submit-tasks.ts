@@ -4,7 +4,8 @@ import type { SqlFunction } from './sql-function.js';
  * The submissions of ONE user in one statement, one transaction (group commit): one lock of the account row,
  * one commit (one WAL flush), one round trip for up to 32 submissions that arrived together (PgTaskIntake).
  * The account row is locked first, in the outer transaction, so it stays locked while the items run. Each item
- * then is gengate_submit_task itself (no rule is copied here), called in a BEGIN ... EXCEPTION block: a
+ * then is gengate_submit_locked_task, gengate_submit_task's rules under that lock (no rule is copied here),
+ * called in a BEGIN ... EXCEPTION block: a
  * subtransaction, so a refused item's writes roll back alone and the next item sees exactly what a sequential
  * submission would (the holds, tasks, queue counts and idempotency records of the items before it). Only
  * gengate's own refusals (SQLSTATE class GG) are caught and answered as that item's row; any other error
@@ -39,7 +40,7 @@ begin
     refusal_code := null;
     refusal_detail := null;
     begin
-      admitted := ${schema}.gengate_submit_task(i.task_id, p_user_id, i.api_key_id, i.model_id, i.modality, i.request,
+      admitted := ${schema}.gengate_submit_locked_task(i.task_id, p_user_id, i.api_key_id, i.model_id, i.modality, i.request,
         i.callback_url, i.quoted_micro, i.quoted_cost_micro, i.max_running, i.max_queued, p_boss, i.job_id,
         i.provider_id, i.idempotency_key, i.request_hash, i.response, i.at, i.member_id);
     exception when others then
