@@ -191,4 +191,36 @@ describe('startJobDispatcher', () => {
     await d.stop();
     expect(f.fetches.slice(0, 3)).toEqual([3, 3, 3]);
   });
+
+  it("aborts a job's signal at its expiry with a TimeoutError, and fails the job its handler then throws for", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const f = fakeBoss([job('x', 1)]);
+      let started: () => void = () => undefined;
+      const running = new Promise<void>((resolve) => (started = resolve));
+      let reason: unknown = null;
+      const d = startJobDispatcher<{ n: number }>(f.boss, {
+        queue: 'q-expiry',
+        slots: 1,
+        pollingIntervalMs: 600_000,
+        logger,
+        handle: (_j, signal) =>
+          new Promise((_resolve, reject) => {
+            signal.addEventListener('abort', () => {
+              reason = signal.reason;
+              reject(new Error('expired'));
+            });
+            started();
+          }),
+      });
+      await running;
+      // The job's expiry (60 s) passes: its signal aborts.
+      vi.advanceTimersByTime(60_000);
+      await vi.waitFor(() => expect(f.failed).toEqual(['x']));
+      expect((reason as DOMException).name).toBe('TimeoutError');
+      await d.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

@@ -147,10 +147,12 @@ export function startJobDispatcher<T, J extends Job<T> = JobWithMetadata<T>>(bos
   const start = (job: J): void => {
     const r: Running = { job, claim: new AbortController(), settled: false };
     running.set(job.id, r);
-    const signals = [r.claim.signal];
-    if (job.expireInSeconds > 0) signals.push(AbortSignal.timeout(job.expireInSeconds * 1000));
+    // The job's expiry aborts the same signal as a lost claim, with AbortSignal.timeout's reason: one
+    // controller and a timer cleared when the job ends, not a timeout signal and a composite of the two
+    // (their weak references and finalization registrations) for every job.
+    const expiry = job.expireInSeconds > 0 ? setTimeout(() => r.claim.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), job.expireInSeconds * 1000).unref() : null;
     const attempt = { id: job.id, retryCount: job.retryCount };
-    void runAsSettlingJob({ queue: opts.queue, id: job.id, attempt: job.retryCount }, () => opts.handle(job, AbortSignal.any(signals)))
+    void runAsSettlingJob({ queue: opts.queue, id: job.id, attempt: job.retryCount }, () => opts.handle(job, r.claim.signal))
       .then(
         async ({ settled }) => {
           r.settled = true;
@@ -163,6 +165,7 @@ export function startJobDispatcher<T, J extends Job<T> = JobWithMetadata<T>>(bos
       )
       .catch((err: unknown) => log.error({ err, jobId: job.id }, 'could not settle a job; its heartbeat lapses and pg-boss retries it'))
       .finally(() => {
+        if (expiry) clearTimeout(expiry);
         running.delete(job.id);
         const g = groupOf(job);
         const wasHeld = g !== null && waiting.delete(g);
