@@ -1,7 +1,7 @@
 import { normalizeRunRequest, runRequestSchema, type AdapterCall, type ModelDescriptor } from '@gengate/core/adapter';
 import { describeAdapterConformance, runAdapterCall } from '@gengate/testing';
 import { PNG } from 'pngjs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SandboxAdapter } from './sandbox-adapter.js';
 import { SANDBOX_FAIL_MARKER, SANDBOX_MODELS } from './sandbox-models.js';
 
@@ -79,6 +79,20 @@ describe('sandbox adapter', () => {
     const file = result.files[0];
     expect(file?.kind === 'bytes' && file.mediaType).toBe('text/plain');
     expect(result.usage).toEqual({ inputTokens: 2, outputTokens: 5 });
+  });
+
+  it('answers at zero latency without a timer, and still refuses an aborted call', async () => {
+    const zero = new SandboxAdapter({ latencyMs: { chat: 0 } });
+    vi.useFakeTimers();
+    try {
+      // With timers frozen, a sleep(0) would never end: the answer comes without one.
+      const result = await zero.generate(call(SANDBOX_MODELS.chat, { prompt: 'now', llm_params: { max_tokens: 3 } }));
+      expect(result.usage).toEqual({ inputTokens: 1, outputTokens: 3 });
+    } finally {
+      vi.useRealTimers();
+    }
+    const aborted = { ...call(SANDBOX_MODELS.chat, { prompt: 'now' }), abortSignal: AbortSignal.abort(new Error('cancelled')) };
+    await expect(zero.generate(aborted)).rejects.toThrow(/aborted/);
   });
 
   it('fails on purpose with the dedicated model or the prompt marker', async () => {

@@ -102,7 +102,10 @@ export class SandboxAdapter implements ProviderAdapter {
 
   async generate(call: AdapterCall): Promise<GenerationResult> {
     const req = call.request;
-    await sleep(this.latencyFor(call), undefined, { signal: call.abortSignal });
+    const latency = this.latencyFor(call);
+    // No latency, no timer: the answer is ready in this turn (a sleep(0) would cost a timer and a turn of the
+    // event loop per task). An aborted call still rejects as the sleep rejects it.
+    if (latency > 0 || call.abortSignal.aborted) await sleep(latency, undefined, { signal: call.abortSignal });
     if (requestedFailure(call)) throw new UpstreamError(FAILURE_MESSAGE, { kind: 'invalid_input' });
     switch (req.modality) {
       case 'chat': {

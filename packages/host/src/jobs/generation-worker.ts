@@ -1,5 +1,5 @@
 import type { GengateUseCases, ProviderLimits } from '@gengate/core';
-import type { JobResult, JobWithMetadata, PgBoss } from 'pg-boss';
+import type { Job, JobResult, JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { runAsJob } from '../postgres/current-job.js';
 import { startJobDispatcher } from './job-dispatcher.js';
@@ -64,17 +64,22 @@ export async function startGenerationWorker(boss: PgBoss, gengate: Pick<GengateU
   // Generation jobs run on gengate's own loop over pg-boss's fetch (startJobDispatcher): one fetch for
   // every free slot, one poll per interval for the process, no completion after the task's end completed
   // the job in its own commit. New jobs wake it through NOTIFY (JobWakeups); polling finds delayed jobs.
-  const generation = startJobDispatcher<GenerateJob>(boss, {
+  // The fetch returns pg-boss's metadata only for tracing (the queue wait starts at the job's readyAt).
+  const generate = async (job: Job<GenerateJob>, signal: AbortSignal, ready: Date | null): Promise<void> => {
+    const run = () => gengate.executeTask.runGeneration(job.data.taskId, AbortSignal.any([shutdown.signal, signal]));
+    const outcome = await (ready === null ? run() : traced({ kind: 'generate', taskId: job.data.taskId, readyAt: ready }, run));
+    log.debug({ taskId: job.data.taskId, outcome }, 'generation job done');
+  };
+  const dispatch = {
     queue: QUEUES.generate,
     slots: opts.concurrency ?? 8,
     pollingIntervalMs: 500,
     ...(Object.keys(tiers).length > 0 ? { groupConcurrency: { default: NO_GROUP_LIMIT, tiers } } : {}),
     logger: opts.logger,
-    handle: async (job, signal) => {
-      const outcome = await traced({ kind: 'generate', taskId: job.data.taskId, readyAt: readyAt(job) }, () => gengate.executeTask.runGeneration(job.data.taskId, AbortSignal.any([shutdown.signal, signal])));
-      log.debug({ taskId: job.data.taskId, outcome }, 'generation job done');
-    },
-  });
+  };
+  const generation = tracing
+    ? startJobDispatcher<GenerateJob>(boss, { ...dispatch, handle: (job, signal) => generate(job, signal, readyAt(job)) })
+    : startJobDispatcher<GenerateJob, Job<GenerateJob>>(boss, { ...dispatch, metadata: false, handle: (job, signal) => generate(job, signal, null) });
   // Status checks are short and alike: fetched in batches of up to 8, run together, and fetched again at
   // once while batches come back full (pg-boss's burst mode), so a backlog of due checks drains at the
   // speed of the checks themselves, not of the polling interval. Each job is settled on its own.

@@ -1,4 +1,4 @@
-import type { JobWithMetadata } from 'pg-boss';
+import type { Job as PlainJob, JobWithMetadata } from 'pg-boss';
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import { jobSettled } from '../postgres/current-job.js';
@@ -10,14 +10,16 @@ type Job = JobWithMetadata<{ n: number }>;
 /** A pg-boss stand-in: a queue of ready jobs handed out by fetch, and every settle recorded. */
 function fakeBoss(ready: Job[]) {
   const fetches: number[] = [];
+  const metadata: (boolean | undefined)[] = [];
   const ignored: (string[] | undefined)[] = [];
   const restored: string[] = [];
   const completed: string[] = [];
   const failed: string[] = [];
   let fetched: () => void = () => undefined;
   const boss = {
-    fetch: vi.fn(async (_queue: string, opts: { batchSize?: number; ignoreGroups?: string[] }) => {
+    fetch: vi.fn(async (_queue: string, opts: { batchSize?: number; ignoreGroups?: string[]; includeMetadata?: boolean }) => {
       fetches.push(opts.batchSize ?? 1);
+      metadata.push(opts.includeMetadata);
       ignored.push(opts.ignoreGroups);
       const skip = new Set(opts.ignoreGroups ?? []);
       const jobs = ready.filter((j) => !skip.has(j.groupId ?? '')).slice(0, opts.batchSize ?? 1);
@@ -47,7 +49,7 @@ function fakeBoss(ready: Job[]) {
   };
   const byId = new Map(ready.map((j) => [j.id, j]));
   const nextFetch = () => new Promise<void>((resolve) => (fetched = resolve));
-  return { boss: boss as unknown as DispatchBoss, ready, fetches, ignored, restored, completed, failed, nextFetch };
+  return { boss: boss as unknown as DispatchBoss, ready, fetches, metadata, ignored, restored, completed, failed, nextFetch };
 }
 
 const job = (id: string, n: number, groupId?: string): Job => ({ id, name: 'q', data: { n }, groupId, retryCount: 0, expireInSeconds: 60, heartbeatSeconds: 10 }) as unknown as Job;
@@ -74,8 +76,32 @@ describe('startJobDispatcher', () => {
     await finished;
     await d.stop();
     expect(f.fetches[0]).toBe(4);
+    expect(f.metadata[0]).toBe(true);
     expect(f.completed).toEqual(['b']);
     expect(f.failed).toEqual(['c']);
+  });
+
+  it('fetches only the columns a dispatch needs when the handler takes no metadata', async () => {
+    const f = fakeBoss([job('a', 1), job('b', 2)]);
+    const seen: string[] = [];
+    let allDone: () => void = () => undefined;
+    const finished = new Promise<void>((resolve) => (allDone = resolve));
+    const d = startJobDispatcher<{ n: number }, PlainJob<{ n: number }>>(f.boss, {
+      queue: 'q-plain',
+      slots: 2,
+      pollingIntervalMs: 60_000,
+      logger,
+      metadata: false,
+      handle: async (j) => {
+        seen.push(j.id);
+        if (seen.length === 2) setImmediate(allDone);
+      },
+    });
+    await finished;
+    await d.stop();
+    expect(f.metadata[0]).toBe(false);
+    expect(seen.sort()).toEqual(['a', 'b']);
+    expect(f.completed.sort()).toEqual(['a', 'b']);
   });
 
   it('fetches at once when woken, and again as soon as a slot frees while fetches come back full', async () => {
@@ -164,5 +190,37 @@ describe('startJobDispatcher', () => {
     await vi.waitFor(() => expect(ran).toHaveLength(7));
     await d.stop();
     expect(f.fetches.slice(0, 3)).toEqual([3, 3, 3]);
+  });
+
+  it("aborts a job's signal at its expiry with a TimeoutError, and fails the job its handler then throws for", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const f = fakeBoss([job('x', 1)]);
+      let started: () => void = () => undefined;
+      const running = new Promise<void>((resolve) => (started = resolve));
+      let reason: unknown = null;
+      const d = startJobDispatcher<{ n: number }>(f.boss, {
+        queue: 'q-expiry',
+        slots: 1,
+        pollingIntervalMs: 600_000,
+        logger,
+        handle: (_j, signal) =>
+          new Promise((_resolve, reject) => {
+            signal.addEventListener('abort', () => {
+              reason = signal.reason;
+              reject(new Error('expired'));
+            });
+            started();
+          }),
+      });
+      await running;
+      // The job's expiry (60 s) passes: its signal aborts.
+      vi.advanceTimersByTime(60_000);
+      await vi.waitFor(() => expect(f.failed).toEqual(['x']));
+      expect((reason as DOMException).name).toBe('TimeoutError');
+      await d.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
