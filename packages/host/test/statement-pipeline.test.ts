@@ -16,9 +16,17 @@ describe('pipelinedTransaction on a pipelined pool', () => {
     await h?.close();
   });
 
-  /** Counts the socket writes of every client checked out while `fn` runs. */
+  /**
+   * Counts the socket writes of every client checked out while `fn` runs, and waits until each is back in
+   * the pool (a pipelinedStatement answers before the statement sent after it has, and releases then).
+   */
   async function countWrites<T>(fn: () => Promise<T>): Promise<{ value: T; writes: number }> {
     let writes = 0;
+    let outstanding = 0;
+    let allReleased: (() => void) | null = null;
+    const onRelease = () => {
+      if (--outstanding === 0) allReleased?.();
+    };
     const patched: { stream: Socket; write: Socket['_write']; writev: Socket['_writev'] }[] = [];
     const onAcquire = (client: unknown) => {
       const stream = (client as { connection: { stream: Socket } }).connection.stream;
@@ -35,12 +43,17 @@ describe('pipelinedTransaction on a pipelined pool', () => {
         };
       }
       patched.push({ stream, write, writev });
+      outstanding++;
     };
     h.pool.on('acquire', onAcquire);
+    h.pool.on('release', onRelease);
     try {
-      return { value: await fn(), writes };
+      const value = await fn();
+      if (outstanding > 0) await new Promise<void>((resolve) => (allReleased = resolve));
+      return { value, writes };
     } finally {
       h.pool.off('acquire', onAcquire);
+      h.pool.off('release', onRelease);
       for (const p of patched) {
         p.stream._write = p.write;
         p.stream._writev = p.writev;
@@ -95,6 +108,27 @@ describe('pipelinedTransaction on a pipelined pool', () => {
     }
     // The connection that ran it last (pg-pool hands out the most recently released one) holds both prepared.
     expect(await parsed()).toEqual(['gengate_pipeline_test_notify', 'gengate_pipeline_test_sum']);
+  });
+
+  it('answers a statement without waiting for the one sent after it, and releases the connection once that one answered too', async () => {
+    const holder = await h.pool.connect();
+    await holder.query('select pg_advisory_lock(4242)');
+    let released = false;
+    const onRelease = () => (released = true);
+    h.pool.on('release', onRelease);
+    try {
+      // `after` waits for the advisory lock `holder` keeps: the statement's answer arrives all the same.
+      const res = await pipelinedStatement<{ n: number }>(h.pool, { text: 'select 41 + 1 as n', values: [] }, { text: 'select pg_advisory_xact_lock(4242)', values: [] });
+      expect(res.rows[0]?.n).toBe(42);
+      expect(released).toBe(false);
+      const back = new Promise<void>((resolve) => h.pool.once('release', () => resolve()));
+      await holder.query('select pg_advisory_unlock(4242)');
+      await back;
+      expect(released).toBe(true);
+    } finally {
+      h.pool.off('release', onRelease);
+      holder.release();
+    }
   });
 
   it('rolls the job back with the transaction when a statement fails', async () => {

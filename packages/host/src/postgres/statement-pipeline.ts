@@ -159,6 +159,9 @@ export interface PipelinedStatement {
  * one SQL function call needs no BEGIN and COMMIT around it (two statements fewer, same atomicity). Each
  * statement carries its own Sync, so `after` (for example a NOTIFY that must not hold the commit lock)
  * runs in a transaction of its own once the first has committed or rolled back; its outcome is ignored.
+ * The first statement's answer is returned as soon as it arrives, without waiting for `after`'s: a NOTIFY
+ * commits on its own (a transaction id, a WAL flush) and nothing the caller answers depends on it. The
+ * connection goes back to the pool once `after` has answered too.
  */
 export async function pipelinedStatement<R extends pg.QueryResultRow>(
   pool: pg.Pool,
@@ -167,25 +170,25 @@ export async function pipelinedStatement<R extends pg.QueryResultRow>(
 ): Promise<pg.QueryResult<R>> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  let afterwards: Promise<void> = Promise.resolve();
   try {
     const p = new StatementPipeline(client);
     p.hold();
     let result: Promise<pg.QueryResult<R>>;
-    let afterwards: Promise<void>;
     try {
       result = p.query<R>(statement.text, statement.values, statement.name);
-      afterwards = after ? p.unobserved(after.text, after.values, after.name) : Promise.resolve();
+      if (after) afterwards = p.unobserved(after.text, after.values, after.name);
     } finally {
       p.flush();
     }
-    await Promise.allSettled([result, afterwards]);
     return await result;
   } catch (err) {
     // A statement's own error (a refusal, a constraint) leaves the connection usable; anything else may not.
     if (!(err instanceof pg.DatabaseError)) broken = err instanceof Error ? err : new Error(String(err));
     throw err;
   } finally {
-    client.release(broken);
+    // `afterwards` settles either way (unobserved): the connection is released once its last answer is in.
+    void afterwards.then(() => client.release(broken));
   }
 }
 
