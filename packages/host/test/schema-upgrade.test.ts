@@ -137,6 +137,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
       'gengate_notify_task_ended',
       'gengate_personal_organization',
       'gengate_recount_active_tasks',
+      'gengate_submit_locked_task',
       'gengate_submit_task',
       'gengate_submit_task_traced',
       'gengate_submit_tasks',
