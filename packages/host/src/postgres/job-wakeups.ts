@@ -52,14 +52,6 @@ export function jobReadyStatement(queue: string, condition?: { readonly sql: str
     : { text: 'select pg_notify($1, $2)', values: [JOBS_READY_CHANNEL, `${queue} 1`] };
 }
 
-/**
- * The statement that announces `count.sql`'s jobs of `queue` at once (SQL over $3 selecting one count),
- * to send right after the COMMIT that added them; no NOTIFY when the count is 0.
- */
-export function jobsReadyStatement(queue: string, count: { readonly sql: string; readonly value: unknown }): { text: string; values: unknown[] } {
-  return { text: `select pg_notify($1, $2 || ' ' || n) from (${count.sql}) as c(n) where n > 0`, values: [JOBS_READY_CHANNEL, queue, count.value] };
-}
-
 /** What wakeWorkers needs of pg-boss. */
 export type WorkerWaker = Pick<PgBoss, 'getWipData' | 'notifyWorker'>;
 

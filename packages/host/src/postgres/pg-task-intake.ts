@@ -3,7 +3,7 @@ import type { JsonObject, TaskIntake, TaskIntakeRequest, TaskIntakeResult } from
 import { inject, injectable, optional } from 'inversify';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
-import { jobReadyStatement, jobsReadyStatement } from './job-wakeups.js';
+import { JobWakeups, jobReadyStatement } from './job-wakeups.js';
 import { BOSS_SCHEMA, QUEUES } from './boss-queues.js';
 import { HOST_TOKENS } from '../host-tokens.js';
 import { PG_TOKENS } from './postgres-tokens.js';
@@ -82,10 +82,7 @@ export class PgTaskIntake implements TaskIntake {
     const wake = (taskId: string) => jobReadyStatement(QUEUES.generate, { sql: `exists (select 1 from ${s}.tasks where id = $3 and admitted)`, value: taskId });
     const wakeName = statementName('gengate_wake', wake('').text);
     this.wakeIfAdmitted = (taskId) => ({ ...wake(taskId), name: wakeName });
-    const wakeMany = (taskIds: readonly string[]) =>
-      jobsReadyStatement(QUEUES.generate, { sql: `select count(*) from ${s}.tasks where id = any($3::uuid[]) and admitted`, value: taskIds });
-    const wakeManyName = statementName('gengate_wake_many', wakeMany([]).text);
-    this.wakeAdmitted = (taskIds) => ({ ...wakeMany(taskIds), name: wakeManyName });
+    this.wakeups = new JobWakeups(pool);
   }
 
   /**
@@ -94,8 +91,13 @@ export class PgTaskIntake implements TaskIntake {
    * connection parses and plans them once, not at every submission (PostgreSQL shares the host's cores).
    */
   private readonly wakeIfAdmitted: (taskId: string) => PipelinedStatement;
-  /** The same for a batch: one NOTIFY carrying how many of these tasks were admitted (none: no NOTIFY). */
-  private readonly wakeAdmitted: (taskIds: readonly string[]) => PipelinedStatement;
+  /**
+   * A batch's wake-up: its answer tells how many items were admitted with a job, so the NOTIFY is sent
+   * once it is in (one per event-loop turn for every batch that ended in it), not pipelined behind the
+   * batch with a query counting its admitted tasks again (h-sql measured that count at 400-740 µs of
+   * PostgreSQL per batch).
+   */
+  private readonly wakeups: JobWakeups;
 
   async accept(r: TaskIntakeRequest): Promise<TaskIntakeResult> {
     if (!this.boss && r.inline !== true) throw new Error('this process was started without a job queue');
@@ -125,19 +127,20 @@ export class PgTaskIntake implements TaskIntake {
 
   /**
    * One batch of one user's submissions: a lone one as its own statement, several in one
-   * gengate_submit_tasks() call followed in the same write by one wake-up for the admitted ones.
+   * gengate_submit_tasks() call, then one wake-up for the ones it admitted with a job (JobWakeups).
    * An error that is no refusal fails the statement, so every caller in it gets that error.
    */
   private async acceptMany(subs: readonly Submission[]): Promise<BatchAnswer[]> {
     const first = subs[0];
     if (first === undefined) return [];
     if (subs.length === 1) return [{ result: await this.acceptOne(first) }];
-    const jobbed = subs.filter((sub) => sub.r.inline !== true).map((sub) => sub.r.task.id);
-    const res = await pipelinedStatement<{ admitted: boolean | null; refusal_code: string | null; refusal_detail: string | null }>(
-      this.pool,
-      { ...this.submitMany, values: [first.r.task.userId, this.boss ? this.bossSchema : null, JSON.stringify(subs.map((sub) => this.item(sub)))] },
-      jobbed.length > 0 ? this.wakeAdmitted(jobbed) : undefined,
-    );
+    const res = await pipelinedStatement<{ admitted: boolean | null; refusal_code: string | null; refusal_detail: string | null }>(this.pool, {
+      ...this.submitMany,
+      values: [first.r.task.userId, this.boss ? this.bossSchema : null, JSON.stringify(subs.map((sub) => this.item(sub)))],
+    });
+    // Rows come in item order; an admitted item that is not inline got its generation job (a replay is a refusal).
+    const jobs = res.rows.filter((row, i) => row.refusal_code === null && row.admitted === true && subs[i]?.r.inline !== true).length;
+    if (jobs > 0) this.wakeups.wake(QUEUES.generate, jobs);
     return res.rows.map((row): BatchAnswer => {
       if (row.refusal_code === null) return { result: { outcome: 'accepted', admitted: row.admitted === true } };
       const refusal = { code: row.refusal_code, ...(row.refusal_detail === null ? {} : { detail: row.refusal_detail }) };
