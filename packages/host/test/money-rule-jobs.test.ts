@@ -6,6 +6,7 @@ import { startGenerationWorker, type GenerationWorker } from '../src/jobs/genera
 import { generationJobOptions } from '../src/postgres/pg-job-queue.js';
 import { QUEUES } from '../src/postgres/boss-queues.js';
 import { PgTaskCompletion } from '../src/postgres/pg-task-completion.js';
+import { JobWakeups } from '../src/postgres/job-wakeups.js';
 import { PgTaskIntake } from '../src/postgres/pg-task-intake.js';
 import { DEFAULT_SCHEMA } from '../src/postgres/schema.js';
 import { ledgerViolations } from './support/ledger-invariant.js';
@@ -114,7 +115,8 @@ describe('the jobs the money rules insert (migration 018)', () => {
       };
     });
     const woken: [string, number][] = [];
-    const intake = new PgTaskIntake(pool, DEFAULT_SCHEMA, h.boss);
+    const wakeups = new JobWakeups(pool);
+    const intake = new PgTaskIntake(pool, DEFAULT_SCHEMA, h.boss, (queue, jobs) => wakeups.wake(queue, jobs));
     const completion = new PgTaskCompletion(pool, DEFAULT_SCHEMA, h.boss, (queue, jobs) => woken.push([queue, jobs]));
     try {
       const auth = await h.user(10);

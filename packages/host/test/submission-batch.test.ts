@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Authenticated, TaskIntakeRequest, TaskIntakeResult } from '@gengate/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { JOBS_READY_CHANNEL } from '../src/postgres/job-wakeups.js';
+import { JOBS_READY_CHANNEL, JobWakeups } from '../src/postgres/job-wakeups.js';
 import { PgTaskIntake } from '../src/postgres/pg-task-intake.js';
 import { DEFAULT_SCHEMA } from '../src/postgres/schema.js';
 import { ledgerViolations } from './support/ledger-invariant.js';
@@ -34,7 +34,10 @@ for (const pipeline of [true, false]) {
       await h?.close();
     });
 
-    const intake = () => new PgTaskIntake(h.pool, DEFAULT_SCHEMA, h.boss);
+    const intake = () => {
+      const wakeups = new JobWakeups(h.pool);
+      return new PgTaskIntake(h.pool, DEFAULT_SCHEMA, h.boss, (queue, jobs) => wakeups.wake(queue, jobs));
+    };
 
     /** A user with `credits` and a second API key, revoked. */
     const userWithRevokedKey = async (credits: number): Promise<{ auth: Authenticated; revokedKeyId: string }> => {
