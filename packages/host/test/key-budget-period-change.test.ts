@@ -15,7 +15,7 @@ interface Store {
   readonly gengate: Gengate;
   /** Makes the task look submitted two days ago (before today's, this week's or this month's start… for `day`). */
   backdate(taskId: string): Promise<void>;
-  /** PostgreSQL: the sum over the key's key_spend rows (each hold counts in exactly one); memory: null. */
+  /** PostgreSQL: the sum over the key's key_spend rows and their pending rows (key_spend_totals) (each hold counts in exactly one); memory: null. */
   keySpendTotal(keyId: string): Promise<number | null>;
   close(): Promise<void>;
 }
@@ -44,7 +44,7 @@ async function openPostgres(): Promise<Store> {
       await app.pool.query(`update gengate.tasks set created_at = created_at - interval '2 days' where id = $1`, [taskId]);
     },
     async keySpendTotal(keyId) {
-      const { rows } = await app.pool.query<{ n: string }>('select coalesce(sum(held_micro + charged_micro), 0) as n from gengate.key_spend where api_key_id = $1', [keyId]);
+      const { rows } = await app.pool.query<{ n: string }>('select coalesce(sum(held_micro + charged_micro), 0) as n from gengate.key_spend_totals where api_key_id = $1', [keyId]);
       return Number(rows[0]?.n);
     },
     close: () => app.close(),
@@ -156,7 +156,7 @@ describe("a key's budget period change under concurrent submissions (PostgreSQL)
 
     const wrong = await app.pool.query(
       `select s.period_start, s.held_micro, coalesce(h.held, 0) as held, s.charged_micro, coalesce(c.charged, 0) as charged
-       from gengate.key_spend s
+       from gengate.key_spend_totals s
        left join (select key_period_start as p, sum(amount_micro) as held from gengate.holds where api_key_id = $1 and state = 'held' group by 1) h on h.p = s.period_start
        left join (select h.key_period_start as p, -sum(x.credits_micro) as charged from gengate.holds h
                   join gengate.transactions x on x.task_id = h.task_id and x.payment_method = 'usage' where h.api_key_id = $1 group by 1) c on c.p = s.period_start

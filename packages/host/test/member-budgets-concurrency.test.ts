@@ -31,7 +31,7 @@ describe('a member spend limit under concurrency, over three keys and two proces
       period,
     ]);
   const memberSpend = async () =>
-    (await admin.query<{ period: Date; spent: string }>(`select period_start as period, held_micro + charged_micro as spent from gengate.member_spend where member_id = $1 order by period_start`, [userId])).rows.map(
+    (await admin.query<{ period: Date; spent: string }>(`select period_start as period, held_micro + charged_micro as spent from gengate.member_spend_totals where member_id = $1 order by period_start`, [userId])).rows.map(
       (r) => [r.period.toISOString(), Number(r.spent)],
     );
   /** Answers of `n` submissions fired at once, round-robin over the keys and alternating between the two hosts. */

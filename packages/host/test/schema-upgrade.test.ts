@@ -61,11 +61,12 @@ describe('upgrading a database whose gengate tables are in public', () => {
     // the account through the view account_totals (migration 020: the row and its pending rows); at 12 the
     // account is the row alone, so the stand-in view is that, dropped before the upgrade.
     await pool.query('create view public.account_totals as select * from public.accounts');
-    // Likewise what today's stores write and read of the key's spend controls (migration 019): stand-ins, dropped before the upgrade.
+    // Likewise what today's stores write and read of the key's spend controls (migrations 019 and 029): stand-ins, dropped before the upgrade.
     await pool.query(KEY_CONTROL_STAND_INS.map((c) => `alter table public.api_keys add column ${c}`).join('; '));
     await pool.query(`alter table public.holds add column api_key_id uuid, add column key_period_start timestamptz;
       create table public.key_spend (api_key_id uuid, period_start timestamptz, held_micro bigint not null default 0,
-        charged_micro bigint not null default 0, soft_alerted boolean not null default false, primary key (api_key_id, period_start))`);
+        charged_micro bigint not null default 0, soft_alerted boolean not null default false, primary key (api_key_id, period_start));
+      create view public.key_spend_totals as select * from public.key_spend`);
     // And of a member's spend limit (migrations 025 and 026): the submitting member on the task and its hold, no memberships.
     await pool.query(`alter table public.tasks add column member_id uuid;
       alter table public.holds add column member_id uuid, add column member_period_start timestamptz;
@@ -88,7 +89,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
     await boss.stop({ graceful: false });
     await pool.query('drop view public.account_totals');
     await pool.query(KEY_CONTROL_STAND_INS.map((c) => `alter table public.api_keys drop column ${c.split(' ')[0]}`).join('; '));
-    await pool.query('alter table public.holds drop column api_key_id, drop column key_period_start; drop table public.key_spend');
+    await pool.query('alter table public.holds drop column api_key_id, drop column key_period_start; drop view public.key_spend_totals; drop table public.key_spend');
     await pool.query('alter table public.tasks drop column member_id; alter table public.holds drop column member_id, drop column member_period_start; drop table public.organization_members');
     const rowsBefore = await count(pool, 'select ((select count(*) from users) + (select count(*) from api_keys) + (select count(*) from transactions) + (select count(*) from holds))::int as n');
 

@@ -3,7 +3,7 @@ import { toSafeInt, type Queryable } from './queryable.js';
 
 /** The statements, built once per schema (createPgStores). */
 export const keyBudgetSql = (schema: string) => ({
-  usage: `select coalesce((select held_micro + charged_micro from ${schema}.key_spend where api_key_id = $1 and period_start = $2), 0) as spent,
+  usage: `select coalesce((select held_micro + charged_micro from ${schema}.key_spend_totals where api_key_id = $1 and period_start = $2), 0) as spent,
             (select count(*)::int from ${schema}.tasks where api_key_id = $1 and status in ('waiting', 'generating')) as active`,
   recordHold: `update ${schema}.holds set api_key_id = $2, key_period_start = $3 where task_id = $1`,
   markSoft: `insert into ${schema}.key_spend (api_key_id, period_start, soft_alerted) values ($1, $2, true)

@@ -4,7 +4,7 @@ import { toSafeInt, type Queryable } from './queryable.js';
 /** The statements, built once per schema (createPgStores). */
 export const memberBudgetSql = (schema: string) => ({
   limitOf: `select spend_limit_micro, budget_period from ${schema}.organization_members where organization_id = $1 and user_id = $2`,
-  spent: `select coalesce((select held_micro + charged_micro from ${schema}.member_spend where organization_id = $1 and member_id = $2 and period_start = $3), 0) as spent`,
+  spent: `select coalesce((select held_micro + charged_micro from ${schema}.member_spend_totals where organization_id = $1 and member_id = $2 and period_start = $3), 0) as spent`,
   recordHold: `update ${schema}.holds set member_id = $2, member_period_start = $3 where task_id = $1`,
 });
 export type MemberBudgetSql = ReturnType<typeof memberBudgetSql>;

@@ -41,7 +41,7 @@ begin
       raise exception using errcode = 'GGK29', message = 'gengate: key concurrency exceeded', detail = json_build_object('limit', k.max_concurrent_tasks)::text;
     end if;
   end if;
-  select held_micro + charged_micro, soft_alerted into v_spent, v_alerted from ${schema}.key_spend where api_key_id = p_key and period_start = v_period;
+  select held_micro + charged_micro, soft_alerted into v_spent, v_alerted from ${schema}.key_spend_totals where api_key_id = p_key and period_start = v_period;
   v_spent := coalesce(v_spent, 0);
   if k.spend_limit_micro is not null and v_spent + p_quoted_micro > k.spend_limit_micro then
     v_end := case k.budget_period when 'day' then v_period + interval '1 day' when 'week' then v_period + interval '7 days'

@@ -16,6 +16,14 @@ declare
   v_moved bigint;
 begin
   perform pg_advisory_xact_lock(hashtextextended('gengate-slots:' || new.user_id::text, 0));
+  -- The key's pending spend (029: the ends committed before this lock) into its rows first, so the charges
+  -- moved out of a row below were counted in it. Its rows are locked before its pending rows, as a
+  -- submission's hold locks its row before folding that row's pending rows.
+  perform 1 from ${schema}.key_spend where api_key_id = new.id order by period_start for update;
+  with d as (delete from ${schema}.key_spend_pending q where q.api_key_id = new.id returning q.period_start, q.held_micro, q.charged_micro),
+  f as (select d.period_start, sum(d.held_micro) as held_micro, sum(d.charged_micro) as charged_micro from d group by d.period_start)
+  update ${schema}.key_spend s set held_micro = s.held_micro + f.held_micro, charged_micro = s.charged_micro + f.charged_micro
+    from f where s.api_key_id = new.id and s.period_start = f.period_start;
   -- The usage charges of the settled holds that move, out of the rows they counted in …
   update ${schema}.key_spend s set charged_micro = s.charged_micro - m.charged
     from (select h.key_period_start, -sum(x.credits_micro) as charged

@@ -24,7 +24,7 @@ begin
   if p_member = p_organization and m.spend_limit_micro is null then return null; end if;
   v_period := ${schema}.gengate_key_period_start(m.budget_period, p_at);
   if m.spend_limit_micro is null then return v_period; end if;
-  select held_micro + charged_micro into v_spent from ${schema}.member_spend
+  select held_micro + charged_micro into v_spent from ${schema}.member_spend_totals
     where organization_id = p_organization and member_id = p_member and period_start = v_period;
   v_spent := coalesce(v_spent, 0);
   if v_spent + p_quoted_micro > m.spend_limit_micro then

@@ -23,6 +23,7 @@ import { organizations } from './025-organizations.js';
 import { memberBudgets } from './026-member-budgets.js';
 import { usageMembersAndKeyPeriodChange } from './027-usage-members-and-key-period-change.js';
 import { organizationWebhookSecret } from './028-organization-webhook-secret.js';
+import { spendPending } from './029-spend-pending.js';
 import type { Migration } from './migration.js';
 
 /**
@@ -59,5 +60,6 @@ export const MIGRATIONS: readonly Migration[] = [
   memberBudgets,
   usageMembersAndKeyPeriodChange,
   organizationWebhookSecret,
+  spendPending,
 ];
 export type { Migration };
