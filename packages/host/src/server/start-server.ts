@@ -14,6 +14,7 @@ import { createBlobStore } from '../storage/create-blob-store.js';
 import { createStandaloneDashboard } from '../dashboard/standalone-dashboard.js';
 import { startTracingWith } from '../tracing/start-tracing.js';
 import { startIdleMemoryRelease } from '../ops/idle-memory-release.js';
+import { onlyOpsPaths } from '../ops/ops-router.js';
 
 export interface RunningServer {
   /** Base URL of the API root, e.g. http://127.0.0.1:3000 (the API is under /api/v1). */
@@ -137,7 +138,7 @@ export async function startServer(config: GengateConfig, options: StartServerOpt
   app.set('etag', false);
   // Every role: request metrics, /healthz, /readyz, and /metrics only behind METRICS_TOKEN when METRICS_PORT does not serve it.
   app.use(host.ops.httpMetrics);
-  app.use(host.ops.router);
+  app.use(onlyOpsPaths(host.ops.router));
   if (serveApi) {
     app.use('/docs', createApiReferenceRouter({ openApiUrl: '/api/v1/openapi.json' }));
     app.use('/api/v1', host.router);

@@ -5,7 +5,7 @@ import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/logger.js';
 import { createRequestScopedLogger } from '../request-log-scope.js';
-import { requestContext } from './request-context.js';
+import { logAnsweredAtDebug, requestContext } from './request-context.js';
 
 interface Line {
   level: number;
@@ -56,6 +56,10 @@ describe('requestContext', () => {
       res.json({ ok: true });
     });
     api.get('/fails', (_req, res) => void res.status(500).json({ code: 500 }));
+    api.get('/polled/:status', (req, res) => {
+      logAnsweredAtDebug(res);
+      res.status(Number(req.params['status'])).json({ ok: true });
+    });
     api.get('/refused', (_req, res) => void res.status(404).json({ code: 404 }));
     app.use('/api/v1', api);
     server = await new Promise<Server>((resolve) => {
@@ -119,5 +123,45 @@ describe('requestContext', () => {
     expect(failed.lines).toMatchObject([{ level: 50, msg: 'request errored', res: { statusCode: 500 }, err: { message: 'failed with status code 500' } }]);
     const refused = await linesOf('/refused');
     expect(refused.lines.map((l) => [l.msg, l.refusal])).toEqual([['request refused: http_404 (404)', 'http_404']]);
+  });
+
+  it('a route marked logAnsweredAtDebug (the poll) writes no line at info when it succeeds, and its failures as any other', async () => {
+    const answered = await fetch(`${url}/polled/200`, { headers: { 'x-request-id': 'polled-ok' } });
+    await answered.arrayBuffer();
+    const failed = await linesOf('/polled/500');
+    // Lines are written in order: once the later request's line is in, the earlier one would be too.
+    expect(failed.lines).toMatchObject([{ level: 50, msg: 'request errored', res: { statusCode: 500 } }]);
+    expect(lines.filter((l) => l.req?.id === 'polled-ok')).toEqual([]);
+    const refused = await linesOf('/polled/429');
+    expect(refused.lines.map((l) => [l.msg, l.refusal])).toEqual([['request refused: http_429 (429)', 'http_429']]);
+  });
+
+  it('writes the successful poll\'s line at debug when the logger is at debug', async () => {
+    const debugLines: Line[] = [];
+    const debugSink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const l of chunk.toString().split('\n')) if (l) debugLines.push(JSON.parse(l) as Line);
+        done();
+      },
+    });
+    const debugLogger = createLogger({ level: 'debug', destination: debugSink });
+    const app = express();
+    app.use(requestContext(debugLogger));
+    app.get('/polled', (_req, res) => {
+      logAnsweredAtDebug(res);
+      res.json({ ok: true });
+    });
+    const s = await new Promise<Server>((resolve) => {
+      const srv = app.listen(0, '127.0.0.1', () => resolve(srv));
+    });
+    try {
+      const res = await fetch(`http://127.0.0.1:${(s.address() as AddressInfo).port}/polled`, { headers: { 'x-request-id': 'polled-debug' } });
+      await res.arrayBuffer();
+      debugLogger.flush();
+      await new Promise<void>((resolve) => debugSink.write('', () => resolve()));
+      expect(debugLines.filter((l) => l.req?.id === 'polled-debug')).toMatchObject([{ level: 20, msg: 'request completed', res: { statusCode: 200 } }]);
+    } finally {
+      s.close();
+    }
   });
 });

@@ -26,6 +26,19 @@ declare module 'http' {
   }
 }
 
+/** Set by a route on its response (`logAnsweredAtDebug`): its end-of-request line is written at debug when it succeeds. */
+const ANSWERED_AT_DEBUG = 'gengateAnsweredAtDebug';
+
+/**
+ * Makes this request's `request completed` line a debug line when it succeeds (below 400): for the poll,
+ * a request a client repeats every second or so for each of its tasks, whose lines at info would be most
+ * of the log and most of the logging's cost (docs/deployment.md, "The request log"). Its refusals and
+ * failures are logged as any other request's.
+ */
+export function logAnsweredAtDebug(res: { locals: Record<string, unknown> }): void {
+  res.locals[ANSWERED_AT_DEBUG] = true;
+}
+
 const LOG = Symbol('gengate.requestLog');
 type WithLog = IncomingMessage & { [LOG]?: () => Logger };
 /** The request prototypes whose `log` is giveLog's getter. */
@@ -67,8 +80,8 @@ function giveLog(req: WithLog, log: () => Logger): void {
 
 /**
  * One child logger per request, carrying its request id (X-Request-Id in and out), and one line when the
- * request ends: `request completed` at info (`request aborted` when the client left first, `request
- * errored` at error for a 5xx), with `req` (id, method, URL), `res` (status) and `responseTime`. Request
+ * request ends: `request completed` at info (at debug for a successful poll: logAnsweredAtDebug;
+ * `request aborted` when the client left first, `request errored` at error for a 5xx), with `req` (id, method, URL), `res` (status) and `responseTime`. Request
  * headers are not logged at all, so neither the Authorization header nor any API key can reach a log
  * line; result file URLs are logged without their task id (redactUrl). Refused requests (4xx, 503
  * overloaded) get no line of their own: RefusalLog logs the first of each kind and summarizes the rest, at
@@ -105,9 +118,13 @@ export function requestContext(logger: Logger, opts: { readonly refusalSummaryMs
         refusals.record(req, res, refusal);
         return;
       }
+      const atDebug = res.statusCode < 400 && res.locals[ANSWERED_AT_DEBUG] === true;
+      if (atDebug && !endLine.isLevelEnabled('debug')) return;
       const line = { req: reqFields, res: { statusCode: res.statusCode }, responseTime: Date.now() - started };
+      const msg = !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted';
       if (res.statusCode >= 500) logger.error({ ...line, err: new Error(`failed with status code ${res.statusCode}`) }, 'request errored');
-      else endLine.info(line, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
+      else if (atDebug) endLine.debug(line, msg);
+      else endLine.info(line, msg);
     };
     res.on('finish', ended);
     res.on('close', ended);

@@ -2,16 +2,19 @@ import { GatewayError, type GengateUseCases } from '@gengate/core';
 import { Router, type RequestHandler } from 'express';
 import { authOf } from '../middleware/authenticate.js';
 import { methodNotAllowed } from '../middleware/error-handler.js';
+import { logAnsweredAtDebug } from '../middleware/request-context.js';
 import { sendJson } from '../send-json.js';
 
 /**
  * GET /run/tasks/{task_id}, the poll: the request a client repeats until its task ends. createGengateRouter
  * mounts it ahead of the other routes, behind its own authentication and rate limit (the same ones), so a
- * poll does not walk every other router; runRoutes keeps the path's 405 for the other methods.
+ * poll does not walk every other router; runRoutes keeps the path's 405 for the other methods. Its
+ * end-of-request line is at debug when it succeeds (logAnsweredAtDebug).
  */
 export function pollRoute({ getTask }: Pick<GengateUseCases, 'getTask'>): RequestHandler {
   return async (req, res) => {
     const id = req.params['task_id'];
+    logAnsweredAtDebug(res);
     sendJson(res, await getTask.execute(authOf(res), typeof id === 'string' ? id : ''));
   };
 }
