@@ -54,7 +54,11 @@ begin
   end if;${end.body(schema)}
   
   perform set_config('gengate.defer_account', 'off', true);
-  if not locked then
+  -- The account row's own queued count first: account_pending only ever lowers a queued count (the ends'
+  -- deferred decrements), so when the row counts none queued there is none, and account_pending (not
+  -- vacuumed between folds, read by a sequential scan) is not read.
+  if not locked and exists (select 1 from ${schema}.accounts where user_id = t.user_id
+      and case t.modality when 'chat' then queued_chat when 'image' then queued_image else queued_video end > 0) then
     admit_after := exists (select 1 from ${schema}.account_totals where user_id = t.user_id
       and case t.modality when 'chat' then queued_chat when 'image' then queued_image else queued_video end > 0);
   end if;
