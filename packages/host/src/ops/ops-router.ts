@@ -28,13 +28,17 @@ export interface OpsRouterOptions {
  * No API key; none runs a database statement per request: /readyz reuses a check at most a second old,
  * /metrics database gauges one at most five seconds old (docs/deployment.md, "Anonymous requests").
  */
+/** The ops router's paths: its routes and onlyOpsPaths' gate are both built from this one list. */
+const OPS_PATHS = ['/healthz', '/readyz', '/metrics'] as const;
+const [HEALTHZ, READYZ, METRICS] = OPS_PATHS;
+
 export function createOpsRouter(o: OpsRouterOptions): Router {
   const router = express.Router();
   const readiness = new CachedCheck(() => checkReadiness(o.db, { schema: o.schema }), o.readinessMaxAgeMs ?? READINESS_MAX_AGE_MS);
-  router.get('/healthz', (_req, res) => {
+  router.get(HEALTHZ, (_req, res) => {
     res.json({ status: 'ok' });
   });
-  router.get('/readyz', async (_req, res) => {
+  router.get(READYZ, async (_req, res) => {
     const db = await readiness.get();
     // The queue's state is read live: /readyz answers 503 from the moment shutdown begins.
     const queue = o.queueStarted() ? 'ok' : 'not started or stopping';
@@ -45,7 +49,7 @@ export function createOpsRouter(o: OpsRouterOptions): Router {
   if (o.serveMetrics) {
     const gauges = databaseGauges(o.db, o.metrics, o.schema, o.gaugesMaxAgeMs ?? DATABASE_GAUGES_MAX_AGE_MS);
     const guard = o.metricsToken === null ? [] : [requireMetricsToken(o.metricsToken)];
-    router.get('/metrics', ...guard, async (_req, res) => {
+    router.get(METRICS, ...guard, async (_req, res) => {
       try {
         await gauges.get();
       } catch (err) {
@@ -60,7 +64,7 @@ export function createOpsRouter(o: OpsRouterOptions): Router {
 }
 
 /** The ops router's paths as Express matches them: any case, an optional trailing slash, then a query or nothing. */
-const OPS_PATH = /^\/(?:healthz|readyz|metrics)\/?(?:[?#]|$)/i;
+const OPS_PATH = new RegExp(`^(?:${OPS_PATHS.join('|')})/?(?:[?#]|$)`, 'i');
 
 /**
  * The ops router mounted at an app's root, entered only for its own paths: every other request (each API
