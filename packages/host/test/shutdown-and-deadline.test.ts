@@ -44,24 +44,36 @@ describe('graceful shutdown (SIGTERM)', () => {
   });
 
   it('stops taking requests, lets the running task finish, then exits 0', { timeout: 60_000 }, async () => {
-    const env = { DATABASE_URL: db.url, GENGATE_DATA_DIR: tempDataDir(), SANDBOX_LATENCY_MS: '1500', SHUTDOWN_GRACE_MS: '15000' };
+    // The sandbox call lasts 5 s: the SIGTERM must land while it runs. The test watches the task's row
+    // itself (not a poll through the HTTP API, whose answer on a loaded machine can outlast a short call).
+    const env = { DATABASE_URL: db.url, GENGATE_DATA_DIR: tempDataDir(), SANDBOX_LATENCY_MS: '5000', SHUTDOWN_GRACE_MS: '20000' };
     const key = (JSON.parse(await runCli(['users', 'create', '--email', 'term@example.com', '--credits', '10'], env)) as { api_key: string }).api_key;
     const server = await spawnServer(env);
     const api = (path: string, init: RequestInit = {}) =>
       fetch(`${server.url}/api/v1${path}`, { ...init, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...init.headers } });
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    const statusOf = async (id: string) => (await c.query<{ status: string; attempts: number }>('select status, attempts from gengate.tasks where id = $1', [id])).rows[0];
     const { task_id: taskId } = (await (await api('/run/sandbox.echo-chat', { method: 'POST', body: JSON.stringify({ prompt: 'finish me' }) })).json()) as { task_id: string };
-    await waitFor(async () => (((await (await api(`/run/tasks/${taskId}`)).json()) as { status: string }).status === 'generating' ? true : null), {
-      timeoutMs: 10_000,
-      what: 'generating',
+    const seen = new Set<string>();
+    await waitFor(
+      async () => {
+        const status = (await statusOf(taskId))?.status ?? 'absent';
+        seen.add(status);
+        if (status === 'generating') return true;
+        if (status !== 'queued') throw new Error(`the task went ${[...seen].join(' -> ')} before the test saw it generating`);
+        return null;
+      },
+      { timeoutMs: 20_000, intervalMs: 10, what: 'the task to be generating (its row)' },
+    ).catch((err: unknown) => {
+      throw new Error(`${(err as Error).message}; statuses seen: ${[...seen].join(', ')}; server output:\n${server.output().slice(-4_000)}`);
     });
     const exited = server.stop('SIGTERM');
     await waitFor(async () => (server.output().includes('shutting down') ? true : null), { timeoutMs: 5_000, what: 'the shutdown to begin' });
     await expect(fetch(`${server.url}/api/v1/models`, { headers: { Authorization: `Bearer ${key}` } })).rejects.toThrow();
     expect(await exited).toBe(0);
-    const c = new pg.Client({ connectionString: db.url });
-    await c.connect();
-    const { rows } = await c.query<{ status: string; attempts: number }>('select status, attempts from gengate.tasks where id = $1', [taskId]);
+    const ended = await statusOf(taskId);
     await c.end();
-    expect(rows[0]).toEqual({ status: 'success', attempts: 1 });
+    expect(ended).toEqual({ status: 'success', attempts: 1 });
   });
 });
