@@ -6,7 +6,7 @@
  *   -- --rate 200 --seconds 10 the load (submissions/s, seconds)
  *   -- --topology all          one topology only (all | api+worker)
  *   -- --users 50              spread the submissions over that many users (default 1: one account row)
- *   -- --concurrency 32        WORKER_CONCURRENCY (default 8)
+ *   -- --concurrency 32        WORKER_CONCURRENCY (default: the host's, 32)
  *   -- --statements            time every statement in the host processes and print the slowest in total
  *                              (bench/probes/statement-probe.mjs; a diagnosis, not a record)
  *   -- --paced                 an open-loop load (one submission every 1/rate s) instead of autocannon's

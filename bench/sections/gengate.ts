@@ -24,7 +24,6 @@ export function hostEnv(databaseUrl: string, worker: boolean): Record<string, st
     TASKS_QUEUED_PER_USER: '1000000',
     CALLBACK_ALLOW_PRIVATE: 'true',
     CALLBACK_RETRY_DELAY_SECONDS: '1',
-    WORKER_CONCURRENCY: '8',
   };
 }
 

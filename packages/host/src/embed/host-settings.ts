@@ -78,7 +78,7 @@ export const DEFAULT_HOST_SETTINGS: GengateHostSettings = {
   scheduling: { maxRunningPerUser: { chat: 8, image: 4, video: 50 }, maxQueuedPerUser: 1_000, maxAttempts: 4 },
   markup: { defaultBp: MARKUP_ONE, providers: new Map(), models: new Map() },
   providerLimits: () => ({ maxConcurrent: null, maxPerMinute: null }),
-  workerConcurrency: 8,
+  workerConcurrency: 32,
   checkConcurrency: 16,
   callbacks: { allowPrivate: false, timeoutMs: 10_000, retryDelaySeconds: 10, concurrency: 32, perUserConcurrency: 4, attemptRetentionDays: 30 },
   fetching: {

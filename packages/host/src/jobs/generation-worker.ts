@@ -21,7 +21,7 @@ export interface GenerationWorker {
 }
 
 export interface GenerationWorkerOptions {
-  /** Upstream calls (generations and starts) this process runs at once. Default 8. */
+  /** Upstream calls (generations and starts) this process runs at once. Default 32. */
   readonly concurrency?: number;
   /** Status checks of long-running jobs this process runs at once (each is short). Default 16. */
   readonly checkConcurrency?: number;
@@ -72,7 +72,7 @@ export async function startGenerationWorker(boss: PgBoss, gengate: Pick<GengateU
   };
   const dispatch = {
     queue: QUEUES.generate,
-    slots: opts.concurrency ?? 8,
+    slots: opts.concurrency ?? 32,
     pollingIntervalMs: 500,
     ...(Object.keys(tiers).length > 0 ? { groupConcurrency: { default: NO_GROUP_LIMIT, tiers } } : {}),
     logger: opts.logger,

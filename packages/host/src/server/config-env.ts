@@ -47,7 +47,7 @@ export const envSchema = z.object({
     .default('')
     .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
     .refine((list) => list.every((e) => parseIpEntry(e) !== null), 'must be a comma-separated list of IP addresses or CIDR ranges'),
-  WORKER_CONCURRENCY: int(1, 256).default(8),
+  WORKER_CONCURRENCY: int(1, 256).default(32),
   STATUS_CHECK_CONCURRENCY: int(1, 1_024).default(16),
   PRICE_MARKUP: z.string().default('1').refine((v) => parseMarkupFactor(v) !== null, 'must be a factor such as 1.25 (up to 4 decimals, at most 100)'),
   PRICE_MARKUP_OVERRIDES: keyValueList(parseMarkupFactor, 'factor (a provider id or a model id)'),

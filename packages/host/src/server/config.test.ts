@@ -26,7 +26,7 @@ describe('loadConfig', () => {
       dataDir: '/srv/app/.gengate',
       logLevel: 'info',
       trustProxy: [],
-      workerConcurrency: 8,
+      workerConcurrency: 32,
       runWorker: true,
       deadlineSeconds: { chat: 120, image: 300, video: 900 },
       sandboxLatencyMs: null,
