@@ -85,7 +85,7 @@ export type { AuthContext } from './services/auth-context.js';
 
 // What the use cases answer with.
 export { isEndState, TASK_STATUSES } from './model/task.js';
-export type { TaskOutputFile, TaskRecord, TaskStatus, TaskView, TaskViewSource, TaskWarning } from './model/task.js';
+export type { OutputBodies, TaskOutputFile, TaskRecord, TaskStatus, TaskView, TaskViewSource, TaskWarning } from './model/task.js';
 export type { ModelDescriptor, ModelView } from './model/model.js';
 export type { Modality } from './model/modality.js';
 export type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, BudgetPeriod, CreatedApiKeyView, KeyControls, KeyRefusal, KeyUsage } from './model/api-key.js';
@@ -162,6 +162,7 @@ export { ALWAYS_HEALTHY, type CircuitState, type RouteHealth, type RouteHealthSt
 export { InProcessRouteHealth } from './memory/in-process-route-health.js';
 export { DEFAULT_FAILURE_CLASSES, resolveRouteBreakerOptions, type RouteBreakerOptions, type RouteBreakerOptionsInput } from './execution/route-breaker.js';
 export { blobBytes } from './ports/blob-store.js';
+export { readOutput } from './services/read-output.js';
 export type { BlobBody, BlobInfo, BlobStore, ByteRange, OpenedBlob, PresignedResponseHeaders, ResultUrlResolver, StoredBlob } from './ports/blob-store.js';
 export { silentLogger } from './ports/system.js';
 export type { Clock, IdGenerator, LogFn, Logger } from './ports/system.js';

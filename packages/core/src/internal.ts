@@ -267,7 +267,7 @@ export { InflightCalls, TaskCancelled } from './execution/inflight-calls.js';
 export { defaultPollDelayMs, retryDelayMs } from './execution/retry-policy.js';
 export { admitQueued, DEFAULT_SCHEDULING } from './execution/scheduling.js';
 export type { SchedulingOptions } from './execution/scheduling.js';
-export { checkedResult, DEFAULT_MAX_RESULT_BYTES } from './execution/result-limits.js';
+export { checkedResult, DEFAULT_INLINE_RESULT_MAX_BYTES, DEFAULT_MAX_RESULT_BYTES } from './execution/result-limits.js';
 export { ForbiddenAddressError, guardedLookup, isForbiddenAddress, isForbiddenHost, isPrivateUrlLiteral } from './util/address-guard.js';
 export type { ResolveAll } from './util/address-guard.js';
 export { redactSecrets } from './util/redact.js';

@@ -5,7 +5,7 @@ import type { ModelRegistry } from '../catalog/model-registry.js';
 import { DEFAULT_DEADLINES_MS, type ExecuteTaskOptions } from '../execution/execution-options.js';
 import { fetchInput } from '../execution/fetch-input.js';
 import type { InflightCalls } from '../execution/inflight-calls.js';
-import { DEFAULT_MAX_RESULT_BYTES } from '../execution/result-limits.js';
+import { DEFAULT_INLINE_RESULT_MAX_BYTES, DEFAULT_MAX_RESULT_BYTES } from '../execution/result-limits.js';
 import { DEFAULT_SCHEDULING, type SchedulingOptions } from '../execution/scheduling.js';
 import { NO_MARKUP, type MarkupPolicy } from '../pricing/markup.js';
 import type { PriceBook } from '../pricing/price-book.js';
@@ -162,6 +162,7 @@ export function resolveExecutionOptions(partial: GengateCoreConfig['execution'] 
     deadlineMs: { ...DEFAULT_DEADLINES_MS, ...partial.deadlineMs },
     fetch: fetchImpl,
     maxResultBytes: { ...DEFAULT_MAX_RESULT_BYTES, ...partial.maxResultBytes },
+    inlineResultMaxBytes: partial.inlineResultMaxBytes ?? DEFAULT_INLINE_RESULT_MAX_BYTES,
     scheduling,
     secrets: partial.secrets ?? [],
     readInput: partial.readInput ?? fetchInput(fetchImpl),

@@ -10,6 +10,9 @@ export const DEFAULT_MAX_RESULT_BYTES: Readonly<Record<Modality, number>> = {
   video: 1024 * 1024 * 1024,
 };
 
+/** Results up to this size are kept with their task, not in the blob store (ExecuteTaskOptions.inlineResultMaxBytes). */
+export const DEFAULT_INLINE_RESULT_MAX_BYTES = 4096;
+
 const ACCEPTED: Readonly<Record<Modality, (type: string) => boolean>> = {
   chat: (t) => t.startsWith('text/') || t === 'application/json',
   image: (t) => t.startsWith('image/'),

@@ -5,7 +5,7 @@ import type { Modality } from '../model/modality.js';
 import type { ModelDescriptor } from '../model/model.js';
 import type { TaskOutputFile, TaskRecord } from '../model/task.js';
 import type { PriceBook } from '../pricing/price-book.js';
-import type { BlobStore } from '../ports/blob-store.js';
+import { blobBytes, type BlobStore } from '../ports/blob-store.js';
 import type { GeneratedFile, GenerationResult } from '../ports/provider-adapter.js';
 import type { TaskCompletion } from '../ports/task-completion.js';
 import type { NormalizedRequest } from '../model/normalized-request.js';
@@ -22,8 +22,16 @@ function attemptName(): string {
   return crypto.randomUUID().replaceAll('-', '').slice(0, 12);
 }
 
+/** One stored output, with its bytes when it is kept with the task (inline) rather than in the blob store. */
+interface StoredOutput {
+  readonly file: TaskOutputFile;
+  readonly body: Uint8Array | null;
+}
+
 /**
- * Stores a successful generation's files in the gateway's blob store, prices what was produced (never
+ * Stores a successful generation's files in the gateway's blob store (a small one, at most
+ * `inlineResultMaxBytes`, travels with the success instead and is written by the statement that commits
+ * it: it exists exactly when the success does), prices what was produced (never
  * above the hold) and has the TaskCompletion commit the success. Two attempts may race to complete one
  * task (a status check downloading when the provider's webhook lands): each stores its files under names
  * of its own (`<task_id>/output-<n>-<attempt>.<ext>`), the completion is applied once (the task row moves
@@ -35,7 +43,7 @@ export class TaskResultWriter {
     private readonly completion: TaskCompletion,
     private readonly blobs: BlobStore,
     private readonly prices: PriceBook,
-    private readonly options: Pick<ExecuteTaskOptions, 'fetch' | 'scheduling' | 'maxResultBytes'>,
+    private readonly options: Pick<ExecuteTaskOptions, 'fetch' | 'scheduling' | 'maxResultBytes' | 'inlineResultMaxBytes'>,
   ) {}
 
   async commitSuccess(
@@ -45,13 +53,16 @@ export class TaskResultWriter {
     result: GenerationResult,
     signal: AbortSignal,
   ): Promise<{ ended: boolean; chargedMicro: number; files: number }> {
-    const outputs = await this.storeFiles(task.id, attemptName(), model.modality, result.files, signal);
+    const stored = await this.storeFiles(task.id, attemptName(), model.modality, result.files, signal);
+    const outputs = stored.map((o) => o.file);
+    const inline = stored.some((o) => o.body !== null);
     const usage = result.usage ?? {};
     const charge = this.prices.charge(model, request, { costMicro: task.quotedCostMicro, chargeMicro: task.quotedMicro }, usage);
     const ended = await this.completion.succeed({
       task,
       success: {
         outputs,
+        ...(inline ? { outputBodies: stored.map((o) => o.body) } : {}),
         // The warnings a long-running start stored on the task, then the result's own.
         warnings: [...task.warnings, ...(result.warnings ?? [])],
         chargedMicro: charge.chargeMicro,
@@ -65,23 +76,23 @@ export class TaskResultWriter {
       maxRunning: this.options.scheduling.maxRunningPerUser[model.modality],
     });
     // Lost the race (another attempt completed the task, or it was cancelled): remove what this attempt wrote.
-    if (!ended) await this.blobs.delete(outputs.map((o) => o.key));
+    if (!ended) await this.blobs.delete(storedKeys(outputs));
     return { ended, chargedMicro: charge.chargeMicro, files: outputs.length };
   }
 
   /** Stores the files under this attempt's names; when one fails, the ones already stored are deleted. */
-  private async storeFiles(taskId: string, attempt: string, modality: Modality, files: readonly GeneratedFile[], signal: AbortSignal): Promise<TaskOutputFile[]> {
-    const outputs: TaskOutputFile[] = [];
+  private async storeFiles(taskId: string, attempt: string, modality: Modality, files: readonly GeneratedFile[], signal: AbortSignal): Promise<StoredOutput[]> {
+    const outputs: StoredOutput[] = [];
     try {
       for (const [i, file] of files.entries()) outputs.push(await this.storeFile(`${taskId}/output-${i}-${attempt}`, modality, file, signal));
     } catch (err) {
-      await this.blobs.delete(outputs.map((o) => o.key)).catch(() => undefined);
+      await this.blobs.delete(storedKeys(outputs.map((o) => o.file))).catch(() => undefined);
       throw err;
     }
     return outputs;
   }
 
-  private async storeFile(name: string, modality: Modality, file: GeneratedFile, signal: AbortSignal): Promise<TaskOutputFile> {
+  private async storeFile(name: string, modality: Modality, file: GeneratedFile, signal: AbortSignal): Promise<StoredOutput> {
     // An adapter's bytes stay whole (checked at once, written by the store in one call); a URL is streamed.
     const source = file.kind === 'bytes' ? { body: file.data, type: file.mediaType } : await this.download(file.url, file.mediaType ?? null, signal);
     const max = this.options.maxResultBytes[modality];
@@ -91,10 +102,17 @@ export class TaskResultWriter {
       throw new UpstreamError(`the result is larger than this gateway's limit of ${max} bytes for ${modality} files`, { kind: 'bad_output' });
     }
     const checked = await checkedResult(source.body, source.type, modality, max);
+    const limit = this.options.inlineResultMaxBytes;
+    // A download that says it is small is read whole (still capped by checkedResult) to be kept inline.
+    const small = 'declaredBytes' in source && source.declaredBytes !== undefined && source.declaredBytes <= limit;
+    const body = small ? await blobBytes(checked.body) : checked.body;
     signal.throwIfAborted();
     const key = `${name}.${extensionFor(checked.mediaType)}`;
-    const { bytes } = await this.blobs.put(key, checked.body, checked.mediaType);
-    return { key, mediaType: checked.mediaType, bytes };
+    if (body instanceof Uint8Array && body.byteLength <= limit) {
+      return { file: { key, mediaType: checked.mediaType, bytes: body.byteLength, inline: true }, body };
+    }
+    const { bytes } = await this.blobs.put(key, body, checked.mediaType);
+    return { file: { key, mediaType: checked.mediaType, bytes }, body: null };
   }
 
   /**
@@ -124,4 +142,9 @@ export class TaskResultWriter {
     }
     throw last;
   }
+}
+
+/** The blob-store keys of these outputs (an inline one has no file to delete). */
+function storedKeys(outputs: readonly TaskOutputFile[]): string[] {
+  return outputs.filter((o) => !o.inline).map((o) => o.key);
 }

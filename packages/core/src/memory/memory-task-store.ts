@@ -91,6 +91,7 @@ export class MemoryTaskStore implements TaskStore {
               ...t,
               status: 'success',
               outputs: r.outputs,
+              ...(r.outputBodies ? { outputBodies: r.outputBodies } : {}),
               warnings: r.warnings,
               chargedMicro: r.chargedMicro,
               costMicro: r.costMicro,
@@ -104,6 +105,9 @@ export class MemoryTaskStore implements TaskStore {
           : null,
       ) !== null
     );
+  }
+  async deleteOutputBodies(id: string) {
+    this.patch(id, ({ outputBodies: _, ...t }) => t);
   }
   async markFail(id: string, message: string, at: Date, metadata?: UpstreamMetadata) {
     return (

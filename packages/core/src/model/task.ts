@@ -21,13 +21,25 @@ export function isEndState(s: TaskStatus): boolean {
   return s === 'success' || s === 'fail';
 }
 
-/** A file produced by a task, kept in the gateway's own blob store. */
+/**
+ * A file produced by a task: kept in the gateway's own blob store, or, when it is small (at most
+ * `ExecuteTaskOptions.inlineResultMaxBytes`), with the task itself (`inline`, its bytes in
+ * `TaskRecord.outputBodies`), written by the statement that commits the success.
+ */
 export interface TaskOutputFile {
-  /** Blob-store key, e.g. `<task_id>/output-0.png`. */
+  /** Blob-store key, e.g. `<task_id>/output-0.png` (also the name of an inline output: its URL is the same). */
   readonly key: string;
   readonly mediaType: string;
   readonly bytes: number;
+  /** Kept with the task, not in the blob store: read it with `readOutput`. */
+  readonly inline?: true;
 }
+
+/**
+ * The bytes of a task's inline outputs, parallel to its `outputs` (null at an output kept in the blob
+ * store); absent when none is inline. Only a task's own record carries them (a poll never reads them).
+ */
+export type OutputBodies = readonly (Uint8Array | null)[];
 
 export interface TaskWarning {
   readonly param: string;
@@ -73,6 +85,8 @@ export interface TaskRecord {
   /** A verified upstream completion webhook, read by the next status check instead of asking the upstream. */
   readonly webhookPayload: JsonValue | null;
   readonly outputs: readonly TaskOutputFile[];
+  /** The bytes of the inline outputs (see OutputBodies); absent when none is inline. */
+  readonly outputBodies?: OutputBodies;
   readonly warnings: readonly TaskWarning[];
   readonly errorMessage: string | null;
   /** Persisted upstream handle of a long-running generation. */

@@ -31,6 +31,11 @@ export interface ExecuteTaskOptions {
   readonly fetch: typeof fetch;
   /** Largest result file per modality, in bytes; a larger one fails the task with no charge. */
   readonly maxResultBytes: Readonly<Record<Modality, number>>;
+  /**
+   * A result of at most this many bytes is kept with its task (written by the statement that commits the
+   * success) instead of in the blob store; 0 = every result goes to the blob store.
+   */
+  readonly inlineResultMaxBytes: number;
   readonly scheduling: SchedulingOptions;
   /** Secret values (operator credentials) that must never reach a task's error_message or a log line. */
   readonly secrets: readonly string[];

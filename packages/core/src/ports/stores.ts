@@ -3,7 +3,7 @@ import type { KeyBudgetStore } from './key-budget-store.js';
 import type { MemberBudgetStore } from './member-budget-store.js';
 import type { BalanceAlertRecord, PaymentMethod, TransactionRecord } from '../model/billing.js';
 import type { Modality } from '../model/modality.js';
-import type { TaskOutputFile, TaskRecord, TaskStatus, TaskWarning } from '../model/task.js';
+import type { OutputBodies, TaskOutputFile, TaskRecord, TaskStatus, TaskWarning } from '../model/task.js';
 import type { ProducedUsage } from '../model/produced-usage.js';
 import type { UpstreamMetadata } from './provider-adapter.js';
 import type { UserRecord } from '../model/user.js';
@@ -92,6 +92,8 @@ export interface NewTask {
 /** What a successful task records, in the transaction that charges it. */
 export interface TaskSuccess {
   readonly outputs: readonly TaskOutputFile[];
+  /** The bytes of the inline outputs, written with the success (absent: none is inline). */
+  readonly outputBodies?: OutputBodies;
   readonly warnings: readonly TaskWarning[];
   readonly chargedMicro: number;
   readonly costMicro: number;
@@ -160,6 +162,11 @@ export interface TaskStore {
   saveWebhookPayload(id: string, payload: JsonValue): Promise<boolean>;
   /** generating -> success. False when the task was not generating (already ended). */
   markSuccess(id: string, result: TaskSuccess): Promise<boolean>;
+  /**
+   * Drops the bytes of the task's inline outputs (TaskRecord.outputBodies), as deleting its blob-store
+   * files drops the others (a deleted stored response or video); its outputs are still listed.
+   */
+  deleteOutputBodies(id: string): Promise<void>;
   /** waiting|generating -> fail. False when the task had already ended. */
   markFail(id: string, errorMessage: string, at: Date, metadata?: UpstreamMetadata): Promise<boolean>;
   /** waiting -> fail for every task submitted with this key; returns the tasks it ended. */

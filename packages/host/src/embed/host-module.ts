@@ -120,6 +120,7 @@ export function hostModule(config: HostModuleConfig): ContainerModule {
               fetch: guardedFetch,
               readInput: fetchInput(guardedFetch, s.fetching.maxInputBytes),
               maxResultBytes: s.fetching.maxResultBytes,
+              inlineResultMaxBytes: s.inlineResultMaxBytes,
               // Upstreams that can call us back when a job ends are given this URL (polling stays the fallback).
               webhookUrl: (provider, taskId) => (urls.publicUrl() ? `${urls.apiUrl()}/providers/${encodeURIComponent(provider)}/webhook?task=${taskId}` : null),
               secrets,

@@ -68,6 +68,12 @@ export interface GengateHostSettings {
   readonly ops: OpsSettings;
   /** Ended tasks (and their files) older than this are purged by the maintenance sweep; null = kept. */
   readonly retentionDays: number | null;
+  /**
+   * A result of at most this many bytes (a chat answer) is kept with its task in PostgreSQL, written by the
+   * statement that commits the success, instead of in the blob store; same URL. 0 = every result goes to
+   * the blob store.
+   */
+  readonly inlineResultMaxBytes: number;
   /** The routes' circuit breakers shared through PostgreSQL: their rules and how often processes sync (docs/route-health.md). */
   readonly routeHealth: PgRouteHealthOptions;
 }
@@ -94,6 +100,7 @@ export const DEFAULT_HOST_SETTINGS: GengateHostSettings = {
   trustProxy: [],
   ops: { metricsPort: null, metricsToken: null, maxQueuedJobs: 50_000, queueSampleIntervalMs: 1_000 },
   retentionDays: null,
+  inlineResultMaxBytes: 4096,
   routeHealth: {},
 };
 

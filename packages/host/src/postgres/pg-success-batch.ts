@@ -11,7 +11,7 @@ export interface SuccessEnd {
   readonly userId: string;
   /** The task has a callback URL: its job's workers are woken right after the commit. */
   readonly callback: boolean;
-  /** $1..$12 and $14..$16 of gengate_finish_success ($13, p_boss, left out). */
+  /** $1..$12 and $14..$17 of gengate_finish_success ($13, p_boss, left out). */
   readonly args: readonly unknown[];
 }
 
@@ -22,14 +22,14 @@ export type SuccessOutcome<F> = { readonly ok: F } | { readonly error: unknown }
 const MAX_BATCH = 32;
 
 const single = (schema: string) =>
-  `select ${schema}.gengate_finish_success($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) as r`;
+  `select ${schema}.gengate_finish_success($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) as r`;
 
 const many = (schema: string) => `select x.i, ${schema}.gengate_finish_success(x.task_id, x.outputs, x.warnings, x.charged, x.cost, x.reported, x.usage,
-      x.metadata, x.at, x.description, x.transaction_id, x.max_running, $13, x.job_queue, x.job_id, x.job_attempt) as r
+      x.metadata, x.at, x.description, x.transaction_id, x.max_running, $13, x.job_queue, x.job_id, x.job_attempt, x.output_bodies::bytea[]) as r
     from unnest($1::uuid[], $2::jsonb[], $3::jsonb[], $4::bigint[], $5::bigint[], $6::bigint[], $7::jsonb[], $8::jsonb[], $9::timestamptz[],
-      $10::text[], $11::uuid[], $12::int[], $14::text[], $15::uuid[], $16::int[])
+      $10::text[], $11::uuid[], $12::int[], $14::text[], $15::uuid[], $16::int[], $17::text[])
       with ordinality as x(task_id, outputs, warnings, charged, cost, reported, usage, metadata, at, description, transaction_id, max_running,
-      job_queue, job_id, job_attempt, i)`;
+      job_queue, job_id, job_attempt, output_bodies, i)`;
 
 /** The NOTIFY that wakes `n` callback workers, sent right after the commit (a transaction of its own). */
 const callbacksReady = (n: number): PipelinedStatement => ({ text: 'select pg_notify($1, $2)', values: [JOBS_READY_CHANNEL, `${QUEUES.callback} ${n}`] });
@@ -88,7 +88,7 @@ export class SuccessBatch<F> {
   private async endMany(ends: readonly SuccessEnd[]): Promise<SuccessOutcome<F>[]> {
     if (ends.length === 1) return [await this.endOne(ends[0] as SuccessEnd)];
     const order = ends.map((_, i) => i).sort((i, j) => compare(ends[i] as SuccessEnd, ends[j] as SuccessEnd));
-    const columns: unknown[][] = Array.from({ length: 15 }, () => []);
+    const columns: unknown[][] = Array.from({ length: 16 }, () => []);
     for (const i of order) (ends[i] as SuccessEnd).args.forEach((v, k) => columns[k]?.push(v));
     const callbacks = ends.filter((e) => e.callback).length;
     let rows: { i: string; r: F }[];

@@ -9,6 +9,7 @@ import { HOST_TOKENS } from '../host-tokens.js';
 import { PG_TOKENS } from './postgres-tokens.js';
 import { checkSchemaName } from './schema.js';
 import { SuccessBatch } from './pg-success-batch.js';
+import { outputBodiesParam } from './output-bodies.js';
 import { pipelinedStatement } from './statement-pipeline.js';
 
 const failSql = (schema: string) => `select ${schema}.gengate_finish_fail($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) as r`;
@@ -87,6 +88,7 @@ export class PgTaskCompletion implements TaskCompletion {
         job?.queue ?? null,
         job?.id ?? null,
         job?.attempt ?? null,
+        outputBodiesParam(success.outputBodies),
       ],
     });
     if ('error' in outcome) throw outcome.error;

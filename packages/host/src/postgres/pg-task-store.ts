@@ -1,6 +1,7 @@
 import type { ActiveTaskCounts, RouteAttempt, JsonValue, Modality, NewTask, Page, ProducedUsage, TaskListFilter, TaskRecord, TaskStore, TaskSuccess } from '@gengate/core';
 import type { UpstreamMetadata } from '@gengate/core/adapter';
 import { toSafeInt, type Queryable } from './queryable.js';
+import { outputBodiesOf, outputBodiesParam } from './output-bodies.js';
 
 /** A row of the tasks table. */
 export interface TaskRow {
@@ -26,6 +27,8 @@ export interface TaskRow {
   poll_seq: number;
   webhook_payload: JsonValue | null;
   outputs: TaskRecord['outputs'];
+  /** Migration 030. */
+  output_bodies?: (Uint8Array | null)[] | null;
   warnings: TaskRecord['warnings'];
   error_message: string | null;
   upstream_handle: JsonValue | null;
@@ -93,6 +96,7 @@ export const toTask = (r: TaskRow): TaskRecord => ({
   pollSeq: r.poll_seq,
   webhookPayload: r.webhook_payload,
   outputs: r.outputs,
+  ...outputBodiesOf(r.output_bodies),
   warnings: r.warnings,
   errorMessage: r.error_message,
   upstreamHandle: r.upstream_handle,
@@ -145,8 +149,9 @@ export const taskSql = (schema: string) => ({
   saveWebhookPayload: `update ${schema}.tasks set webhook_payload = $2 where id = $1 and status = 'generating' and webhook_payload is null`,
   markSuccess: `${lockAccountFirst(schema)}
        update ${schema}.tasks set status = 'success', outputs = $2, warnings = $3, charged_micro = $4, cost_micro = $5, reported_cost_micro = $6,
-         usage = $7, upstream_metadata = $8, progress = null, finished_at = $9
+         usage = $7, upstream_metadata = $8, progress = null, finished_at = $9, output_bodies = $10
        where id = $1 and status = 'generating' and ${ACCOUNT_LOCKED}`,
+  deleteOutputBodies: `update ${schema}.tasks set output_bodies = null where id = $1 and output_bodies is not null`,
   markFail: `${lockAccountFirst(schema)}
        update ${schema}.tasks set status = 'fail', error_message = $2, finished_at = $3, progress = null,
          upstream_metadata = coalesce($4::jsonb, upstream_metadata)
@@ -247,9 +252,13 @@ export class PgTaskStore implements TaskStore {
   async markSuccess(id: string, r: TaskSuccess): Promise<boolean> {
     const { rowCount } = await this.db.query(
       this.sql.markSuccess,
-      [id, JSON.stringify(r.outputs), JSON.stringify(r.warnings), r.chargedMicro, r.costMicro, r.reportedCostMicro, JSON.stringify(r.usage), JSON.stringify(r.metadata), r.at],
+      [id, JSON.stringify(r.outputs), JSON.stringify(r.warnings), r.chargedMicro, r.costMicro, r.reportedCostMicro, JSON.stringify(r.usage), JSON.stringify(r.metadata), r.at, outputBodiesParam(r.outputBodies)],
     );
     return (rowCount ?? 0) > 0;
+  }
+
+  async deleteOutputBodies(id: string): Promise<void> {
+    await this.db.query(this.sql.deleteOutputBodies, [id]);
   }
 
   async markFail(id: string, message: string, at: Date, metadata?: UpstreamMetadata): Promise<boolean> {

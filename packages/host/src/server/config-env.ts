@@ -101,6 +101,7 @@ export const envSchema = z.object({
   RESULT_MAX_BYTES_CHAT: int(1, 1_000_000_000_000).default(16 * 1024 * 1024),
   RESULT_MAX_BYTES_IMAGE: int(1, 1_000_000_000_000).default(64 * 1024 * 1024),
   RESULT_MAX_BYTES_VIDEO: int(1, 1_000_000_000_000).default(1024 * 1024 * 1024),
+  INLINE_RESULT_MAX_BYTES: int(0, 1024 * 1024).default(4096),
   INPUT_MAX_BYTES: int(1, 10_000_000_000).default(50 * 1024 * 1024),
   CALLBACK_TIMEOUT_MS: int(100, 120_000).default(10_000),
   CALLBACK_RETRY_DELAY_SECONDS: int(1, 3_600).default(10),

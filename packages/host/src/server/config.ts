@@ -106,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     dashboard: dashboardSettings(c),
     ops: { metricsPort: c.METRICS_PORT ?? null, metricsToken: c.METRICS_TOKEN ?? null, maxQueuedJobs: c.MAX_QUEUED_JOBS, queueSampleIntervalMs: c.QUEUE_SAMPLE_INTERVAL_MS },
     retentionDays: c.RETENTION_DAYS ?? null,
+    inlineResultMaxBytes: c.INLINE_RESULT_MAX_BYTES,
     routeHealth: routeHealthSettings(c),
     storage: storageSettings(c),
     fileDelivery: fileDelivery(c),

@@ -79,6 +79,8 @@ export interface GengateConfig {
   readonly ops: OpsSettings;
   /** Ended tasks (with files, holds, callback attempts, job rows) older than this are purged; null = kept forever. */
   readonly retentionDays: number | null;
+  /** Results of at most this many bytes are kept with their task in PostgreSQL, not in the blob store; 0 = never. */
+  readonly inlineResultMaxBytes: number;
   /** The routes' circuit breakers (ROUTE_BREAKER_*, docs/route-health.md). */
   readonly routeHealth: PgRouteHealthOptions;
   /** Where result files are kept (BLOB_STORE) and how they are served (FILES_DELIVERY). */

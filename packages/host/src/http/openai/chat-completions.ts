@@ -1,4 +1,4 @@
-import { GatewayError, type BlobStore, type GengateUseCases, type TaskStore } from '@gengate/core';
+import { GatewayError, readOutput, type BlobStore, type GengateUseCases, type TaskStore } from '@gengate/core';
 import type { Request, Response } from 'express';
 import { authOf } from '../middleware/authenticate.js';
 import { ChunkWriter, usageView } from './chat-chunks.js';
@@ -150,7 +150,7 @@ async function replay(deps: ChatCompletionsDeps, taskId: string, userId: string)
     });
   }
   const output = task.outputs[0];
-  const blob = output ? await deps.blobs.get(output.key) : null;
+  const blob = output ? await readOutput(deps.blobs, task, output) : null;
   const text = blob ? new TextDecoder().decode(blob.data) : '';
   const toolCalls = output?.mediaType === 'application/json' ? (JSON.parse(text) as { id: string; name: string; arguments: string }[]) : [];
   const usage = task.usage?.inputTokens !== undefined && task.usage.outputTokens !== undefined ? { inputTokens: task.usage.inputTokens, outputTokens: task.usage.outputTokens } : null;

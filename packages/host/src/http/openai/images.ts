@@ -1,4 +1,4 @@
-import { GatewayError, isUpstreamError, type BlobStore, type GengateUseCases, type TaskStore } from '@gengate/core';
+import { GatewayError, readOutput, isUpstreamError, type BlobStore, type GengateUseCases, type TaskStore } from '@gengate/core';
 import { upstreamFailureMessage } from '@gengate/core/internal';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
@@ -104,7 +104,7 @@ async function answer(
   else {
     data = [];
     for (const o of task.outputs) {
-      const blob = await deps.blobs.get(o.key);
+      const blob = await readOutput(deps.blobs, task, o);
       if (blob) data.push({ b64_json: Buffer.from(blob.data).toString('base64') });
     }
   }

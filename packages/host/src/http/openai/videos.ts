@@ -4,6 +4,8 @@ import { Router, type Request } from 'express';
 import { authOf } from '../middleware/authenticate.js';
 import { methodNotAllowed } from '../middleware/error-handler.js';
 import { streamFile } from '../routes/files-delivery.js';
+import { deleteTaskResults } from '../../storage/delete-task-files.js';
+import { outputSource } from '../../storage/output-source.js';
 import { resolveModel } from './model-names.js';
 import { routingOfForm, servedByTask } from './routing-fields.js';
 
@@ -146,7 +148,7 @@ export function videosRoutes(deps: {
       const task = await find(req, auth);
       // An unfinished job is cancelled (its hold released); a finished one loses its files. The task record stays in the ledger's history.
       if (task.status === 'waiting' || task.status === 'generating') await deps.gengate.cancelTask.execute(auth, task.id);
-      else await deps.blobs.deleteTask(task.id);
+      else await deleteTaskResults(deps.blobs, deps.tasks, task.id);
       res.json({ id: task.id, object: 'video.deleted', deleted: true });
     })
     .all(methodNotAllowed('GET', 'DELETE'));
@@ -154,8 +156,9 @@ export function videosRoutes(deps: {
     const task = await find(req, authOf(res));
     const output = task.status === 'success' ? task.outputs[0] : undefined;
     if (!output) throw new GatewayError('not_found', `The video job ${task.id} has no content (${view(task, deps.gengate.registry)['status'] as string}).`, { param: 'video_id' });
-    if (!(await deps.blobs.stat(output.key))) throw new GatewayError('not_found', `The content of video job ${task.id} was deleted.`, { param: 'video_id' });
-    await streamFile(req, res, deps.blobs, output.key, 'private, max-age=0');
+    const source = outputSource(deps.blobs, task, output);
+    if (!(await source.stat(output.key))) throw new GatewayError('not_found', `The content of video job ${task.id} was deleted.`, { param: 'video_id' });
+    await streamFile(req, res, source, output.key, 'private, max-age=0');
   });
   return router;
 }

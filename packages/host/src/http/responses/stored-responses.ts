@@ -1,10 +1,11 @@
-import { GatewayError, type AuthContext, type BlobStore, type TaskRecord, type TaskStore } from '@gengate/core';
+import { GatewayError, readOutput, type AuthContext, type BlobStore, type TaskRecord, type TaskStore } from '@gengate/core';
 import { isUuid } from '@gengate/core/internal';
 import { type GenerationResult } from '@gengate/core/adapter';
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { authOf } from '../middleware/authenticate.js';
 import { methodNotAllowed } from '../middleware/error-handler.js';
+import { deleteTaskResults } from '../../storage/delete-task-files.js';
 import { inputItemSchema, type InputItem } from './responses-request.js';
 
 /*
@@ -51,7 +52,7 @@ async function taskOf(deps: StoredResponsesDeps, id: string, auth: AuthContext, 
 export async function loadStored(deps: StoredResponsesDeps, id: string, auth: AuthContext, param = 'response_id'): Promise<StoredResponse> {
   const task = await taskOf(deps, id, auth, param);
   const output = task.status === 'success' ? task.outputs[1] : undefined;
-  const blob = output?.mediaType === RECORD_MEDIA_TYPE ? await deps.blobs.get(output.key) : null;
+  const blob = output?.mediaType === RECORD_MEDIA_TYPE ? await readOutput(deps.blobs, task, output) : null;
   const parsed = blob ? recordSchema.safeParse(jsonOf(blob.data)) : null;
   if (!parsed?.success) {
     throw new GatewayError('not_found', `The response '${id.slice(0, 100)}' is not stored here (it was made with store: false, is still running, or was deleted).`, { param });
@@ -86,7 +87,7 @@ export function storedResponsesRoutes(deps: StoredResponsesDeps): Router {
       const id = String(req.params['response_id']);
       const task = await taskOf(deps, id, authOf(res), 'response_id');
       await loadStored(deps, id, authOf(res));
-      await deps.blobs.deleteTask(task.id);
+      await deleteTaskResults(deps.blobs, deps.tasks, task.id);
       res.json({ id, object: 'response', deleted: true });
     })
     .all(methodNotAllowed('GET', 'DELETE'));

@@ -2,6 +2,7 @@ import { pipeline } from 'node:stream/promises';
 import { GatewayError, type BlobStore, type ByteRange } from '@gengate/core';
 import type { Request, Response } from 'express';
 import { contentDispositionFor, RESULT_FILE_CSP, servedContentType } from '../../storage/file-disposition.js';
+import type { OutputSource } from '../../storage/output-source.js';
 
 /** How result files reach clients: streamed through the gateway, or a 302 to a short-lived presigned URL. */
 export interface FileDeliveryOptions {
@@ -60,10 +61,11 @@ export async function redirectToStore(
 }
 
 /**
- * Streams the file (or the one range asked for) from the store to the client: 200 or 206 with
- * Content-Range, Accept-Ranges always, nothing held whole in memory. HEAD answers the headers only.
+ * Streams the file (or the one range asked for) from the store (or an inline output's bytes: outputSource)
+ * to the client: 200 or 206 with Content-Range, Accept-Ranges always, nothing held whole in memory. HEAD
+ * answers the headers only.
  */
-export async function streamFile(req: Request, res: Response, blobs: BlobStore, key: string, cacheControl: string): Promise<void> {
+export async function streamFile(req: Request, res: Response, blobs: OutputSource, key: string, cacheControl: string): Promise<void> {
   const wantsRange = req.headers.range !== undefined;
   // Without a Range header one GET does it all; with one, the size is needed first to check the range.
   let range: ByteRange | null = null;

@@ -5,6 +5,7 @@ import type { RequestAuth } from '../middleware/authenticate.js';
 import type { ResultUrlVerifier } from '../../storage/result-urls.js';
 import { BLOB_NAME } from '../../storage/blob-keys.js';
 import { deleteTaskFiles } from '../../storage/delete-task-files.js';
+import { outputSource } from '../../storage/output-source.js';
 import { redirectToStore, STREAM_DELIVERY, streamFile, type FileDeliveryOptions } from './files-delivery.js';
 
 export interface FileRoutesOptions {
@@ -63,13 +64,14 @@ export function fileRoutes(opts: FileRoutesOptions): Router {
     }
     const output = task.outputs.find((o) => o.key === key);
     if (!output) throw notFound();
-    if (await redirectToStore(res, opts.blobs, key, output.mediaType, delivery, expiresAt, now())) return;
+    // An inline output (kept with the task) has no object to presign: it is served from the row just read.
+    if (!output.inline && (await redirectToStore(res, opts.blobs, key, output.mediaType, delivery, expiresAt, now()))) return;
     const cacheControl = caller
       ? 'private, no-cache'
       : expiresAt === null
         ? 'public, max-age=31536000, immutable'
         : `private, max-age=${Math.max(0, expiresAt - Math.floor(now() / 1000))}`;
-    await streamFile(req, res, opts.blobs, key, cacheControl);
+    await streamFile(req, res, outputSource(opts.blobs, task, output), key, cacheControl);
   });
   return router;
 }

@@ -24,6 +24,7 @@ import { memberBudgets } from './026-member-budgets.js';
 import { usageMembersAndKeyPeriodChange } from './027-usage-members-and-key-period-change.js';
 import { organizationWebhookSecret } from './028-organization-webhook-secret.js';
 import { spendPending } from './029-spend-pending.js';
+import { inlineOutputs } from './030-inline-outputs.js';
 import type { Migration } from './migration.js';
 
 /**
@@ -61,5 +62,6 @@ export const MIGRATIONS: readonly Migration[] = [
   usageMembersAndKeyPeriodChange,
   organizationWebhookSecret,
   spendPending,
+  inlineOutputs,
 ];
 export type { Migration };
