@@ -57,6 +57,8 @@ async function serve(blobs: BlobStore, delivery?: FileDeliveryOptions): Promise<
     blobStore: blobs,
     resultUrls: createResultUrlResolver(() => 'http://gengate.test'),
     paymentProcessor: { id: 'manual', createCheckout: async () => ({ checkoutUrl: null, externalRef: null }) },
+    // These small files are about the blob store's objects (inline ones: inline-results.test.ts).
+    execution: { inlineResultMaxBytes: 0 },
   });
   const app = express().use(
     '/api/v1',

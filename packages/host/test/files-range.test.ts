@@ -37,7 +37,7 @@ interface Served {
   readonly runTask: (model: string, body: object) => Promise<string>;
 }
 
-async function serve(blobs: BlobStore, opts: { delivery?: FileDeliveryOptions; signing?: ResultUrlSigning } = {}): Promise<Served> {
+async function serve(blobs: BlobStore, opts: { delivery?: FileDeliveryOptions; signing?: ResultUrlSigning; inlineResultMaxBytes?: number } = {}): Promise<Served> {
   const { scope, uow } = createMemoryStores();
   const gengate = createGengate({
     adapters: [new SandboxAdapter({ latencyMs: { chat: 1, image: 1, video: 1 }, statusPollIntervalMs: 1 })],
@@ -46,6 +46,8 @@ async function serve(blobs: BlobStore, opts: { delivery?: FileDeliveryOptions; s
     blobStore: blobs,
     resultUrls: createResultUrlResolver(() => 'http://gengate.test', opts.signing ?? null),
     paymentProcessor: { id: 'manual', createCheckout: async () => ({ checkoutUrl: null, externalRef: null }) },
+    // The file is replaced in the blob store below: keep the sandbox's small image there (not with the task).
+    execution: { inlineResultMaxBytes: opts.inlineResultMaxBytes ?? 0 },
   });
   const app = express().use(
     '/api/v1',
@@ -176,6 +178,20 @@ describe('FILES_DELIVERY=redirect (S3)', () => {
     expect(await blobs.stat(`${failed}/output-0.png`)).toBeNull();
     now += 121_000;
     expect((await request(s.app).get(s.path)).status).toBe(410);
+  });
+
+  it('serves a result kept with its task itself (there is no object to presign), ranges included', async () => {
+    const blobs = new S3BlobStore(s3.settings(`inline-${randomBytes(4).toString('hex')}`));
+    const s = await serve(blobs, { delivery: { mode: 'redirect', presignTtlSeconds: 300 }, inlineResultMaxBytes: 4096 });
+    const id = await s.runTask('sandbox.echo-chat', { prompt: 'kept with the task' });
+    const task = (await request(s.app).get(`/api/v1/run/tasks/${id}`).set(s.auth).expect(200)).body as { result_urls: string[] };
+    const url = new URL(task.result_urls[0] ?? '');
+    const whole = await request(s.app).get(url.pathname).buffer(true).parse(binary).expect(200);
+    expect(whole.headers['location']).toBeUndefined();
+    expect((whole.body as Buffer).toString()).toContain('kept with the task');
+    const part = await request(s.app).get(url.pathname).set('Range', 'bytes=0-3').buffer(true).parse(binary).expect(206);
+    expect((part.body as Buffer).toString()).toBe((whole.body as Buffer).subarray(0, 4).toString());
+    expect(await blobs.stat(url.pathname.replace('/api/v1/files/', ''))).toBeNull();
   });
 
   it('streams from a store without presigned URLs even in redirect mode', async () => {

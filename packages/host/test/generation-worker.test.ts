@@ -1,4 +1,4 @@
-import type { AuthContext } from '@gengate/core';
+import { readOutput, type AuthContext } from '@gengate/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { QUEUES } from '../src/postgres/boss-queues.js';
 import { localWakerOf, registerLocalWaker } from '../src/postgres/job-wakeups.js';
@@ -53,10 +53,12 @@ describe('generation worker on PostgreSQL', () => {
       usage: { images: 1 },
       upstreamMetadata: { requestId: `req_${taskId.slice(0, 8)}`, finishReason: 'stop' },
     });
-    // Each attempt stores under names of its own: output-<n>-<attempt>.<ext>.
-    expect(task.outputs).toEqual([{ key: expect.stringMatching(new RegExp(`^${taskId}/output-0-[0-9a-f]{12}\\.png$`)), mediaType: 'image/png', bytes: PNG_BYTES.byteLength }]);
-    const key = task.outputs[0]?.key ?? '';
-    const blob = await h.blobs.get(key);
+    // Each attempt stores under names of its own: output-<n>-<attempt>.<ext>; a file this small is kept with the task.
+    expect(task.outputs).toEqual([{ key: expect.stringMatching(new RegExp(`^${taskId}/output-0-[0-9a-f]{12}\\.png$`)), mediaType: 'image/png', bytes: PNG_BYTES.byteLength, inline: true }]);
+    const output = task.outputs[0];
+    const key = output?.key ?? '';
+    expect(await h.blobs.get(key)).toBeNull();
+    const blob = output ? await readOutput(h.blobs, task, output) : null;
     expect(Buffer.from(blob?.data ?? []).equals(Buffer.from(PNG_BYTES))).toBe(true);
 
     const view = await host.gengate.getTask.execute(auth, taskId);
@@ -105,7 +107,7 @@ describe('generation worker on PostgreSQL', () => {
     expect(task.pollSeq).toBe(3);
     expect(adapter.startCalls.get(taskId)).toBe(1);
     expect(adapter.statusCalls.get(taskId)).toBe(3);
-    expect(task.outputs).toEqual([{ key: expect.stringMatching(new RegExp(`^${taskId}/output-0-[0-9a-f]{12}\\.mp4$`)), mediaType: 'video/mp4', bytes: MP4_BYTES.byteLength }]);
+    expect(task.outputs).toEqual([{ key: expect.stringMatching(new RegExp(`^${taskId}/output-0-[0-9a-f]{12}\\.mp4$`)), mediaType: 'video/mp4', bytes: MP4_BYTES.byteLength, inline: true }]);
     const price = 5 * VIDEO_PRICE_PER_SECOND;
     expect(task).toMatchObject({ chargedMicro: price, usage: { videoSeconds: 5 } });
     expect(await usageFor(host.stores, auth.userId, taskId)).toHaveLength(1);

@@ -60,17 +60,25 @@ describe('the ends and claims of one turn share one statement (PostgreSQL)', () 
     const completion = new PgTaskCompletion(h.pool, DEFAULT_SCHEMA, h.boss, () => undefined);
     const connect = vi.spyOn(h.pool, 'connect');
     // The same task twice in the turn (a webhook beside a status check): the second finds it ended.
+    // Every other task's result is kept inline (its own bytes, of its own length): each row gets its own.
+    const inline = (i: number) => (i % 2 === 0 ? new TextEncoder().encode(`answer ${i} ${'x'.repeat(i)}`) : null);
     const ended = await Promise.all([
-      ...tasks.map((task) => {
+      ...tasks.map((task, i) => {
         const job = jobs.find((j) => j.data.taskId === task.id);
         if (!job) throw new Error('no job');
-        return runAsJob({ queue: QUEUES.generate, id: job.id, attempt: job.retryCount }, () => completion.succeed({ task, success: success(), chargeDescription: 'batch', maxRunning: 8 }));
+        const body = inline(i);
+        const s = body ? { ...success(), outputs: [{ key: `${task.id}/output-0.txt`, mediaType: 'text/plain', bytes: body.byteLength, inline: true as const }], outputBodies: [body] } : success();
+        return runAsJob({ queue: QUEUES.generate, id: job.id, attempt: job.retryCount }, () => completion.succeed({ task, success: s, chargeDescription: 'batch', maxRunning: 8 }));
       }),
       completion.succeed({ task: tasks[0] as TaskRecord, success: success(), chargeDescription: 'batch', maxRunning: 8 }),
     ]);
     expect(connect).toHaveBeenCalledTimes(1);
     connect.mockRestore();
     expect(ended).toEqual([true, true, true, true, true, true, false]);
+    for (const [i, task] of tasks.entries()) {
+      const bodies = (await row('select output_bodies from gengate.tasks where id = $1', [task.id]))?.['output_bodies'] as Buffer[] | null;
+      expect(bodies?.map((b) => b.toString()) ?? null, `task ${i}`).toEqual(inline(i) ? [`answer ${i} ${'x'.repeat(i)}`] : null);
+    }
     for (const u of users) {
       expect(await row('select balance_micro::int as b, held_micro::int as h, running_image as r from gengate.account_totals where user_id = $1', [u.userId])).toEqual({
         b: 10_000_000 - 2 * CHARGE,

@@ -91,6 +91,31 @@ export function describeTaskExecutionContract(f: StoreFixtures): void {
     expect(await stores().tasks.findById(task.id)).toMatchObject({ status: 'success', chargedMicro: 2_000_000, errorMessage: null, attempts: 1 });
   });
 
+  it('markSuccess keeps the inline outputs\' bytes with the task (parallel to outputs); deleteOutputBodies drops them, the outputs stay listed', async () => {
+    const user = await newUser();
+    const task = await newTask(user.id);
+    const answer = new TextEncoder().encode('a small answer');
+    const outputs = [
+      { key: `${task.id}/output-0-a.txt`, mediaType: 'text/plain', bytes: answer.byteLength, inline: true as const },
+      { key: `${task.id}/output-1-a.png`, mediaType: 'image/png', bytes: 99_999 },
+    ];
+    const success = { ...EMPTY_SUCCESS(), outputs, outputBodies: [answer, null] };
+    // Not generating: nothing written, bytes included.
+    expect(await stores().tasks.markSuccess(task.id, success)).toBe(false);
+    expect((await stores().tasks.findById(task.id))?.outputBodies ?? null).toBeNull();
+    await stores().tasks.markGenerating(task.id, new Date());
+    expect(await stores().tasks.markSuccess(task.id, success)).toBe(true);
+    const done = await stores().tasks.findById(task.id);
+    expect(done?.outputs).toEqual(outputs);
+    expect(done?.outputBodies?.map((b) => (b === null ? null : new TextDecoder().decode(b)))).toEqual(['a small answer', null]);
+    expect((await stores().tasks.findForUser(task.id, user.id))?.outputBodies?.length).toBe(2);
+
+    await stores().tasks.deleteOutputBodies(task.id);
+    const deleted = await stores().tasks.findById(task.id);
+    expect(deleted?.outputBodies ?? null).toBeNull();
+    expect(deleted?.outputs).toEqual(outputs);
+  });
+
   it('markFail ends a waiting or a generating task, and is false once the task has ended', async () => {
     const user = await newUser();
     const waiting = await newTask(user.id);
