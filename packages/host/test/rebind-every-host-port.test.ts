@@ -85,7 +85,8 @@ describe('an embedder replaces any host port by rebinding it in createGengateHos
       adapters: [createSandboxAdapter({ latencyMs: { chat: 10, image: 10, video: 10 } })],
       filesDir: join(mkdtempSync(join(tmpdir(), 'gengate-rebind-')), 'files'),
       publicUrl: () => base,
-      settings: { shutdownGraceMs: 2_000 },
+      // Results go to the (rebound) blob store, not the task row: every port must see its call.
+      settings: { shutdownGraceMs: 2_000, inlineResultMaxBytes: 0 },
       configure: (container) => {
         for (const { name, token } of PORTS) {
           const original = container.get(token);
