@@ -5,7 +5,7 @@ import type { Modality } from '../model/modality.js';
 import type { ModelDescriptor } from '../model/model.js';
 import type { TaskOutputFile, TaskRecord } from '../model/task.js';
 import type { PriceBook } from '../pricing/price-book.js';
-import { blobBytes, type BlobStore } from '../ports/blob-store.js';
+import type { BlobStore } from '../ports/blob-store.js';
 import type { GeneratedFile, GenerationResult } from '../ports/provider-adapter.js';
 import type { TaskCompletion } from '../ports/task-completion.js';
 import type { NormalizedRequest } from '../model/normalized-request.js';
@@ -102,13 +102,12 @@ export class TaskResultWriter {
       throw new UpstreamError(`the result is larger than this gateway's limit of ${max} bytes for ${modality} files`, { kind: 'bad_output' });
     }
     const checked = await checkedResult(source.body, source.type, modality, max);
-    const limit = this.options.inlineResultMaxBytes;
-    // A download that says it is small is read whole (still capped by checkedResult) to be kept inline.
-    const small = 'declaredBytes' in source && source.declaredBytes !== undefined && source.declaredBytes <= limit;
-    const body = small ? await blobBytes(checked.body) : checked.body;
     signal.throwIfAborted();
     const key = `${name}.${extensionFor(checked.mediaType)}`;
-    if (body instanceof Uint8Array && body.byteLength <= limit) {
+    // An adapter's small answer (a chat reply) is kept with the task; a download stays a stream to the store
+    // (its Content-Length is the upstream's word: reading it whole on that word could hold a large body).
+    const body = checked.body;
+    if (body instanceof Uint8Array && body.byteLength <= this.options.inlineResultMaxBytes) {
       return { file: { key, mediaType: checked.mediaType, bytes: body.byteLength, inline: true }, body };
     }
     const { bytes } = await this.blobs.put(key, body, checked.mediaType);

@@ -32,7 +32,7 @@ export interface ExecuteTaskOptions {
   /** Largest result file per modality, in bytes; a larger one fails the task with no charge. */
   readonly maxResultBytes: Readonly<Record<Modality, number>>;
   /**
-   * A result of at most this many bytes is kept with its task (written by the statement that commits the
+   * A result an adapter returns whole (not a URL) of at most this many bytes is kept with its task (written by the statement that commits the
    * success) instead of in the blob store; 0 = every result goes to the blob store.
    */
   readonly inlineResultMaxBytes: number;
