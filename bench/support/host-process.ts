@@ -33,14 +33,15 @@ export function productionNodeFlags(root: string = ROOT): string[] {
  * Starts `gengate serve` as `npm start` runs it in production, as its own process (so its CPU is its own),
  * with the bench's memory probe loaded (bench/probes/memory-probe.mjs: a reading on SIGUSR2, nothing else)
  * and, when GENGATE_BENCH_STATEMENTS=1, the statement timer (bench/probes/statement-probe.mjs); when
- * GENGATE_BENCH_DISPATCH=1, the dispatch steps' moments (bench/probes/dispatch-probe.mjs).
+ * GENGATE_BENCH_DISPATCH=1, the dispatch steps' moments (bench/probes/dispatch-probe.mjs); when
+ * GENGATE_BENCH_ALLOC=1, the allocation counter (bench/probes/alloc-probe.mjs).
  * `root`: the checkout whose host is started (default this one; `npm run bench:poll -- --base DIR` starts
  * another checkout's beside it, with this checkout's Node and probes).
  */
 export async function startHost(env: Record<string, string>, root: string = ROOT): Promise<HostProcess> {
   const compiled = join(root, 'packages', 'host', 'dist', 'server', 'cli.js');
   const mode = existsSync(compiled) ? 'compiled' : 'tsx';
-  const probes = ['--import', join(PROBES, 'memory-probe.mjs'), ...(process.env['GENGATE_BENCH_STATEMENTS'] === '1' ? ['--import', join(PROBES, 'statement-probe.mjs')] : []), ...(process.env['GENGATE_BENCH_DISPATCH'] === '1' ? ['--import', join(PROBES, 'dispatch-probe.mjs')] : [])];
+  const probes = ['--import', join(PROBES, 'memory-probe.mjs'), ...(process.env['GENGATE_BENCH_STATEMENTS'] === '1' ? ['--import', join(PROBES, 'statement-probe.mjs')] : []), ...(process.env['GENGATE_BENCH_DISPATCH'] === '1' ? ['--import', join(PROBES, 'dispatch-probe.mjs')] : []), ...(process.env['GENGATE_BENCH_ALLOC'] === '1' ? ['--import', join(PROBES, 'alloc-probe.mjs')] : [])];
   const args =
     mode === 'compiled'
       ? [...productionNodeFlags(root), ...probes, compiled, 'serve']

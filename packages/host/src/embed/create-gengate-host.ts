@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { routeFamiliesFor } from '@gengate/adapters';
 import { coreModule, coreSettingsModule, GatewayError, resolveGengate, TOKENS, type AcceptedProviderAdapter, type BlobStore, type Gengate, type Mailer, type PaymentProcessor, type RoutedModelDeclaration } from '@gengate/core';
-import { Router, type NextFunction, type RequestHandler, type Response } from 'express';
+import { Router, type RequestHandler, type Response } from 'express';
 import { Container } from 'inversify';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
@@ -19,6 +19,7 @@ import { graceDeadline } from './grace-deadline.js';
 import { hostModule } from './host-module.js';
 import { resolveHostSettings, type GengateHostSettings } from './host-settings.js';
 import { HOST_TOKENS } from './host-tokens.js';
+import { setFrontGate, type FrontGate } from '../http/front-gate.js';
 import { loadStripe } from './load-stripe.js';
 import type { HostWorkers } from './start-host-workers.js';
 
@@ -200,23 +201,24 @@ export async function createGengateHost(options: GengateHostOptions): Promise<Ge
     return starting;
   };
 
-  const router = Router();
-  const waitForStart = async (res: Response, next: NextFunction): Promise<void> => {
+  /** Starts the host if it has not: true once started, false when it could not (the request was answered with a 503). */
+  const waitForStart = async (res: Response): Promise<boolean> => {
     try {
       await start();
     } catch (err) {
       logger.error({ err }, 'gengate could not start its job queue (is the database reachable and migrated?)');
       const error = new GatewayError('service_unavailable', 'The generation service is not ready; try again shortly.');
       res.status(error.status).json(error.toBody());
-      return;
+      return false;
     }
-    next();
+    return true;
   };
   // Once started, a plain call: no promise, no microtask per request.
-  const ready: RequestHandler = (_req, res, next) => (started ? next() : waitForStart(res, next));
-  if (tracing) router.use(tracing.http);
-  router.use(ready);
-  router.use(api);
+  const gate: FrontGate = { open: () => started, wait: waitForStart };
+  const ready: RequestHandler = (_req, res, next) => (started ? next() : waitForStart(res).then((go) => (go ? next() : undefined)));
+  // The gate goes first in the API router itself (one router level fewer per request) when that is
+  // createGengateRouter's and no tracing middleware goes before it; otherwise a router of its own in front.
+  const router = !tracing && setFrontGate(api, gate) ? api : (tracing ? Router().use(tracing.http) : Router()).use(ready).use(api);
   const openaiRouter = openaiApi ? (tracing ? Router().use(tracing.http) : Router()).use(ready).use(openaiApi) : null;
 
   let workers: HostWorkers | null = null;

@@ -64,7 +64,7 @@ export const HOST_TOKENS = {
   Ops: hostToken<Ops>('Ops'),
   /** Every use case and port the routers and workers receive, resolved from their tokens. */
   UseCases: hostToken<GengateUseCases>('UseCases'),
-  /** The /api/v1 router (without the start-up gate createGengateHost puts in front). */
+  /** The /api/v1 router. createGengateHost puts its start-up gate in its first layer when it is createGengateRouter's (without tracing), else in a router of its own in front. */
   ApiRouter: hostToken<Router>('ApiRouter'),
   /** The OpenAI-compatible router, or null. */
   OpenAIRouter: hostToken<Router | null>('OpenAIRouter'),

@@ -3,11 +3,12 @@ import { Router } from 'express';
 import type { Logger } from 'pino';
 import { createMemoryKeyRateLimiter } from '../limits/create-rate-limiters.js';
 import { createClientIpResolver } from './client-ip.js';
+import { frontWithSlot } from './front-gate.js';
 import { authenticate, callerResolver, pollsAndSubmissions, type AuthenticationSeam, type RequestAuth, type RequestAuthenticator } from './middleware/authenticate.js';
 import { errorHandler, notFound, rememberApiRoot } from './middleware/error-handler.js';
 import { jsonBody } from './middleware/json-body.js';
 import { rateLimit } from './middleware/rate-limit.js';
-import { requestContext } from './middleware/request-context.js';
+import { requestContextHandler } from './middleware/request-context.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { billingRoutes } from './routes/billing.js';
 import { usageRoutes } from './routes/usage.js';
@@ -90,8 +91,15 @@ export function createGengateRouter(options: GengateRouterOptions): Router {
   const seam: AuthenticationSeam | undefined = options.authenticate ? { authenticate: options.authenticate, ...signInHint } : undefined;
   const fileSeam = options.authenticateFiles ?? options.authenticate;
   const limit = rateLimit(options.rateLimiter ?? createMemoryKeyRateLimiter());
-  router.use(requestContext(options.logger, options.refusalSummaryMs === undefined ? {} : { refusalSummaryMs: options.refusalSummaryMs }));
-  router.use(rememberApiRoot);
+  const context = requestContextHandler(options.logger, options.refusalSummaryMs === undefined ? {} : { refusalSummaryMs: options.refusalSummaryMs });
+  // One layer: the start-up gate createGengateHost may put in front (setFrontGate), where the router is
+  // mounted (for the messages), the request context.
+  router.use(
+    frontWithSlot(router, (req, res, next) => {
+      rememberApiRoot(req, res);
+      return context(req, res, next);
+    }),
+  );
   // The poll and the submission first, behind the same authentication (a cached key will do: their
   // statements re-check the key) and rate limit as every route below: the most frequent requests walk no
   // other router.

@@ -1,5 +1,5 @@
 import { GatewayError, isGatewayError, type ErrorType } from '@gengate/core';
-import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { ERROR_TYPE_LOCAL } from '../refusal-log.js';
 
 /**
@@ -47,10 +47,9 @@ const DEFAULT_API_ROOT = '/api/v1';
  * Remembers where the gateway's router is mounted (`req.baseUrl`, e.g. `/ai`), so that messages naming
  * an endpoint (`GET /api/v1/models`, `POST /api/v1/billing/topup`) name the path the caller used.
  */
-export const rememberApiRoot: RequestHandler = (req, res, next) => {
+export function rememberApiRoot(req: Request, res: Response): void {
   res.locals['apiRoot'] = req.baseUrl;
-  next();
-};
+}
 
 /** The message with the default API root replaced by the mount the caller used (when it was remembered). */
 export function messageForMount(message: string, apiRoot: unknown): string {

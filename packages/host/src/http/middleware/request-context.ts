@@ -93,6 +93,11 @@ function giveLog(req: WithLog, log: () => Logger): void {
  * the end-of-request line is written by the base logger with the same `req` object.
  */
 export function requestContext(logger: Logger, opts: { readonly refusalSummaryMs?: number } = {}): RequestHandler[] {
+  return [requestContextHandler(logger, opts)];
+}
+
+/** requestContext's one middleware, for a router that calls it from a middleware of its own (createGengateRouter's first). */
+export function requestContextHandler(logger: Logger, opts: { readonly refusalSummaryMs?: number } = {}): RequestHandler {
   const refusals = refusalLogFor(logger, opts.refusalSummaryMs);
   // The end-of-request line has a fixed shape (the request id, method and redacted URL, the status, the
   // time) that no redacted field names: written without the path redaction, which cloned and walked
@@ -130,5 +135,5 @@ export function requestContext(logger: Logger, opts: { readonly refusalSummaryMs
     res.on('close', ended);
     runWithRequestLogger(log, next);
   };
-  return [context];
+  return context;
 }
