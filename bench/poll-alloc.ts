@@ -13,8 +13,9 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { abHosts, perRoundRatios, roundOrder, type ScratchHost } from './sections/ab-rounds.js';
-import { createKeys, measure, submitOne } from './sections/gengate.js';
+import { abHosts, perRoundRatios, roundOrder } from './sections/ab-rounds.js';
+import { measure } from './sections/gengate.js';
+import { withTask, type PolledHost } from './sections/polled-host.js';
 import { PROBE_DIR } from './sections/memory.js';
 import { arg, f0, f2, load3, median } from './support/bench-args.js';
 
@@ -23,10 +24,6 @@ const SECONDS = Number(arg('--seconds') ?? 4);
 const BASE = arg('--base');
 const CONNECTIONS = 10;
 
-interface Subject extends ScratchHost {
-  readonly url: string;
-  readonly headers: Record<string, string>;
-}
 
 interface Row {
   readonly subject: string;
@@ -36,7 +33,7 @@ interface Row {
 }
 
 /** The host's allocation while `during` runs, in bytes. */
-async function allocatedDuring<T>(s: Subject, during: () => Promise<T>): Promise<{ bytes: number; result: T }> {
+async function allocatedDuring<T>(s: PolledHost, during: () => Promise<T>): Promise<{ bytes: number; result: T }> {
   const file = join(PROBE_DIR, `alloc-${s.host.pid}.json`);
   rmSync(file, { force: true });
   process.kill(s.host.pid, 'SIGWINCH');
@@ -50,11 +47,8 @@ async function allocatedDuring<T>(s: Subject, during: () => Promise<T>): Promise
 async function main(): Promise<void> {
   process.env['GENGATE_BENCH_ALLOC'] = '1';
   process.stdout.write(`gengate bench:poll-alloc, load average ${load3()}; ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections\n`);
-  const subjects: Subject[] = [];
-  for (const h of await abHosts({ base: BASE, tcpVsSocket: false, worker: false })) {
-    const [key = ''] = await createKeys(h.dbUrl, 1);
-    subjects.push({ ...h, url: `${h.host.url}/api/v1/run/tasks/${await submitOne(h.host, key)}`, headers: { authorization: `Bearer ${key}` } });
-  }
+  const subjects: PolledHost[] = [];
+  for (const h of await abHosts({ base: BASE, tcpVsSocket: false, worker: false })) subjects.push(await withTask(h));
   const rows: Row[] = [];
   try {
     for (const s of subjects) await measure(s.host, { url: s.url, connections: CONNECTIONS, durationSeconds: 2, headerSets: [s.headers] });

@@ -14,8 +14,9 @@
  */
 import { cpus } from 'node:os';
 import { measureAnchor, startExpressAnchor } from './sections/anchors.js';
-import { createKeys, measure, measureOpen, submitOne, type Measured } from './sections/gengate.js';
-import { abHosts, roundOrder, type ScratchHost } from './sections/ab-rounds.js';
+import { measure, measureOpen, type Measured } from './sections/gengate.js';
+import { withTask, type PolledHost } from './sections/polled-host.js';
+import { abHosts, roundOrder } from './sections/ab-rounds.js';
 import { arg, f0, f1, f2, load3, median } from './support/bench-args.js';
 
 const ROUNDS = Number(arg('--rounds') ?? 3);
@@ -26,11 +27,6 @@ const BASE = arg('--base');
 const TCP_VS_SOCKET = process.argv.includes('--tcp-vs-socket');
 const CONNECTIONS = 10;
 
-/** A host under test with the task it is polled for. */
-interface Subject extends ScratchHost {
-  readonly url: string;
-  readonly headers: Record<string, string>;
-}
 
 interface Row {
   readonly subject: string;
@@ -39,17 +35,10 @@ interface Row {
   readonly fixed: Measured;
 }
 
-/** One key and one submitted task on the host's database: what it is polled for. */
-async function withTask(h: ScratchHost): Promise<Subject> {
-  const [key = ''] = await createKeys(h.dbUrl, 1);
-  const taskId = await submitOne(h.host, key);
-  return { ...h, url: `${h.host.url}/api/v1/run/tasks/${taskId}`, headers: { authorization: `Bearer ${key}` } };
-}
-
 async function main(): Promise<void> {
   process.stdout.write(`gengate bench:poll on ${cpus().length} cores, load average ${load3()}, ${process.env['DATABASE_URL'] ? 'DATABASE_URL' : 'embedded PostgreSQL'}; ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections\n`);
   const anchor = await startExpressAnchor();
-  const subjects: Subject[] = [];
+  const subjects: PolledHost[] = [];
   for (const h of await abHosts({ base: BASE, tcpVsSocket: TCP_VS_SOCKET, worker: false })) subjects.push(await withTask(h));
   const rows: Row[] = [];
   try {
