@@ -30,7 +30,7 @@ export type { ImageTokenPrices, LongContextPrices, ModelPricing, PriceSource, Pr
 export { toModelView } from './model/model.js';
 export type { ModelDescriptor, ModelView, ProviderParamsObject, ProviderParamsSchema } from './model/model.js';
 export { isEndState, TASK_STATUSES } from './model/task.js';
-export type { TaskOutputFile, TaskRecord, TaskStatus, TaskView, TaskViewSource, TaskWarning } from './model/task.js';
+export type { OutputBodies, TaskOutputFile, TaskRecord, TaskStatus, TaskView, TaskViewSource, TaskWarning } from './model/task.js';
 export type { ApiKeyLimits, ApiKeyRecord, ApiKeyView, BudgetPeriod, CreatedApiKeyView, KeyControls, KeyRefusal, KeyUsage } from './model/api-key.js';
 export { BUDGET_PERIODS, keyControlsOf, NO_KEY_CONTROLS } from './model/api-key.js';
 export type { KeyBudgetStore } from './ports/key-budget-store.js';
@@ -151,6 +151,7 @@ export type { GateState, SubmissionGate } from './ports/submission-gate.js';
 export { NO_USAGE_READER, type UsageReader } from './ports/usage-reader.js';
 export { USAGE_GROUPS, providerOfModelId, type UsageCounts, type UsageDimension, type UsageGroup, type UsageGroupRow, type UsageQuery } from './model/usage.js';
 export { LATENCY_BUCKET_BOUNDS_MS, LATENCY_BUCKETS, latencyBucketOf, latencyPercentile } from './model/latency-histogram.js';
+export { readOutput } from './services/read-output.js';
 export { UsageReport, USAGE_FIGURE_COLUMNS, USAGE_GROUP_COLUMNS } from './services/usage-report.js';
 export type { UsageAnswer, UsageFiguresView, UsageReportView, UsageRowView } from './services/usage-report.js';
 export { MemoryUsageReader } from './memory/memory-usage-reader.js';

@@ -53,7 +53,8 @@ describe('an embedder replaces any port by rebinding it before the first resolve
   });
 
   it('every port rebound is the one the use cases hold (none holds the original), and a task runs through them', async () => {
-    const container = createGengateContainer(config(false));
+    // Results kept in the blob store (not with the task), so that the run goes through the rebound BlobStore too.
+    const container = createGengateContainer({ ...config(false), execution: { inlineResultMaxBytes: 0 } });
     const calls = new Map<string, number>();
     const originals = new Map<Port, object>();
     const rebound = new Map<Port, object>();
