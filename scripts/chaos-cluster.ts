@@ -155,9 +155,11 @@ async function main(): Promise<void> {
   await waitUntilSettled(client, 150_000);
   console.log(`settled at ${Math.round((Date.now() - started) / 1000)} s`);
   await checkTaskOutcomes(client, db.url, TASKS, new Set(received.keys()), check);
-  const { rows: attempts } = await client.query<{ retried: number; dup_callbacks: number }>(
+  const { rows: attempts } = await client.query<{ retried: number; dup_callbacks: number; stored: number; inline: number }>(
     `select (select count(*)::int from gengate.tasks where attempts > 1) as retried,
-            (select count(*)::int from (select task_id from gengate.callback_attempts where delivered group by task_id having count(*) > 1) x) as dup_callbacks`,
+            (select count(*)::int from (select task_id from gengate.callback_attempts where delivered group by task_id having count(*) > 1) x) as dup_callbacks,
+            (select count(*)::int from gengate.tasks t, jsonb_array_elements(t.outputs) o where t.status = 'success' and o->'inline' is null) as stored,
+            (select count(*)::int from gengate.tasks t, jsonb_array_elements(t.outputs) o where t.status = 'success' and o->'inline' is not null) as inline`,
   );
 
   // Every result file, through both API processes: whole (the same bytes from each) and one range.
@@ -198,7 +200,13 @@ async function main(): Promise<void> {
   } while (token);
   s3Client.destroy();
   const localFiles = existsSync(join(dataDir, 'files')) ? readdirSync(join(dataDir, 'files')).length : 0;
-  check('result files live in S3, none on a local disk', objects >= files && localFiles === 0, `${objects} objects under ${S3_PREFIX}/, ${localFiles} local task folders`);
+  // Small results are kept with their task (INLINE_RESULT_MAX_BYTES); every other one is an S3 object.
+  const stored = attempts[0]?.stored ?? 0;
+  check(
+    'result files live in S3 (those not kept with their task), none on a local disk',
+    stored > 0 && objects >= stored && localFiles === 0,
+    `${objects} objects under ${S3_PREFIX}/ for ${stored} stored results (${attempts[0]?.inline ?? 0} kept with their task), ${localFiles} local task folders`,
+  );
   console.log(
     `chaos:cluster: SIGKILLed ${kills.join(', ')}; ${attempts[0]?.retried} tasks needed more than one attempt; ${attempts[0]?.dup_callbacks} callbacks delivered more than once (at-least-once); ${Math.round((Date.now() - started) / 1000)} s`,
   );
