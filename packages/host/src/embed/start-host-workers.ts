@@ -55,6 +55,7 @@ export async function startHostWorkers(d: HostWorkerDeps, which: HostWorkerSelec
         checkConcurrency: settings.checkConcurrency,
         providerLimits: (id) => settings.providerLimits(id),
         providerIds: gengate.registry.adapters().map((a) => a.providerId),
+        fetchPool: d.pool,
         logger,
         ...(d.tracing ? { tracing: { tracing: d.tracing, taskOf: taskTraceReader(d.pool, d.schema) } } : {}),
       })

@@ -1,9 +1,11 @@
 import type { GengateUseCases, ProviderLimits } from '@gengate/core';
+import type pg from 'pg';
 import type { Job, JobResult, JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { runAsJob } from '../postgres/current-job.js';
 import { startJobDispatcher } from './job-dispatcher.js';
 import { QUEUES } from '../postgres/boss-queues.js';
+import { unflushedFetchDb } from '../postgres/unflushed-fetch.js';
 import type { HostTracing, TaskTrace, TracedJob } from '../tracing/host-tracing.js';
 
 interface GenerateJob {
@@ -29,6 +31,11 @@ export interface GenerationWorkerOptions {
   readonly providerLimits?: (providerId: string) => ProviderLimits;
   /** Provider ids whose limits the queue should know of (pg-boss group tiers). */
   readonly providerIds?: readonly string[];
+  /**
+   * The pool on which generation jobs are fetched without waiting for the fetch's WAL flush
+   * (unflushedFetchDb); absent: on pg-boss's own pool, each fetch waiting for its flush.
+   */
+  readonly fetchPool?: pg.Pool;
   readonly logger: Logger;
   /** With tracing on: each job runs under its task's trace, read by `taskOf` (absent: no span, no read). */
   readonly tracing?: { readonly tracing: HostTracing; readonly taskOf: (taskId: string) => Promise<TaskTrace | null> };
@@ -74,6 +81,7 @@ export async function startGenerationWorker(boss: PgBoss, gengate: Pick<GengateU
     queue: QUEUES.generate,
     slots: opts.concurrency ?? 32,
     pollingIntervalMs: 500,
+    ...(opts.fetchPool ? { fetchDb: unflushedFetchDb(opts.fetchPool) } : {}),
     ...(Object.keys(tiers).length > 0 ? { groupConcurrency: { default: NO_GROUP_LIMIT, tiers } } : {}),
     logger: opts.logger,
   };

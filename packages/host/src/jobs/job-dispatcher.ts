@@ -1,6 +1,7 @@
 import type { FetchGroupConcurrencyOptions, Job, JobWithMetadata, PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { BOSS_SCHEMA } from '../postgres/boss-queues.js';
+import type { BossDb } from '../postgres/unflushed-fetch.js';
 import { runAsSettlingJob } from '../postgres/current-job.js';
 import { registerLocalWaker } from '../postgres/job-wakeups.js';
 
@@ -30,6 +31,8 @@ interface DispatcherSettings<T, J extends Job<T>> {
    * fetch returned beyond its cap are given back at once (giveBack: claimable again, same attempt).
    */
   readonly perGroupLimit?: number;
+  /** Where the fetch runs, when not on pg-boss's own pool (unflushedFetchDb: generation jobs). */
+  readonly fetchDb?: BossDb;
   readonly logger: Logger;
   /** Runs one job; `signal` aborts on the job's expiry and when its claim is lost (the handler adds its own shutdown). */
   readonly handle: (job: J, signal: AbortSignal) => Promise<unknown>;
@@ -118,6 +121,7 @@ export function startJobDispatcher<T, J extends Job<T> = JobWithMetadata<T>>(bos
             includeMetadata,
             ...(opts.groupConcurrency !== undefined ? { groupConcurrency: opts.groupConcurrency } : {}),
             ...(full.length > 0 ? { ignoreGroups: full } : {}),
+            ...(opts.fetchDb ? { db: opts.fetchDb } : {}),
           })) as J[];
           backlog = jobs.length === free;
           const excess: string[] = [];
