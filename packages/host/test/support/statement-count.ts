@@ -15,9 +15,12 @@ import { startServer } from '../../src/server/start-server.js';
  * (one client, excluded) are not counted. Shared by `npm run bench:statements` and its test.
  */
 
-const GENERATE_FETCH = 'pg-boss: fetch of gengate-generate';
+export const GENERATE_FETCH = 'pg-boss: fetch of gengate-generate';
 /** Fetches of every other queue: without callbacks nobody sends them a job in this count, so they are timer-driven polling. */
 export const IDLE_POLLING = 'pg-boss: fetch of other queues (callback jobs; idle workers polling)';
+
+/** The generation fetch's transaction (unflushedFetchDb): BEGIN, this, the fetch, COMMIT, in one write. */
+export const UNFLUSHED_FETCH = 'pg-boss: fetch of gengate-generate, its commit unflushed (SET LOCAL synchronous_commit)';
 
 /** pg-boss's supervision, queue statistics and gengate's queue gauge: on timers, whatever the tasks do. */
 export const MAINTENANCE = 'background: pg-boss maintenance, queue statistics, queue gauge';
@@ -29,6 +32,7 @@ export const ROUTE_HEALTH_SYNC = 'background: route breakers, batched outcomes a
 const KINDS: readonly (readonly [string, RegExp])[] = [
   [MAINTENANCE, /^BEGIN;\s*SET LOCAL lock_timeout|pgboss\.version|pg_class|pg_stat_user_tables|from "?pgboss"?\.queue\b|q\.queued_count/i],
   [ROUTE_HEALTH_SYNC, /\.route_health(_seconds)?\b/i],
+  [UNFLUSHED_FETCH, /^\s*set local synchronous_commit = off\s*$/i],
   ['BEGIN', /^\s*begin\b/i],
   ['COMMIT', /^\s*commit\b/i],
   ['ROLLBACK', /^\s*rollback\b/i],
