@@ -5,7 +5,7 @@ import { HOST_TOKENS } from '../host-tokens.js';
 import { BOSS_SCHEMA } from '../postgres/boss-queues.js';
 import { currentJob, jobSettled } from '../postgres/current-job.js';
 import type { Queryable } from '../postgres/queryable.js';
-import { toTask, type TaskRow } from '../postgres/pg-task-store.js';
+import { toTask, type TaskRow } from '../postgres/task-row.js';
 import { checkSchemaName } from '../postgres/schema.js';
 
 export interface CallbackAttemptView {
