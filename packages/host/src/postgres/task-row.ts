@@ -3,7 +3,7 @@ import type { UpstreamMetadata } from '@gengate/core/adapter';
 import { outputBodiesOf } from './output-bodies.js';
 import { toSafeInt } from './queryable.js';
 
-/** A row of the tasks table. */
+/** A row of the tasks table, as the statements that map it to a TaskRecord (toTask) read it. */
 export interface TaskRow {
   id: string;
   user_id: string;
@@ -27,7 +27,7 @@ export interface TaskRow {
   poll_seq: number;
   webhook_payload: JsonValue | null;
   outputs: TaskRecord['outputs'];
-  /** Migration 030. */
+  /** Migration 030. Read only by the statements of one task for its reader (not in TASK_COLUMNS). */
   output_bodies?: (Uint8Array | null)[] | null;
   warnings: TaskRecord['warnings'];
   error_message: string | null;
@@ -40,6 +40,50 @@ export interface TaskRow {
   started_at: Date | null;
   finished_at: Date | null;
 }
+
+/**
+ * Every column toTask reads but the inline outputs' bytes (`output_bodies`, up to 4 KiB each): a list of
+ * tasks, a claim, a sweep or a callback has no use for them, and `select *` would ship them with every row.
+ * A Record, so that a field added to TaskRow fails to compile until it is listed here (or left out on purpose).
+ */
+const LISTED: Record<Exclude<keyof TaskRow, 'output_bodies'>, true> = {
+  id: true,
+  user_id: true,
+  member_id: true,
+  api_key_id: true,
+  model_id: true,
+  modality: true,
+  status: true,
+  request: true,
+  callback_url: true,
+  quoted_micro: true,
+  quoted_cost_micro: true,
+  charged_micro: true,
+  cost_micro: true,
+  reported_cost_micro: true,
+  usage: true,
+  upstream_metadata: true,
+  progress: true,
+  admitted: true,
+  poll_seq: true,
+  webhook_payload: true,
+  outputs: true,
+  warnings: true,
+  error_message: true,
+  upstream_handle: true,
+  attempts: true,
+  route_id: true,
+  route_attempts: true,
+  created_at: true,
+  started_at: true,
+  finished_at: true,
+};
+const NAMES = Object.keys(LISTED);
+
+/** The select list of a statement that maps tasks rows to TaskRecords (toTask), without `output_bodies`. */
+export const TASK_COLUMNS = NAMES.join(', ');
+/** TASK_COLUMNS qualified by the alias `t` (statements over `tasks t`). */
+export const TASK_COLUMNS_OF_T = NAMES.map((c) => `t.${c}`).join(', ');
 
 /** An attempt as the jsonb array `route_attempts` keeps it. */
 export interface RouteAttemptRow {
@@ -74,6 +118,7 @@ export const fromAttemptRow = (a: RouteAttemptRow): RouteAttempt => ({
 
 const nullableInt = (v: string | null): number | null => (v === null ? null : toSafeInt(v));
 
+/** The record of a row; `outputBodies` only when the statement read `output_bodies` and it is not null. */
 export const toTask = (r: TaskRow): TaskRecord => ({
   id: r.id,
   userId: r.user_id,
