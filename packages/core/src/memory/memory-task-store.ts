@@ -54,7 +54,8 @@ export class MemoryTaskStore implements TaskStore {
       .filter((t) => t.userId === userId && (filter.memberId === undefined || (t.memberId ?? t.userId) === filter.memberId) && any(filter.statuses, t.status) && any(filter.modelIds, t.modelId) && any(filter.modalities, t.modality))
       .reverse() // insertion order breaks ties between tasks created in the same millisecond
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
-    return { items: all.slice((page - 1) * perPage, page * perPage), total: all.length };
+    // As a PostgreSQL page: no inline outputs' bytes (TaskStore.listForUser).
+    return { items: all.slice((page - 1) * perPage, page * perPage).map(({ outputBodies: _, ...t }) => t), total: all.length };
   }
   async findForUser(id: string, userId: string) {
     const t = this.db.tasks.get(id);

@@ -125,7 +125,7 @@ export interface TaskStore {
    * nothing sent), its route becomes the task's `routeId`. Written whatever the task's status.
    */
   recordRouteAttempt(id: string, attempt: RouteAttempt): Promise<void>;
-  /** One page of the user's tasks matching the filter, newest first (created_at, then id, descending), and the total. */
+  /** One page of the user's tasks matching the filter, newest first (created_at, then id, descending), and the total; without `outputBodies` (findById has them). */
   listForUser(userId: string, filter: TaskListFilter, page: number, perPage: number): Promise<Page<TaskRecord>>;
   findById(id: string): Promise<TaskRecord | null>;
   findForUser(id: string, userId: string): Promise<TaskRecord | null>;

@@ -5,7 +5,7 @@ import { HOST_TOKENS } from '../host-tokens.js';
 import { BOSS_SCHEMA } from '../postgres/boss-queues.js';
 import { currentJob, jobSettled } from '../postgres/current-job.js';
 import type { Queryable } from '../postgres/queryable.js';
-import { toTask, type TaskRow } from '../postgres/pg-task-store.js';
+import { TASK_COLUMNS_OF_T, toTask, type TaskRow } from '../postgres/task-row.js';
 import { checkSchemaName } from '../postgres/schema.js';
 
 export interface CallbackAttemptView {
@@ -30,7 +30,7 @@ const callbackSql = (schema: string) => ({
   // end does: gengate_complete_job, fenced to the attempt the worker fetched.
   recordAndComplete: `with recorded as (insert into ${schema}.callback_attempts (task_id, url, status_code, delivered, error, duration_ms) values ($1, $2, $3, $4, $5, $6))
        select ${schema}.gengate_complete_job($7, $8, $9, $10)`,
-  delivery: `select t.*, exists (select 1 from ${schema}.callback_attempts a where a.task_id = t.id and a.delivered) as delivered, u.webhook_secret
+  delivery: `select ${TASK_COLUMNS_OF_T}, exists (select 1 from ${schema}.callback_attempts a where a.task_id = t.id and a.delivered) as delivered, u.webhook_secret
        from ${schema}.tasks t join ${schema}.organizations u on u.id = t.user_id where t.id = $1`,
   isDelivered: `select 1 from ${schema}.callback_attempts where task_id = $1 and delivered`,
   owner: `select 1 from ${schema}.tasks where id = $1 and user_id = $2`,
@@ -83,8 +83,9 @@ export class CallbackRepository {
   }
 
   /**
-   * What a delivery needs, in one query: the task, whether a callback for it was delivered already, and
-   * its user's signing secret (created on first use). Null when there is no such task.
+   * What a delivery needs, in one query: the task (without its inline outputs' bytes: the callback's body
+   * is the task's view), whether a callback for it was delivered already, and its user's signing secret
+   * (created on first use). Null when there is no such task.
    */
   async delivery(taskId: string): Promise<{ task: TaskRecord; delivered: boolean; secret: string } | null> {
     const { rows } = await this.db.query<TaskRow & { delivered: boolean; webhook_secret: string | null }>(

@@ -1,5 +1,7 @@
 import type { Queryable } from './queryable.js';
-import type { TaskClaims, TaskRow, TaskSql } from './pg-task-store.js';
+import type { TaskClaims } from './pg-task-store.js';
+import type { TaskSql } from './sql/tasks.js';
+import type { TaskRow } from './task-row.js';
 import { TurnBatch } from './turn-batch.js';
 
 interface Claim {

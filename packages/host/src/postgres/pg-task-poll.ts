@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { TaskPoll, TaskViewSource } from '@gengate/core';
 import { checkSchemaName } from './schema.js';
-import { fromAttemptRow, type TaskRow } from './pg-task-store.js';
+import { fromAttemptRow, type TaskRow } from './task-row.js';
 import { TurnBatch } from './turn-batch.js';
 
 /** The task as the poll's statement builds it (json_build_object): the columns of its view, not the whole row. */

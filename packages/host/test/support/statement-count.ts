@@ -46,7 +46,7 @@ const KINDS: readonly (readonly [string, RegExp])[] = [
   ['key lookup by hash', /from \S+\.api_keys where secret_hash/i],
   ['key last-used touch', /update \S+\.api_keys set last_used_at/i],
   ['rate-limit counter', /gengate_rate_limits/i],
-  ['worker: task read by id', /^\s*select \* from \S+\.tasks where id = \$1\s*$/i],
+  ['worker: task read by id', /^\s*select [\w\s,.]+ from \S+\.tasks where id = \$1\s*$/i],
   ['worker: mark generating', /update \S+\.tasks (?:t )?set status = 'generating'/i],
   ['poll: task by id and owner', /from \S+\.tasks where id = \$1 and user_id = \$2|from \S+\.tasks t where t\.id = q\.task_id and t\.user_id = q\.user_id/i],
   [GENERATE_FETCH, /j\.name = 'gengate-generate'\s[\s\S]*SKIP LOCKED/],

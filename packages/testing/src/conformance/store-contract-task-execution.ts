@@ -109,6 +109,10 @@ export function describeTaskExecutionContract(f: StoreFixtures): void {
     expect(done?.outputs).toEqual(outputs);
     expect(done?.outputBodies?.map((b) => (b === null ? null : new TextDecoder().decode(b)))).toEqual(['a small answer', null]);
     expect((await stores().tasks.findForUser(task.id, user.id))?.outputBodies?.length).toBe(2);
+    // A page of tasks ships none of their bytes: the task is listed, its outputs too.
+    const listed = (await stores().tasks.listForUser(user.id, {}, 1, 10)).items.find((t) => t.id === task.id);
+    expect(listed?.outputs).toEqual(outputs);
+    expect(listed && 'outputBodies' in listed).toBe(false);
 
     await stores().tasks.deleteOutputBodies(task.id);
     const deleted = await stores().tasks.findById(task.id);
