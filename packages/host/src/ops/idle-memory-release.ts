@@ -66,7 +66,7 @@ function exposedGc(): ExposedGc {
  * Gives the JavaScript heap's spare pages back to the operating system when a busy process goes idle.
  *
  * Under load V8 grows the old space (requests that outlive a young-generation collection are promoted)
- * and keeps the pages after collecting them: measured by `npm run bench` (docs/benchmarks.md, "Resident
+ * and keeps the pages after collecting them: measured by `npm run bench` (docs/benchmarks-history.md, "Resident
  * memory"), a host held 119 MB of old space for 35 MB of objects after the submission loads. V8 gives such
  * pages back only in a memory-reducing collection, which it starts by itself late or never in a server
  * process. So after a busy period (a sample at `busyUtilization` or more) the first idle sample (at

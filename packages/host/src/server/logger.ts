@@ -51,7 +51,7 @@ export function createLogger(opts: { level: string; destination?: DestinationStr
  * Standard output, written in batches: a line waits until 16 KiB are buffered or for at most 100 ms
  * (a write takes up to 64 KiB),
  * so a busy process makes one write system call per batch instead of one per request (measured in
- * docs/benchmarks.md). Pino flushes what is buffered when the process exits, even by process.exit();
+ * docs/benchmarks-history.md). Pino flushes what is buffered when the process exits, even by process.exit();
  * only a SIGKILL loses the last 100 ms of lines.
  *
  * Each line is handed to the buffer as its UTF-8 bytes (SonicBoom's `buffer` content mode): in its text

@@ -15,7 +15,7 @@ import { assertTaskId, BLOB_KEY, blobKeyExtension } from './blob-keys.js';
  * Whole bodies up to this size (chat text, small images) are written synchronously: mkdir, open, write and
  * close as four system calls of the event loop's thread, where the thread pool costs each of them a hand-off
  * and a wake-up (futex, eventfd, epoll: ~26 system calls per chat result, more than half of a pipeline
- * task's, docs/benchmarks.md). On a local disk these land in the page cache in microseconds; a slow or
+ * task's, docs/benchmarks-history.md). On a local disk these land in the page cache in microseconds; a slow or
  * network filesystem would make the loop wait: use the S3 store there. Larger bodies stay on the pool.
  */
 const SYNC_WRITE_MAX = 64 * 1024;

@@ -26,6 +26,8 @@ declare
 begin
   insert into ${schema}.accounts (user_id) values (p_user_id) on conflict do nothing;
   perform 1 from ${schema}.accounts where user_id = p_user_id for update;
+  -- 020: the ends committed since the last fold, once for the batch (see gengate_submit_locked_task).
+  perform ${schema}.gengate_fold_pending(p_user_id);
   for i in
     select * from rows from (jsonb_to_recordset(p_items) as (
       task_id uuid, api_key_id uuid, model_id text, modality text, request jsonb, callback_url text,
