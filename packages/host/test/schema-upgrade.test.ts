@@ -67,8 +67,10 @@ describe('upgrading a database whose gengate tables are in public', () => {
       create table public.key_spend (api_key_id uuid, period_start timestamptz, held_micro bigint not null default 0,
         charged_micro bigint not null default 0, soft_alerted boolean not null default false, primary key (api_key_id, period_start));
       create view public.key_spend_totals as select * from public.key_spend`);
-    // And of a member's spend limit (migrations 025 and 026): the submitting member on the task and its hold, no memberships.
-    await pool.query(`alter table public.tasks add column member_id uuid;
+    // And of a member's spend limit (migrations 025 and 026): the submitting member on the task and its hold, no memberships;
+    // and the task's route (021) and inline outputs (030), which today's task store names in its statements.
+    await pool.query(`alter table public.tasks add column member_id uuid, add column route_id text,
+        add column route_attempts jsonb not null default '[]'::jsonb, add column output_bodies bytea[];
       alter table public.holds add column member_id uuid, add column member_period_start timestamptz;
       create table public.organization_members (organization_id uuid, user_id uuid, spend_limit_micro bigint, budget_period text)`);
     const boss = await createBoss({ connectionString: db.url, logger });
@@ -90,7 +92,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
     await pool.query('drop view public.account_totals');
     await pool.query(KEY_CONTROL_STAND_INS.map((c) => `alter table public.api_keys drop column ${c.split(' ')[0]}`).join('; '));
     await pool.query('alter table public.holds drop column api_key_id, drop column key_period_start; drop view public.key_spend_totals; drop table public.key_spend');
-    await pool.query('alter table public.tasks drop column member_id; alter table public.holds drop column member_id, drop column member_period_start; drop table public.organization_members');
+    await pool.query('alter table public.tasks drop column member_id, drop column route_id, drop column route_attempts, drop column output_bodies; alter table public.holds drop column member_id, drop column member_period_start; drop table public.organization_members');
     const rowsBefore = await count(pool, 'select ((select count(*) from users) + (select count(*) from api_keys) + (select count(*) from transactions) + (select count(*) from holds))::int as n');
 
     const server = await startServer(loadConfig({ DATABASE_URL: db.url, GENGATE_DATA_DIR: tempDataDir(), PORT: '0', SANDBOX_LATENCY_MS: '5' }), { logger });
