@@ -1,12 +1,29 @@
 import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
+import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CallbackRepository } from '../src/callbacks/callback-repository.js';
+import { startCallbackWorker } from '../src/jobs/callback-worker.js';
 import { createBoss, QUEUES } from '../src/postgres/boss-queues.js';
 import { unflushedFetchDb } from '../src/postgres/unflushed-fetch.js';
 import { openPool } from './support/open-pool.js';
 
-/** The generation fetch's database: pg-boss's fetch in a transaction of its own with synchronous_commit off. */
+/** Every statement text a pool's clients are sent (the pool's clients patched as they connect). */
+function recordStatements(p: pg.Pool): string[] {
+  const texts: string[] = [];
+  p.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as { query: unknown }).query = (...args: unknown[]) => {
+      const first = args[0];
+      texts.push(typeof first === 'string' ? first : typeof first === 'object' && first !== null && 'text' in first ? String(first.text) : '');
+      return query(...args);
+    };
+  });
+  return texts;
+}
+
+/** The generation and callback fetches' database: pg-boss's fetch in a transaction of its own with synchronous_commit off. */
 describe('unflushedFetchDb', () => {
   let db: TestDatabase;
   let boss: PgBoss;
@@ -46,5 +63,35 @@ describe('unflushedFetchDb', () => {
     await expect(fetchDb.executeSql('select 1 / 0')).rejects.toMatchObject({ code: '22012' });
     const next = await pool.pool.query<{ one: number }>('select 1 as one');
     expect(next.rows[0]).toEqual({ one: 1 });
+  });
+
+  it('is where the callback worker fetches its jobs when given a fetchPool', async () => {
+    const fetchPool = openPool(db.url, 1);
+    const texts = recordStatements(fetchPool.pool);
+    let delivered!: (taskId: string) => void;
+    const handled = new Promise<string>((resolve) => (delivered = resolve));
+    // The delivery finds no task: the handler returns at once and the dispatcher completes the job.
+    const callbacks: Pick<CallbackRepository, 'delivery' | 'record'> = {
+      delivery: async (taskId) => {
+        delivered(taskId);
+        return null;
+      },
+      record: async () => undefined,
+    };
+    const id = await boss.send(QUEUES.callback, { taskId: 'cb-1' });
+    const worker = await startCallbackWorker(boss, { callbacks: callbacks as CallbackRepository, urls: { urlFor: () => '' } }, { allowPrivate: false, timeoutMs: 1_000, fetchPool: fetchPool.pool, logger: pino({ level: 'silent' }) });
+    try {
+      expect(await handled).toBe('cb-1');
+      const unflushed = texts.findIndex((t) => /^\s*set local synchronous_commit = off\s*$/i.test(t));
+      expect(unflushed, texts.join('\n')).toBeGreaterThanOrEqual(0);
+      expect(texts[unflushed + 1]).toMatch(/j\.name = 'gengate-callback'[\s\S]*SKIP LOCKED/);
+      expect(texts[unflushed - 1]).toMatch(/^begin$/i);
+      expect(texts[unflushed + 2]).toMatch(/^commit$/i);
+    } finally {
+      await worker.stop();
+      await fetchPool.close();
+    }
+    const job = await boss.getJobById(QUEUES.callback, id ?? '');
+    expect(job?.state).toBe('completed');
   });
 });

@@ -74,6 +74,7 @@ export async function startHostWorkers(d: HostWorkerDeps, which: HostWorkerSelec
             timeoutMs: settings.callbacks.timeoutMs,
             concurrency: settings.callbacks.concurrency,
             perUserConcurrency: settings.callbacks.perUserConcurrency,
+            fetchPool: d.pool,
             logger,
             metrics: d.metrics,
           },

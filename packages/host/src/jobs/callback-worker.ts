@@ -1,5 +1,6 @@
 import type { ResultUrlResolver } from '@gengate/core';
 import { toTaskView } from '@gengate/core/internal';
+import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
@@ -7,6 +8,7 @@ import type { CallbackRepository } from '../callbacks/callback-repository.js';
 import { AttemptAbortedError, ForbiddenTargetError, postCallback } from '../callbacks/post-callback.js';
 import type { WorkerMetrics } from '../ops/gengate-metrics.js';
 import { QUEUES } from '../postgres/boss-queues.js';
+import { unflushedFetchDb } from '../postgres/unflushed-fetch.js';
 import { startJobDispatcher } from './job-dispatcher.js';
 
 export interface CallbackWorkerOptions {
@@ -22,6 +24,11 @@ export interface CallbackWorkerOptions {
    * jobs before claiming and overshoots when many workers fetch at once; the in-process count is exact.)
    */
   readonly perUserConcurrency?: number;
+  /**
+   * The pool on which callback jobs are fetched without waiting for the fetch's WAL flush
+   * (unflushedFetchDb); absent: on pg-boss's own pool, each fetch waiting for its flush.
+   */
+  readonly fetchPool?: pg.Pool;
   readonly logger: Logger;
   /** Counts each attempt as delivered, retried or abandoned. */
   readonly metrics?: Pick<WorkerMetrics, 'callback'>;
@@ -60,6 +67,7 @@ export async function startCallbackWorker(
     slots: concurrency,
     perGroupLimit: Math.min(opts.perUserConcurrency ?? 4, concurrency),
     pollingIntervalMs: 2_000,
+    ...(opts.fetchPool ? { fetchDb: unflushedFetchDb(opts.fetchPool) } : {}),
     logger: opts.logger,
     handle: async (job, signal) => {
       // pg-boss retries a job that throws until its retry limit; the attempt that reaches it is the last.

@@ -31,7 +31,7 @@ interface DispatcherSettings<T, J extends Job<T>> {
    * fetch returned beyond its cap are given back at once (giveBack: claimable again, same attempt).
    */
   readonly perGroupLimit?: number;
-  /** Where the fetch runs, when not on pg-boss's own pool (unflushedFetchDb: generation jobs). */
+  /** Where the fetch runs, when not on pg-boss's own pool (unflushedFetchDb: generation and callback jobs). */
   readonly fetchDb?: BossDb;
   readonly logger: Logger;
   /** Runs one job; `signal` aborts on the job's expiry and when its claim is lost (the handler adds its own shutdown). */

@@ -16,11 +16,13 @@ import { startServer } from '../../src/server/start-server.js';
  */
 
 export const GENERATE_FETCH = 'pg-boss: fetch of gengate-generate';
-/** Fetches of every other queue: without callbacks nobody sends them a job in this count, so they are timer-driven polling. */
-export const IDLE_POLLING = 'pg-boss: fetch of other queues (callback jobs; idle workers polling)';
+/** Fetches of callback jobs (with callback_url: one per delivery; without: the dispatcher's timer-driven polling). */
+export const CALLBACK_FETCH = 'pg-boss: fetch of gengate-callback';
+/** Fetches of every other queue: nobody sends them a job in this count, so they are timer-driven polling. */
+export const IDLE_POLLING = 'pg-boss: fetch of other queues (idle workers polling)';
 
-/** The generation fetch's transaction (unflushedFetchDb): BEGIN, this, the fetch, COMMIT, in one write. */
-export const UNFLUSHED_FETCH = 'pg-boss: fetch of gengate-generate, its commit unflushed (SET LOCAL synchronous_commit)';
+/** The generation and callback fetches' transaction (unflushedFetchDb): BEGIN, this, the fetch, COMMIT, in one write. */
+export const UNFLUSHED_FETCH = 'pg-boss: fetch of gengate-generate or gengate-callback, its commit unflushed (SET LOCAL synchronous_commit)';
 
 /** pg-boss's supervision, queue statistics and gengate's queue gauge: on timers, whatever the tasks do. */
 export const MAINTENANCE = 'background: pg-boss maintenance, queue statistics, queue gauge';
@@ -50,6 +52,7 @@ const KINDS: readonly (readonly [string, RegExp])[] = [
   ['worker: mark generating', /update \S+\.tasks (?:t )?set status = 'generating'/i],
   ['poll: task by id and owner', /from \S+\.tasks where id = \$1 and user_id = \$2|from \S+\.tasks t where t\.id = q\.task_id and t\.user_id = q\.user_id/i],
   [GENERATE_FETCH, /j\.name = 'gengate-generate'\s[\s\S]*SKIP LOCKED/],
+  [CALLBACK_FETCH, /j\.name = 'gengate-callback'\s[\s\S]*SKIP LOCKED/],
   [IDLE_POLLING, /SKIP LOCKED/i],
   ['pg-boss: complete', /SET completed_on = /i],
   [MAINTENANCE, /pgboss\.|job_common|queue_cache|^select 1$/i],
