@@ -1,5 +1,5 @@
 /**
- * npm run bench:profile -- [submit|poll|pipeline|v1] [seconds]
+ * npm run bench:profile -- [submit|poll|balance|pipeline|v1] [seconds]
  * (`v1`: non-streamed POST /v1/chat/completions to openai.gpt-4o-mini, against bench:openai's zero-latency fake upstream)
  * Starts the host as `npm run bench` does, with V8's CPU profiler on, drives one load and prints where
  * the host's CPU went: the hottest functions by self time and the packages by total self time. The
@@ -23,7 +23,7 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-const scenario = (process.argv[2] ?? 'submit') as 'submit' | 'poll' | 'pipeline' | 'v1';
+const scenario = (process.argv[2] ?? 'submit') as 'submit' | 'poll' | 'balance' | 'pipeline' | 'v1';
 const seconds = Number(process.argv[3] ?? 6);
 const DIR = join(import.meta.dirname, 'results', 'profiles');
 
@@ -70,8 +70,16 @@ async function main(): Promise<void> {
     const [key = ''] = await createKeys(db.url, 1);
     const headerSets = [{ authorization: `Bearer ${key}`, 'content-type': 'application/json' }];
     const body = scenario === 'v1' ? JSON.stringify({ model: 'openai.gpt-4o-mini', messages: [{ role: 'user', content: 'profile one two three' }], max_tokens: 16 }) : JSON.stringify({ prompt: 'profile', llm_params: { max_tokens: 8 } });
-    const url = scenario === 'v1' ? `${host.url}/v1/chat/completions` : scenario === 'poll' ? `${host.url}/api/v1/run/tasks/${await submitOne(host, key)}` : `${host.url}/api/v1/run/sandbox.echo-chat`;
-    const r = await measure(host, { url, connections: 10, durationSeconds: seconds, headerSets, ...(scenario === 'poll' ? {} : { method: 'POST' as const, body }) });
+    const url =
+      scenario === 'v1'
+        ? `${host.url}/v1/chat/completions`
+        : scenario === 'poll'
+          ? `${host.url}/api/v1/run/tasks/${await submitOne(host, key)}`
+          : scenario === 'balance'
+            ? `${host.url}/api/v1/billing/balance`
+            : `${host.url}/api/v1/run/sandbox.echo-chat`;
+    const get = scenario === 'poll' || scenario === 'balance';
+    const r = await measure(host, { url, connections: 10, durationSeconds: seconds, headerSets, ...(get ? {} : { method: 'POST' as const, body }) });
     process.stdout.write(`${scenario}: ${Math.round(r.rps)} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, ${Math.round(r.cpuMicrosPerRequest)} µs CPU/request (profiler on)\n`);
   } finally {
     await host.stop();
