@@ -142,6 +142,28 @@ for (const pipeline of [true, false]) {
       expect(await ledgerViolations(h.db.url)).toEqual([]);
     });
 
+    it('folds the ends committed before the batch into the account first: credits a failure released are available to every item', async () => {
+      const { auth, revokedKeyId } = await userWithRevokedKey(10);
+      const batchedIntake = intake();
+      const first = request(auth, revokedKeyId, { quote: 6 });
+      expect(await batchedIntake.accept(first)).toEqual({ outcome: 'accepted', admitted: true });
+      // Its end, as a worker's: no balance alert, so the account row is left alone and the released hold
+      // (and the freed running slot) wait in account_pending for the next holder of the account lock.
+      await h.pool.query(`select gengate.gengate_finish_fail($1, 'upstream failed', now(), null, 8, 2, 50, null, null, null, null)`, [first.task.id]);
+      expect((await h.pool.query('select count(*)::int as n from gengate.account_pending where user_id = $1', [auth.userId])).rows[0]).toEqual({ n: 2 });
+      // Two of 5: only the 10 credits the fold gives back cover both (the row alone still holds 6 of them).
+      const results = await Promise.all([5, 5].map((quote) => batchedIntake.accept(request(auth, revokedKeyId, { quote }))));
+      expect(results).toEqual([
+        { outcome: 'accepted', admitted: true },
+        { outcome: 'accepted', admitted: true },
+      ]);
+      expect((await h.pool.query('select held_micro::bigint as held, running_image as running from gengate.accounts where user_id = $1', [auth.userId])).rows[0]).toEqual({
+        held: String(10 * CREDIT),
+        running: 2,
+      });
+      expect(await ledgerViolations(h.db.url)).toEqual([]);
+    });
+
     it('wakes the workers once for the batch, with how many of its tasks were admitted', async () => {
       const listener = new pg.Client({ connectionString: h.db.url });
       await listener.connect();
