@@ -12,9 +12,9 @@
  * DATABASE_URL's server, else an embedded one.
  */
 import { cpus } from 'node:os';
-import { createKeys, pipeline } from './sections/gengate.js';
-import { abHosts, perRoundRatios, roundOrder, type ScratchHost } from './sections/ab-rounds.js';
-import { arg, f0, load3, median } from './support/bench-args.js';
+import { pipeline } from './sections/gengate.js';
+import { abHosts, runAbRounds } from './sections/ab-rounds.js';
+import { arg, f0, load3 } from './support/bench-args.js';
 
 const ROUNDS = Number(arg('--rounds') ?? 3);
 const TASKS = Number(arg('--tasks') ?? 1_500);
@@ -22,40 +22,24 @@ const BASE = arg('--base');
 const CONNECTIONS = 10;
 const WARMUP_TASKS = 300;
 
-interface Row {
-  readonly subject: string;
-  readonly cpuMicrosPerTask: number;
-  readonly tasksPerSecond: number;
-}
-
 async function main(): Promise<void> {
   process.stdout.write(`gengate bench:pipeline on ${cpus().length} cores, load average ${load3()}, ${process.env['DATABASE_URL'] ? 'DATABASE_URL' : 'embedded PostgreSQL'}; ${ROUNDS} rounds of ${f0(TASKS)} tasks, ${CONNECTIONS} connections\n`);
-  const subjects = await abHosts({ base: BASE, tcpVsSocket: false, worker: true });
-  // One key per round, plus one for the warm-up.
-  const keys = new Map<ScratchHost, string[]>();
-  for (const s of subjects) keys.set(s, await createKeys(s.dbUrl, ROUNDS + 1));
-  const rows: Row[] = [];
-  try {
-    // Warm-up (JIT, pools, the worker's queues) for every process, not counted.
-    for (const s of subjects) await pipeline(s.host, s.dbUrl, keys.get(s)?.[0] ?? '', WARMUP_TASKS, CONNECTIONS);
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const s of roundOrder(subjects, round)) {
-        const run = await pipeline(s.host, s.dbUrl, keys.get(s)?.[round + 1] ?? '', TASKS, CONNECTIONS);
-        // A loaded machine refuses or fails some: said, not fatal (the figures are per task that ended).
-        if (run.refused + run.failed > 0) process.stdout.write(`  ${s.name}: ${run.refused} submissions refused, ${run.failed} tasks failed in this round\n`);
-        rows.push({ subject: s.name, cpuMicrosPerTask: run.cpuMicrosPerTask, tasksPerSecond: run.tasksPerSecond });
-        process.stdout.write(`  round ${round + 1} ${s.name}: ${f0(run.cpuMicrosPerTask)} µs host CPU/task, ${f0(run.tasksPerSecond)} tasks/s; load ${load3()}\n`);
-      }
-    }
-  } finally {
-    for (const s of subjects) await s.close();
-  }
-  process.stdout.write(`\nmedians over ${ROUNDS} rounds; load average at the end ${load3()}\n| host | host CPU µs/task | tasks/s |\n|---|---|---|\n`);
-  for (const s of subjects) {
-    const mine = rows.filter((r) => r.subject === s.name);
-    process.stdout.write(`| ${s.name} | ${f0(median(mine.map((r) => r.cpuMicrosPerTask)))} | ${f0(median(mine.map((r) => r.tasksPerSecond)))} |\n`);
-  }
-  process.stdout.write(perRoundRatios(subjects, rows, { 'CPU per task': (r) => r.cpuMicrosPerTask, 'tasks/s': (r) => r.tasksPerSecond }));
+  await runAbRounds({
+    subjects: await abHosts({ base: BASE, tcpVsSocket: false, worker: true }),
+    rounds: ROUNDS,
+    warmUp: (s, key) => pipeline(s.host, s.dbUrl, key, WARMUP_TASKS, CONNECTIONS),
+    run: async (s, key) => {
+      const run = await pipeline(s.host, s.dbUrl, key, TASKS, CONNECTIONS);
+      // A loaded machine refuses or fails some: said, not fatal (the figures are per task that ended).
+      if (run.refused + run.failed > 0) process.stdout.write(`  ${s.name}: ${run.refused} submissions refused, ${run.failed} tasks failed in this round\n`);
+      return run;
+    },
+    describe: (r) => `${f0(r.cpuMicrosPerTask)} µs host CPU/task, ${f0(r.tasksPerSecond)} tasks/s`,
+    figures: [
+      { header: 'host CPU µs/task', ratio: 'CPU per task', pick: (r) => r.cpuMicrosPerTask, format: f0 },
+      { header: 'tasks/s', ratio: 'tasks/s', pick: (r) => r.tasksPerSecond, format: f0 },
+    ],
+  });
 }
 
 main().catch((err: unknown) => {

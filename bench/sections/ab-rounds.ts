@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { scratchDatabase } from '../../scripts/support/scratch-database.js';
-import { hostEnv } from './gengate.js';
+import { createKeys, hostEnv } from './gengate.js';
 import { startHost, type HostProcess } from '../support/host-process.js';
-import { f2, median } from '../support/bench-args.js';
+import { f2, load3, median } from '../support/bench-args.js';
 
 /** One host of an A/B bench, on a scratch database of its own (and its own result directory). */
 export interface ScratchHost {
@@ -64,3 +64,50 @@ export function perRoundRatios<R extends { readonly subject: string }>(hosts: re
   });
   return `\n${a.name} / ${b.name}, per round: ${parts.join('; ')}\n`;
 }
+
+/** One figure of an A/B bench's rounds: its table column, its name in the per-round ratios, how it is read off a round. */
+export interface AbFigure<R> {
+  readonly header: string;
+  readonly ratio: string;
+  readonly pick: (r: R) => number;
+  readonly format: (n: number) => string;
+}
+
+/**
+ * The rounds of an A/B bench over `subjects` (abHosts), each on its own user: a key per round and one for
+ * the warm-up, the warm-up (JIT, pools, queues; not counted), then `rounds` rounds in alternating order
+ * (roundOrder), each round's line printed as `describe` gives it; the hosts closed at the end, then the
+ * medians of `figures` per host and their per-round ratios.
+ */
+export async function runAbRounds<R>(o: {
+  readonly subjects: readonly ScratchHost[];
+  readonly rounds: number;
+  readonly warmUp: (s: ScratchHost, key: string) => Promise<unknown>;
+  readonly run: (s: ScratchHost, key: string) => Promise<R>;
+  readonly describe: (r: R) => string;
+  readonly figures: readonly AbFigure<R>[];
+}): Promise<void> {
+  const keys = new Map<ScratchHost, string[]>();
+  for (const s of o.subjects) keys.set(s, await createKeys(s.dbUrl, o.rounds + 1));
+  const rows: (R & { readonly subject: string })[] = [];
+  try {
+    for (const s of o.subjects) await o.warmUp(s, keys.get(s)?.[0] ?? '');
+    for (let round = 0; round < o.rounds; round++) {
+      for (const s of roundOrder(o.subjects, round)) {
+        const r = await o.run(s, keys.get(s)?.[round + 1] ?? '');
+        rows.push({ ...r, subject: s.name });
+        process.stdout.write(`  round ${round + 1} ${s.name}: ${o.describe(r)}; load ${load3()}\n`);
+      }
+    }
+  } finally {
+    for (const s of o.subjects) await s.close();
+  }
+  const headers = o.figures.map((f) => f.header);
+  process.stdout.write(`\nmedians over ${o.rounds} rounds; load average at the end ${load3()}\n| host | ${headers.join(' | ')} |\n|---|${headers.map(() => '---|').join('')}\n`);
+  for (const s of o.subjects) {
+    const mine = rows.filter((r) => r.subject === s.name);
+    process.stdout.write(`| ${s.name} | ${o.figures.map((f) => f.format(median(mine.map(f.pick)))).join(' | ')} |\n`);
+  }
+  process.stdout.write(perRoundRatios(o.subjects, rows, Object.fromEntries(o.figures.map((f) => [f.ratio, f.pick]))));
+}
+
