@@ -1,6 +1,6 @@
 import type { WipData } from 'pg-boss';
 import { describe, expect, it } from 'vitest';
-import { parseJobsReady, wakeWorkers, type WorkerWaker } from './job-wakeups.js';
+import { JOBS_READY_CHANNEL, JobWakeups, parseJobsReady, wakeWorkers, type WorkerWaker } from './job-wakeups.js';
 
 function fakeBoss(workers: { id: string; name: string; count: number; state?: WipData['state'] }[]): WorkerWaker & { woken: string[] } {
   const woken: string[] = [];
@@ -40,5 +40,27 @@ describe('parseJobsReady', () => {
     expect(parseJobsReady('gengate-generate')).toBeNull();
     expect(parseJobsReady('a b c')).toBeNull();
     expect(parseJobsReady(undefined)).toBeNull();
+  });
+});
+
+describe('JobWakeups', () => {
+  it("sends one turn's wake-ups as one named prepared statement: every queue with how many jobs it got", async () => {
+    const sent: { name: string; text: string; values: unknown[] }[] = [];
+    let delivered!: () => void;
+    const done = new Promise<void>((resolve) => (delivered = resolve));
+    const wakeups = new JobWakeups({
+      query: async (config) => {
+        sent.push(config);
+        delivered();
+        return { rows: [] };
+      },
+    });
+    wakeups.wake('gengate-generate', 2);
+    wakeups.wake('gengate-callback');
+    wakeups.wake('gengate-generate', 1);
+    await done;
+    expect(sent).toEqual([
+      { name: 'gg_jobs_ready', text: expect.stringContaining('pg_notify($1') as unknown as string, values: [JOBS_READY_CHANNEL, ['gengate-generate', 'gengate-callback'], [3, 1]] },
+    ]);
   });
 });

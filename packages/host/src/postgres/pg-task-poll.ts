@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import type { TaskPoll, TaskViewSource } from '@gengate/core';
+import type { PreparedQueryable } from './queryable.js';
 import { checkSchemaName } from './schema.js';
 import { fromAttemptRow, type TaskRow } from './task-row.js';
 import { TurnBatch } from './turn-batch.js';
@@ -15,11 +16,6 @@ type PolledTaskJson = Pick<TaskRow, 'id' | 'user_id' | 'model_id' | 'status' | '
   request_provider: NonNullable<TaskViewSource['request']['provider']> | null;
   request_models: NonNullable<TaskViewSource['request']['models']> | null;
 };
-
-/** A pg Pool: the poll runs as a named prepared statement. */
-export interface PreparedQueryable {
-  query<R extends object>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
-}
 
 interface PollRow {
   /** Null when the caller has no task with this id. */
