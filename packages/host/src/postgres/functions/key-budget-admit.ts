@@ -41,16 +41,18 @@ begin
       raise exception using errcode = 'GGK29', message = 'gengate: key concurrency exceeded', detail = json_build_object('limit', k.max_concurrent_tasks)::text;
     end if;
   end if;
+  -- The period's spend is read only against a limit: without one, nothing below uses it.
+  if k.spend_limit_micro is null then return v_period; end if;
   select held_micro + charged_micro, soft_alerted into v_spent, v_alerted from ${schema}.key_spend_totals where api_key_id = p_key and period_start = v_period;
   v_spent := coalesce(v_spent, 0);
-  if k.spend_limit_micro is not null and v_spent + p_quoted_micro > k.spend_limit_micro then
+  if v_spent + p_quoted_micro > k.spend_limit_micro then
     v_end := case k.budget_period when 'day' then v_period + interval '1 day' when 'week' then v_period + interval '7 days'
       when 'month' then v_period + interval '1 month' else null end;
     raise exception using errcode = 'GGK02', message = 'gengate: key budget exceeded',
       detail = json_build_object('limit', k.spend_limit_micro, 'spent', v_spent, 'resetsAtMs', (extract(epoch from v_end) * 1000)::bigint)::text;
   end if;
   -- The period's one soft-threshold mail: floor(limit * percent / 100), reached by this hold.
-  if k.spend_limit_micro is not null and k.soft_threshold_percent is not null and not coalesce(v_alerted, false)
+  if k.soft_threshold_percent is not null and not coalesce(v_alerted, false)
      and v_spent + p_quoted_micro >= (k.spend_limit_micro * k.soft_threshold_percent) / 100 then
     -- The user's slots lock (migration 020) before key_spend is written: every writer of key_spend that
     -- also takes that lock takes it first, so a submission and an end never wait on each other in a circle.
