@@ -25,6 +25,7 @@ import { usageMembersAndKeyPeriodChange } from './027-usage-members-and-key-peri
 import { organizationWebhookSecret } from './028-organization-webhook-secret.js';
 import { spendPending } from './029-spend-pending.js';
 import { inlineOutputs } from './030-inline-outputs.js';
+import { dropWaitingByKeyIndex } from './031-drop-waiting-by-key-index.js';
 import type { Migration } from './migration.js';
 
 /**
@@ -63,5 +64,6 @@ export const MIGRATIONS: readonly Migration[] = [
   organizationWebhookSecret,
   spendPending,
   inlineOutputs,
+  dropWaitingByKeyIndex,
 ];
 export type { Migration };
