@@ -128,6 +128,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
       'gengate_finish_fail',
       'gengate_finish_success',
       'gengate_fold_pending',
+      'gengate_fold_usage_pending',
       'gengate_key_budget_admit',
       'gengate_key_budget_period_changed',
       'gengate_key_member_default',
@@ -150,7 +151,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
     // period start is arithmetic on its arguments.)
     const noGengateTable = ['gengate_notify_task_ended', 'gengate_enqueue_job', 'gengate_complete_job', 'gengate_key_period_start', 'gengate_key_member_default'];
     for (const b of bodies.filter((x) => !noGengateTable.includes(x.proname))) {
-      expect(b.prosrc, b.proname).toMatch(/gengate\.(tasks|accounts|account_pending|account_totals|api_keys|balance_alerts|usage_rollups|holds|key_spend|member_spend|organization_members|organizations)/);
+      expect(b.prosrc, b.proname).toMatch(/gengate\.(tasks|accounts|account_pending|account_totals|api_keys|balance_alerts|usage_rollups|usage_rollup_pending|holds|key_spend|member_spend|organization_members|organizations)/);
     }
     // The admission counts the trigger keeps on the account row agree with the tasks.
     expect(await count(pool, `select count(*)::int as n from gengate.gengate_recount_active_tasks()`)).toBe(0);

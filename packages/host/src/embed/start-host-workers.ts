@@ -8,6 +8,7 @@ import { startAlertMailWorker } from '../jobs/alert-mail-worker.js';
 import { startCallbackWorker } from '../jobs/callback-worker.js';
 import { startGenerationWorker } from '../jobs/generation-worker.js';
 import { defaultMaintenanceSteps, retentionStep, startMaintenanceWorker, taskSweepStep } from '../jobs/maintenance-worker.js';
+import { startUsageFolder } from '../jobs/usage-folder.js';
 import { startWorkerNotifications } from '../jobs/worker-notifications.js';
 import type { WorkerMetrics } from '../ops/gengate-metrics.js';
 import { STRIPE_CHECKOUT_TTL_SECONDS } from '../payments/stripe-checkout-ttl.js';
@@ -60,6 +61,8 @@ export async function startHostWorkers(d: HostWorkerDeps, which: HostWorkerSelec
         ...(d.tracing ? { tracing: { tracing: d.tracing, taskOf: taskTraceReader(d.pool, d.schema) } } : {}),
       })
     : null;
+  // Where tasks end, their usage is folded into the rollups every few seconds (migration 032).
+  const usageFolder = generation ? startUsageFolder(d.pool, d.schema, { logger }) : null;
   // Where workers run: job wake-ups after other processes' commits, and a cancel reaching any API
   // process aborts the upstream call of a generation running here at once.
   const anyWorker = generation || (which.callbacks ?? true) || (which.mail ?? true) || (which.maintenance ?? true);
@@ -108,6 +111,7 @@ export async function startHostWorkers(d: HostWorkerDeps, which: HostWorkerSelec
       // Once: a second call (close() after stopWorkers()) waits for the first.
       stopping ??= Promise.all([
         grace.bounded(worker?.stop({ graceMs: grace.remaining() }), 'generation worker'),
+        grace.bounded(usageFolder?.stop(), 'usage folder'),
         grace.bounded(callbackWorker?.stop({ graceMs: grace.remaining() }), 'callback worker'),
         grace.bounded(mailWorker?.stop({ graceMs: grace.remaining() }), 'mail worker'),
         grace.bounded(maintenanceWorker?.stop({ graceMs: grace.remaining() }), 'maintenance worker'),

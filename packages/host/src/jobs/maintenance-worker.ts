@@ -5,6 +5,7 @@ import type { Queryable } from '../postgres/queryable.js';
 import {
   deleteFilesOfFailedTasks,
   expirePendingTopups,
+  foldUsagePending,
   purgeCallbackAttempts,
   purgeIdempotencyKeys,
   recountActiveTasks,
@@ -56,6 +57,8 @@ export function defaultMaintenanceSteps(s: MaintenanceSettings): MaintenanceStep
     },
     { name: 'expire-pending-topups', run: ({ db, schema }) => expirePendingTopups(db, schema, s.pendingTopupTtlSeconds) },
     { name: 'recount-active-tasks', run: ({ db, schema }) => recountActiveTasks(db, schema) },
+    // A process that runs generation jobs folds every few seconds (usage-folder.ts); this covers a deployment without one.
+    { name: 'fold-usage-pending', run: ({ db, schema }) => foldUsagePending(db, schema) },
   ];
 }
 

@@ -45,7 +45,7 @@ function parseHistogram(text: string): number[] {
 /**
  * Reads the rollups of migration 023 (the member in their grain since 027): one statement, grouped in SQL, over the daily rows for the whole UTC
  * days of the range and the hourly rows for the hours at its ends (or the hourly rows only, grouped by
- * hour or within a day). The histogram is merged element by
+ * hour or within a day), and the pending rows of the ends not folded into them yet (032). The histogram is merged element by
  * element (47 sums over the array's subscripts), names sort by code point (`collate "C"`, as the memory
  * reader compares), a missing key sorts first.
  */
@@ -86,6 +86,9 @@ export class PgUsageReader implements UsageReader {
             ].join(' and ')}`,
             ...(lastDay < q.to.getTime() ? [hourly(new Date(lastDay), q.to)] : []),
           ];
+    // 032: the ends not folded yet, as hourly rows of their own (a fold moves them in one transaction, so this
+    // one statement counts each end once, pending or folded).
+    parts.push(`select hour, ${columns} from ${s}.usage_rollup_pending where ${[`hour >= ${param(q.from)}`, `hour < ${param(q.to)}`, ...filters].join(' and ')}`);
     const dims = q.groupBy.map((g) => DIMENSIONS[g]);
     const select = dims.map((d) => `${d.expr} as ${d.as}`).join(', ');
     const hist = Array.from({ length: LATENCY_BUCKETS }, (_, i) => `sum(r.latency_hist[${i + 1}])`).join(', ');

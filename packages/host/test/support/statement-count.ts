@@ -24,15 +24,15 @@ export const IDLE_POLLING = 'pg-boss: fetch of other queues (idle workers pollin
 /** The generation and callback fetches' transaction (unflushedFetchDb): BEGIN, this, the fetch, COMMIT, in one write. */
 export const UNFLUSHED_FETCH = 'pg-boss: fetch of gengate-generate or gengate-callback, its commit unflushed (SET LOCAL synchronous_commit)';
 
-/** pg-boss's supervision, queue statistics and gengate's queue gauge: on timers, whatever the tasks do. */
-export const MAINTENANCE = 'background: pg-boss maintenance, queue statistics, queue gauge';
+/** pg-boss's supervision, queue statistics, gengate's queue gauge and its usage fold: on timers, whatever the tasks do. */
+export const MAINTENANCE = 'background: pg-boss maintenance, queue statistics, queue gauge, usage fold';
 
 /** The route breakers' flush of batched outcomes and each process's refresh of their shared state: on timers (PgRouteHealth). */
 export const ROUTE_HEALTH_SYNC = 'background: route breakers, batched outcomes and shared-state refresh';
 
 /** What a statement is, by its text (first match wins). */
 const KINDS: readonly (readonly [string, RegExp])[] = [
-  [MAINTENANCE, /^BEGIN;\s*SET LOCAL lock_timeout|pgboss\.version|pg_class|pg_stat_user_tables|from "?pgboss"?\.queue\b|q\.queued_count/i],
+  [MAINTENANCE, /^BEGIN;\s*SET LOCAL lock_timeout|pgboss\.version|pg_class|pg_stat_user_tables|from "?pgboss"?\.queue\b|q\.queued_count|gengate_fold_usage_pending\(/i],
   [ROUTE_HEALTH_SYNC, /\.route_health(_seconds)?\b/i],
   [UNFLUSHED_FETCH, /^\s*set local synchronous_commit = off\s*$/i],
   ['BEGIN', /^\s*begin\b/i],

@@ -22,6 +22,7 @@ import { submitLockedTask, submitTask } from './submit-task.js';
 import { submitTaskTraced } from './submit-task-traced.js';
 import { submitTasks } from './submit-tasks.js';
 import { usageRollup } from './usage-rollup.js';
+import { foldUsagePending } from './fold-usage-pending.js';
 
 /**
  * Every SQL function of gengate, each in its current form and defined only here (one file each), in
@@ -64,8 +65,9 @@ export const FUNCTIONS: readonly SqlFunction[] = [
   submitTasks,
   finishSuccess,
   finishFail,
-  // Usage rollups (023, 027) and organizations (025).
+  // Usage rollups (023, 027; pending rows and their fold, 032) and organizations (025).
   usageRollup,
+  foldUsagePending,
   personalOrganization,
   keyMemberDefault,
 ];

@@ -2,9 +2,10 @@ import { LATENCY_BOUNDS_SQL, LATENCY_BUCKET_COUNT, NO_KEY_UUID } from '../migrat
 import type { SqlFunction } from './sql-function.js';
 
 /**
- * Deferred constraint trigger on tasks (023, 027): an ended task added to the hourly and daily usage rollups
- * at the settling transaction's COMMIT (when its usage transaction is there to be read), per user, key, model,
- * provider and member; latency of successes bucketed over core's LATENCY_BUCKET_BOUNDS_MS.
+ * Deferred constraint trigger on tasks (023, 027, 032): an ended task's usage appended to usage_rollup_pending
+ * at the settling transaction's COMMIT (when its usage transaction is there to be read), per hour, user, key,
+ * model, provider and member; latency of successes bucketed over core's LATENCY_BUCKET_BOUNDS_MS. Insert only:
+ * ends wait on no shared row (gengate_fold_usage_pending folds the rows into the rollups).
  */
 export const usageRollup: SqlFunction = {
   name: 'gengate_usage_rollup',
@@ -25,29 +26,13 @@ begin
     v_hist[v_bucket] := 1;
   end if;
 
-  insert into ${schema}.usage_rollups as r (hour, user_id, api_key_id, model_id, provider, member_id, credits_micro, tasks, failures,
+  -- 032: appended, insert only; gengate_fold_usage_pending moves it into the hourly and daily rows.
+  insert into ${schema}.usage_rollup_pending (hour, user_id, api_key_id, model_id, provider, member_id, credits_micro, tasks, failures,
       input_tokens, output_tokens, images, video_ms, latency_hist)
     values (date_trunc('hour', new.finished_at, 'UTC'), new.user_id, coalesce(new.api_key_id, '${NO_KEY_UUID}'), new.model_id, split_part(new.model_id, '.', 1),
       coalesce(new.member_id, new.user_id), v_credits, 1,
       case when new.status = 'fail' then 1 else 0 end, coalesce(round((new.usage->>'inputTokens')::numeric), 0)::bigint, coalesce(round((new.usage->>'outputTokens')::numeric), 0)::bigint,
-      coalesce(round((new.usage->>'images')::numeric), 0)::bigint, coalesce(round((new.usage->>'videoSeconds')::numeric * 1000), 0)::bigint, v_hist)
-    on conflict (user_id, hour, api_key_id, model_id, provider, member_id) do update set
-      credits_micro = r.credits_micro + excluded.credits_micro, tasks = r.tasks + 1, failures = r.failures + excluded.failures,
-      input_tokens = r.input_tokens + excluded.input_tokens, output_tokens = r.output_tokens + excluded.output_tokens,
-      images = r.images + excluded.images, video_ms = r.video_ms + excluded.video_ms,
-      latency_hist[coalesce(v_bucket, 1)] = r.latency_hist[coalesce(v_bucket, 1)] + case when v_bucket is null then 0 else 1 end;
-
-  insert into ${schema}.usage_rollups_daily as r (day, user_id, api_key_id, model_id, provider, member_id, credits_micro, tasks, failures,
-      input_tokens, output_tokens, images, video_ms, latency_hist)
-    values ((new.finished_at at time zone 'UTC')::date, new.user_id, coalesce(new.api_key_id, '${NO_KEY_UUID}'), new.model_id, split_part(new.model_id, '.', 1),
-      coalesce(new.member_id, new.user_id), v_credits, 1,
-      case when new.status = 'fail' then 1 else 0 end, coalesce(round((new.usage->>'inputTokens')::numeric), 0)::bigint, coalesce(round((new.usage->>'outputTokens')::numeric), 0)::bigint,
-      coalesce(round((new.usage->>'images')::numeric), 0)::bigint, coalesce(round((new.usage->>'videoSeconds')::numeric * 1000), 0)::bigint, v_hist)
-    on conflict (user_id, day, api_key_id, model_id, provider, member_id) do update set
-      credits_micro = r.credits_micro + excluded.credits_micro, tasks = r.tasks + 1, failures = r.failures + excluded.failures,
-      input_tokens = r.input_tokens + excluded.input_tokens, output_tokens = r.output_tokens + excluded.output_tokens,
-      images = r.images + excluded.images, video_ms = r.video_ms + excluded.video_ms,
-      latency_hist[coalesce(v_bucket, 1)] = r.latency_hist[coalesce(v_bucket, 1)] + case when v_bucket is null then 0 else 1 end;
+      coalesce(round((new.usage->>'images')::numeric), 0)::bigint, coalesce(round((new.usage->>'videoSeconds')::numeric * 1000), 0)::bigint, v_hist);
   return null;
 end $$;`,
 };

@@ -26,6 +26,7 @@ import { organizationWebhookSecret } from './028-organization-webhook-secret.js'
 import { spendPending } from './029-spend-pending.js';
 import { inlineOutputs } from './030-inline-outputs.js';
 import { dropWaitingByKeyIndex } from './031-drop-waiting-by-key-index.js';
+import { usagePending } from './032-usage-pending.js';
 import type { Migration } from './migration.js';
 
 /**
@@ -65,5 +66,6 @@ export const MIGRATIONS: readonly Migration[] = [
   spendPending,
   inlineOutputs,
   dropWaitingByKeyIndex,
+  usagePending,
 ];
 export type { Migration };

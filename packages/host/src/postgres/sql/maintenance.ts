@@ -80,3 +80,12 @@ export async function recountActiveTasks(db: Queryable, schema: string): Promise
   const { rowCount } = await db.query(`select * from ${schema}.gengate_recount_active_tasks()`);
   return rowCount ?? 0;
 }
+
+/**
+ * Folds the pending usage rows (032) into the hourly and daily rollups; returns how many it folded (0 when
+ * another fold was running: that one takes them).
+ */
+export async function foldUsagePending(db: Queryable, schema: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(`select ${schema}.gengate_fold_usage_pending() as n`);
+  return Math.max(0, rows[0]?.n ?? 0);
+}
