@@ -34,9 +34,12 @@ async function main(): Promise<void> {
       if (run.refused + run.failed > 0) process.stdout.write(`  ${s.name}: ${run.refused} submissions refused, ${run.failed} tasks failed in this round\n`);
       return run;
     },
-    describe: (r) => `${f0(r.cpuMicrosPerTask)} µs host CPU/task, ${f0(r.tasksPerSecond)} tasks/s`,
+    describe: (r) => `${f0(r.cpuMicrosPerTask)} µs host CPU/task, ${r.dbCpuMicrosPerTask === null ? '' : `${f0(r.dbCpuMicrosPerTask)} µs database CPU/task, `}${f0(r.tasksPerSecond)} tasks/s`,
     figures: [
       { header: 'host CPU µs/task', ratio: 'CPU per task', pick: (r) => r.cpuMicrosPerTask, format: f0 },
+      // The PostgreSQL server's CPU (every backend's, live or ended), when it runs on this machine: less
+      // disturbed by the machine's other load than tasks/s, the place a change to the SQL shows first.
+      { header: 'database CPU µs/task', ratio: 'database CPU per task', pick: (r) => r.dbCpuMicrosPerTask ?? NaN, format: f0 },
       { header: 'tasks/s', ratio: 'tasks/s', pick: (r) => r.tasksPerSecond, format: f0 },
     ],
   });

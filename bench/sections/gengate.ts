@@ -8,7 +8,7 @@ import { createPgStores, DEFAULT_SCHEMA } from '@gengate/host/wiring';
 import pg from 'pg';
 import { startHost, type HostProcess } from '../support/host-process.js';
 import { load, openLoad, type LoadResult } from '../support/load.js';
-import { cpuMicros, percentile, rssMb } from '../support/process-stats.js';
+import { cpuMicros, localPostmasterOf, percentile, rssMb, serverCpuMicros } from '../support/process-stats.js';
 
 export interface Measured extends LoadResult {
   readonly cpuMicrosPerRequest: number;
@@ -92,7 +92,7 @@ export async function pipeline(
   tasks: number,
   connections: number,
   maxWaitMs = 300_000,
-): Promise<{ tasksPerSecond: number; cpuMicrosPerTask: number; seconds: number; failed: number; refused: number }> {
+): Promise<{ tasksPerSecond: number; cpuMicrosPerTask: number; dbCpuMicrosPerTask: number | null; seconds: number; failed: number; refused: number }> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   const read = async () =>
     (
@@ -114,6 +114,8 @@ export async function pipeline(
   };
   const before = await counts();
   const since = (await pool.query<{ t: Date }>('select clock_timestamp() as t')).rows[0]?.t ?? new Date(0);
+  const postmaster = localPostmasterOf((await pool.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid ?? -1);
+  const db0 = postmaster === null ? null : serverCpuMicros(postmaster);
   const cpu0 = cpuMicros(host.pid);
   const started = performance.now();
   const r = await load({ url: `${host.url}/api/v1/run/sandbox.echo-chat`, method: 'POST', body: CHAT_BODY, connections, amount: tasks, headerSets: [auth(key)] });
@@ -123,6 +125,7 @@ export async function pipeline(
     now = await counts();
   }
   const cpu = cpuMicros(host.pid) - cpu0;
+  const db1 = postmaster === null ? null : serverCpuMicros(postmaster);
   // The load's span from its tasks' own times (the database's clock): from the first task written to the
   // last one ended. autocannon ends an `amount` load on its once-a-second tick, so the wall time around it
   // came in whole seconds (1,500 tasks in 4.0 or 6.0 s: tasks/s moved in steps of a fifth).
@@ -133,7 +136,14 @@ export async function pipeline(
   if (now.open > 0) throw new Error(`pipeline: ${now.open} tasks still unfinished after ${maxWaitMs / 1000} s`);
   const seconds = span ?? (performance.now() - started) / 1000;
   const ended = Math.max(1, now.success - before.success + (now.fail - before.fail));
-  return { tasksPerSecond: ended / seconds, cpuMicrosPerTask: cpu / ended, seconds, failed: now.fail - before.fail, refused: tasks - (r.requests - r.non2xx) };
+  return {
+    tasksPerSecond: ended / seconds,
+    cpuMicrosPerTask: cpu / ended,
+    dbCpuMicrosPerTask: db0 === null || db1 === null ? null : (db1 - db0) / ended,
+    seconds,
+    failed: now.fail - before.fail,
+    refused: tasks - (r.requests - r.non2xx),
+  };
 }
 
 export async function submitOne(host: HostProcess, key: string, body: string = CHAT_BODY): Promise<string> {

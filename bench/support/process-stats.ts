@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // Linux USER_HZ
 
@@ -9,6 +9,47 @@ export function cpuMicros(pid: number): number {
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);
   return ((utime + stime) / TICKS_PER_SECOND) * 1_000_000;
+}
+
+/** The fields of /proc/<pid>/stat after the command's name (field 3 onwards: [0] state, [1] ppid, [11] utime, [12] stime, [13] cutime, [14] cstime). */
+function statFields(pid: number): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU time of a PostgreSQL server running on this machine, in µs: its postmaster's own and that of its
+ * processes that ended (cutime, cstime: a backend's time is added there when it exits), plus every live
+ * child's (backends, WAL writer, checkpointer...). Null when `postmasterPid` is not a process here.
+ */
+export function serverCpuMicros(postmasterPid: number): number | null {
+  const own = statFields(postmasterPid);
+  if (!own) return null;
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const f = statFields(Number(entry));
+    if (f && Number(f[1]) === postmasterPid) ticks += Number(f[11]) + Number(f[12]);
+  }
+  return (ticks / TICKS_PER_SECOND) * 1_000_000;
+}
+
+/** The postmaster of a PostgreSQL backend (`select pg_backend_pid()`), when both are processes of this machine. */
+export function localPostmasterOf(backendPid: number): number | null {
+  const comm = (pid: number) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      return null;
+    }
+  };
+  const f = statFields(backendPid);
+  const parent = f ? Number(f[1]) : null;
+  return parent !== null && comm(backendPid) === 'postgres' && comm(parent) === 'postgres' ? parent : null;
 }
 
 /** Resident memory of a process, in MB, from /proc/<pid>/status. */
