@@ -95,7 +95,9 @@ describe('maintenance sweep', () => {
       'delete-files-of-failed-tasks': 2,
       'expire-pending-topups': 2,
       'recount-active-tasks': 1,
+      'fold-usage-pending': 3, // the three ended tasks' usage (032), into the rollups
     });
+    expect((await q('select count(*)::int as n from gengate.usage_rollup_pending')).rows).toEqual([{ n: 0 }]);
     expect((await counts()).rows).toEqual([{ running: 1, queued: 0 }]);
     expect((await q('select key from gengate.idempotency_keys where user_id = $1', [userId])).rows).toEqual([{ key: 'fresh' }]);
     expect((await q('select count(*)::int as n from gengate.callback_attempts')).rows[0]?.n).toBe(1);
