@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import autocannon from 'autocannon';
 
 export interface LoadResult {
@@ -57,6 +58,9 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
  * rate and a slow answer does not hold the next request back. autocannon's `overallRate` is a closed loop
  * per connection whose per-second budgets refill at once: it sends each second's requests in a burst at
  * the connections' full speed, so its p99 "at 1,000 req/s" is the p99 of bursts (docs/benchmarks.md).
+ * The requests go through node:http with a keep-alive agent (from 2026-11-27; before, fetch): fetch's
+ * Request, Headers and stream objects cost the load generator, which shares the machine's two cores with
+ * what it measures, several times the CPU per request, and its latencies carried that.
  */
 export async function openLoad(o: Omit<LoadOptions, 'connections' | 'overallRate' | 'amount'> & { readonly rate: number; readonly durationSeconds: number }): Promise<LoadResult> {
   const total = Math.round(o.rate * o.durationSeconds);
@@ -65,25 +69,37 @@ export async function openLoad(o: Omit<LoadOptions, 'connections' | 'overallRate
   let errors = 0;
   let sent = 0;
   const inflight: Promise<void>[] = [];
+  const agent = new Agent({ keepAlive: true, maxSockets: 1_024 });
+  const target = new URL(o.url);
   const t0 = performance.now();
-  const send = (i: number): Promise<void> => {
-    const started = performance.now();
-    return fetch(o.url, { method: o.method ?? 'GET', headers: o.headerSets[i % o.headerSets.length] ?? {}, ...(o.body ? { body: o.body } : {}) })
-      .then(async (res) => {
-        await res.arrayBuffer();
-        if (res.status < 200 || res.status >= 300) non2xx++;
-        latencies.push(performance.now() - started);
-      })
-      .catch(() => {
-        errors++;
+  const send = (i: number): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const started = performance.now();
+      const req = request(target, { method: o.method ?? 'GET', headers: o.headerSets[i % o.headerSets.length] ?? {}, agent }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) non2xx++;
+          latencies.push(performance.now() - started);
+          resolve();
+        });
+        res.on('error', () => {
+          errors++;
+          resolve();
+        });
       });
-  };
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+      req.end(o.body);
+    });
   while (sent < total) {
     const due = Math.min(total, Math.floor(((performance.now() - t0) / 1000) * o.rate) + 1);
     while (sent < due) inflight.push(send(sent++));
     await new Promise((r) => setTimeout(r, Math.max(0, (sent / o.rate) * 1000 - (performance.now() - t0))));
   }
   await Promise.all(inflight);
+  agent.destroy();
   const seconds = (performance.now() - t0) / 1000;
   latencies.sort((a, b) => a - b);
   const at = (p: number): number => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
