@@ -120,7 +120,7 @@ async function main(): Promise<void> {
     process.stdout.write(`pipeline (worker on, host ${host.mode})\n`);
     await pipeline(host, db.url, warmUpKey, quick ? 100 : 300, 10);
     const pipe = await pipeline(host, db.url, keys[1] ?? '', quick ? 500 : 3_000, 10);
-    add('pipeline', { figure: 'submit + execute to success, 10 connections', value: `${f0(pipe.tasksPerSecond)} tasks/s, ${f0(pipe.cpuMicrosPerTask)} µs CPU/task`, anchor: `${pct(pipe.tasksPerSecond, ceiling.threeInsertTps)} of the 3-insert ceiling` }, pipe);
+    add('pipeline', { figure: 'submit + execute to success, 10 connections', value: `${f0(pipe.tasksPerSecond)} tasks/s, ${f0(pipe.cpuMicrosPerTask)} µs CPU/task${pipe.dbCpuMicrosPerTask === null ? '' : `, database ${f0(pipe.dbCpuMicrosPerTask)} µs CPU/task`}`, anchor: `${pct(pipe.tasksPerSecond, ceiling.threeInsertTps)} of the 3-insert ceiling` }, pipe);
     const afterPipeline = await memoryAfterLoad(host.pid);
     add('rss_after_pipeline', { figure: `resident memory ${SETTLE_MS / 1000} s after the pipeline load`, value: afterLoadValue(afterPipeline), anchor: '', target: '<= 200 MB' }, afterPipeline);
     const idleDispatch = await dispatchIdle(host, db.url, keys[2] ?? '', quick ? 50 : 200);
