@@ -16,21 +16,7 @@ export const usagePending: Migration = {
   version: 32,
   name: "a task's end appends its usage to usage_rollup_pending, folded into the hourly and daily rollups",
   up: (schema) => `
-create table ${schema}.usage_rollup_pending (
-  hour timestamptz not null,
-  user_id uuid not null,
-  api_key_id uuid not null,
-  model_id text not null,
-  provider text not null,
-  member_id uuid not null,
-  credits_micro bigint not null,
-  tasks bigint not null,
-  failures bigint not null,
-  input_tokens bigint not null,
-  output_tokens bigint not null,
-  images bigint not null,
-  video_ms bigint not null,
-  latency_hist integer[] not null
-);
+-- The hourly rollups' columns (with 027's member_id), NOT NULL as there; no key, no index, no check.
+create table ${schema}.usage_rollup_pending (like ${schema}.usage_rollups);
 `,
 };
