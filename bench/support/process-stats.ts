@@ -2,15 +2,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // Linux USER_HZ
 
-/** CPU time (user + system) of a process so far, in microseconds, from /proc/<pid>/stat. */
-export function cpuMicros(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const utime = Number(fields[11]);
-  const stime = Number(fields[12]);
-  return ((utime + stime) / TICKS_PER_SECOND) * 1_000_000;
-}
-
 /** The fields of /proc/<pid>/stat after the command's name (field 3 onwards: [0] state, [1] ppid, [11] utime, [12] stime, [13] cutime, [14] cstime). */
 function statFields(pid: number): string[] | null {
   try {
@@ -19,6 +10,13 @@ function statFields(pid: number): string[] | null {
   } catch {
     return null;
   }
+}
+
+/** CPU time (user + system) of a process so far, in microseconds, from /proc/<pid>/stat. */
+export function cpuMicros(pid: number): number {
+  const fields = statFields(pid);
+  if (!fields) throw new Error(`no process ${pid}`);
+  return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1_000_000;
 }
 
 /**
