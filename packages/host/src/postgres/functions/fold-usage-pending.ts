@@ -6,12 +6,12 @@ const HIST = `array[${Array.from({ length: LATENCY_BUCKET_COUNT }, (_, i) => `su
 
 /** One rollup table's upsert of the deleted pending rows `d`, grouped by `grain` (its first column computed by `first`). */
 function upsert(table: string, first: { column: string; expr: string }): string {
+  // Also the conflict target: ON CONFLICT infers the primary key from its columns, in any order.
   const grain = [first.column, 'user_id', 'api_key_id', 'model_id', 'provider', 'member_id'];
-  const conflict = ['user_id', first.column, 'api_key_id', 'model_id', 'provider', 'member_id'];
   return `insert into ${table} as r (${grain.join(', ')}, ${SUMS.join(', ')}, latency_hist)
     select ${first.expr}, p.user_id, p.api_key_id, p.model_id, p.provider, p.member_id, ${SUMS.map((c) => `sum(p.${c})`).join(', ')}, ${HIST}
     from d p group by 1, 2, 3, 4, 5, 6
-    on conflict (${conflict.join(', ')}) do update set
+    on conflict (${grain.join(', ')}) do update set
       ${SUMS.map((c) => `${c} = r.${c} + excluded.${c}`).join(', ')},
       latency_hist = array(select a + b from unnest(r.latency_hist, excluded.latency_hist) with ordinality as x(a, b, i) order by i)`;
 }
