@@ -47,6 +47,9 @@ describe('retention (purge-ended-tasks maintenance step)', () => {
       blobStore: blobs,
       resultUrls: { urlFor: (k) => `http://gengate.test/api/v1/files/${k}` },
       paymentProcessor: new ManualPaymentProcessor(),
+      // Every result in the blob store: about 1 % of the sandbox's 512 px PNGs (their seed is the task id's hash)
+      // compress to 4 KiB or less and would be kept with the task instead (inline results, 030).
+      execution: { inlineResultMaxBytes: 0 },
     });
     ctx = { db: pool.pool, schema: DEFAULT_SCHEMA, blobStore: blobs, logger: pino({ level: 'silent' }) };
     const { api_key } = await gengate.admin.createUser({ email: 'retention@example.com', credits: 100 });
