@@ -64,11 +64,15 @@ async function errorOf(res: Response): Promise<{ status: number; type: string }>
 }
 
 /** The refusals every signed mode must show, with the clock moved past the URL's expiry at the end. */
-async function expectSignedAndExpiring(apiUrl: string, headers: Record<string, string>, advance: (ms: number) => void): Promise<void> {
+async function expectSignedAndExpiring(apiUrl: string, headers: Record<string, string>, time: Pick<ReturnType<typeof movableClock>, 'clock' | 'advance'>): Promise<void> {
+  const nowSeconds = () => Math.floor(time.clock.now().getTime() / 1000);
   const { taskId, url } = await runToEnd(apiUrl, headers, 'private by default');
   const signed = new URL(url);
   const expires = Number(signed.searchParams.get('expires'));
-  expect(expires).toBeGreaterThan(Date.now() / 1000);
+  // One hour (RESULT_URL_TTL_SECONDS' default), rounded up to a minute (one URL per file and minute).
+  expect(expires % 60).toBe(0);
+  expect(expires - nowSeconds()).toBeGreaterThanOrEqual(3_600);
+  expect(expires - nowSeconds()).toBeLessThan(3_660);
   expect(signed.searchParams.get('signature')).toMatch(/^[A-Za-z0-9_-]{43}$/);
   expect((await fetch(url)).status).toBe(200);
 
@@ -82,7 +86,7 @@ async function expectSignedAndExpiring(apiUrl: string, headers: Record<string, s
   later.searchParams.set('expires', String(expires + 86_400));
   expect(await errorOf(await fetch(later))).toEqual({ status: 403, type: 'result_url_invalid' });
 
-  advance(3_600_000 + 1_000);
+  time.advance((expires - nowSeconds() + 1) * 1000);
   expect(await errorOf(await fetch(url))).toEqual({ status: 410, type: 'result_url_expired' });
   // The poll answer signs afresh, from the (moved) clock.
   const fresh = ((await (await fetch(`${apiUrl}/run/tasks/${taskId}`, { headers })).json()) as { result_urls: string[] }).result_urls[0] ?? '';
@@ -114,7 +118,7 @@ describe('the standalone host: signed, expiring result URLs by default', () => {
 
   it('refuses a file without a valid signature (403) and after its expiry (410); a new poll signs afresh', async () => {
     const { api_key: key } = await server.gengate.admin.createUser({ email: 'standalone@example.com', credits: 100 });
-    await expectSignedAndExpiring(`${server.url}/api/v1`, { Authorization: `Bearer ${key}` }, time.advance);
+    await expectSignedAndExpiring(`${server.url}/api/v1`, { Authorization: `Bearer ${key}` }, time);
   });
 });
 
@@ -147,7 +151,7 @@ describe('createGengateHost: signed, expiring result URLs by default', () => {
   it('refuses a file without a valid signature (403) and after its expiry (410); a new poll signs afresh', async () => {
     expect(host.settings.fileAccess).toBe('signed');
     const { api_key: key } = await host.gengate.admin.createUser({ email: 'facade@example.com', credits: 100 });
-    await expectSignedAndExpiring(host.apiUrl(), { Authorization: `Bearer ${key}` }, time.advance);
+    await expectSignedAndExpiring(host.apiUrl(), { Authorization: `Bearer ${key}` }, time);
   });
 });
 

@@ -23,17 +23,41 @@ function signature(secret: Buffer, key: string, expires: number): string {
 }
 
 /**
+ * How far an expiry is rounded up: a sixtieth of the lifetime, at least 1 s and at most 60 s. A URL handed
+ * out now lives between `ttlSeconds` and `ttlSeconds` plus this step (one hour: up to 3,660 s).
+ */
+export function expiryStepSeconds(ttlSeconds: number): number {
+  return Math.min(60, Math.max(1, Math.floor(ttlSeconds / 60)));
+}
+
+/** The URLs signed last, by file key: at most this many are kept (then the map starts over). */
+const SIGNED_URLS_KEPT = 4_096;
+
+/**
  * Result files are served by the router at `<base><mountPath>/files/<key>`; the base (the public URL)
  * may only be known after listening, and `mountPath` is where the router is mounted under it (default
  * `/api/v1`). With `signing`, each URL carries `?expires=<unix seconds>&signature=<HMAC>`.
+ *
+ * The expiry is rounded up to a step of the lifetime (expiryStepSeconds), so every URL a file is given
+ * within one step is the same URL: a browser or a CDN that caches by URL keeps the file while a client
+ * polls its task or reloads a page of tasks, and the signature (an HMAC, about 15 µs each) is computed
+ * once per file and step in each process, not at every poll.
  */
 export function createResultUrlResolver(getBaseUrl: () => string, signing: ResultUrlSigning | null = null, mountPath = '/api/v1'): ResultUrlResolver {
   if (!signing) return { urlFor: (key) => `${getBaseUrl()}${mountPath}/files/${key}` };
   const now = signing.now ?? Date.now;
+  const step = expiryStepSeconds(signing.ttlSeconds);
+  const signed = new Map<string, { readonly expires: number; readonly url: string }>();
   return {
     urlFor(key) {
-      const expires = Math.floor(now() / 1000) + signing.ttlSeconds;
-      return `${getBaseUrl()}${mountPath}/files/${key}?expires=${expires}&signature=${signature(signing.secret, key, expires)}`;
+      const expires = Math.ceil((Math.floor(now() / 1000) + signing.ttlSeconds) / step) * step;
+      const prefix = `${getBaseUrl()}${mountPath}/files/${key}?`;
+      const last = signed.get(key);
+      if (last !== undefined && last.expires === expires && last.url.startsWith(prefix)) return last.url;
+      const url = `${prefix}expires=${expires}&signature=${signature(signing.secret, key, expires)}`;
+      if (signed.size >= SIGNED_URLS_KEPT) signed.clear();
+      signed.set(key, { expires, url });
+      return url;
     },
   };
 }
