@@ -43,7 +43,6 @@ function fakeBoss(ready: Job[]) {
       failed.push(a.id);
       return {};
     }),
-    touch: vi.fn(async () => ({})),
     on: vi.fn(),
     off: vi.fn(),
   };

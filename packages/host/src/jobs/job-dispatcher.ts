@@ -4,9 +4,10 @@ import { BOSS_SCHEMA } from '../postgres/boss-queues.js';
 import type { BossDb } from '../postgres/unflushed-fetch.js';
 import { runAsSettlingJob } from '../postgres/current-job.js';
 import { registerLocalWaker } from '../postgres/job-wakeups.js';
+import { touchHeldJobs } from './job-heartbeat.js';
 
 /** What the dispatcher needs of pg-boss. */
-export type DispatchBoss = Pick<PgBoss, 'fetch' | 'complete' | 'fail' | 'touch' | 'getDb' | 'on' | 'off'>;
+export type DispatchBoss = Pick<PgBoss, 'fetch' | 'complete' | 'fail' | 'getDb' | 'on' | 'off'>;
 
 /**
  * What a fetch returns: pg-boss's whole job row (JobWithMetadata, the default) or, with `metadata: false`,
@@ -55,7 +56,7 @@ interface Running {
  * one per slot), and no completion after a handler whose own committed statement completed the job
  * (runAsSettlingJob: gengate_finish_success / gengate_finish_fail), where pg-boss's loop always sends
  * one more. pg-boss stays the durable record: a job is claimed by the fetch, kept alive by a heartbeat
- * (touch) while it runs, completed or failed with its attempt fence; a crash leaves it active, and
+ * (touchHeldJobs, which skips a row its end holds) while it runs, completed or failed with its attempt fence; a crash leaves it active, and
  * pg-boss's supervisor retries it after its heartbeat lapses, as with pg-boss's own workers.
  *
  * Wake-ups (wakeWorkers, registered for this boss and queue) start a fetch at once; while the last fetch
@@ -183,19 +184,17 @@ export function startJobDispatcher<T, J extends Job<T> = JobWithMetadata<T>>(bos
       });
   };
 
-  // One heartbeat for every job running here, at half the shortest heartbeat of the queue's jobs.
+  // One heartbeat for every job running here, at half the shortest heartbeat of the queue's jobs; a job
+  // whose row is locked (its end is committing) is skipped, not waited for (touchHeldJobs).
   const heartbeat = setInterval(() => {
     const held = [...running.values()].filter((r) => !r.settled && (r.job.heartbeatSeconds ?? 0) > 0);
     if (held.length === 0) return;
-    boss
-      .touch(
-        opts.queue,
-        held.map((r) => ({ id: r.job.id, retryCount: r.job.retryCount })),
-      )
-      .then((res) => {
-        const refreshed = (res as { settled?: string[] }).settled;
-        if (!refreshed) return;
-        const alive = new Set(refreshed);
+    touchHeldJobs(
+      boss,
+      opts.queue,
+      held.map((r) => ({ id: r.job.id, retryCount: r.job.retryCount })),
+    )
+      .then(({ alive }) => {
         for (const r of held) if (!r.settled && !alive.has(r.job.id)) r.claim.abort(new Error(`job ${r.job.id} is no longer active under this worker's claim`));
       })
       .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'heartbeat failed'));
