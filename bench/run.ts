@@ -16,6 +16,7 @@ import { measureRenderStall } from './sections/render-stall.js';
 import { chatEndToEnd, createKeys, dispatchIdle, hostEnv, measure, measureOpen, percentile, pipeline, startHost, submission, submitOne } from './sections/gengate.js';
 import { dispatchUnderLoad, startTopology, type DispatchResult } from './sections/dispatch.js';
 import { memoryAfterLoad, memoryOf, SETTLE_MS, type MemoryReading } from './sections/memory.js';
+import { settleDatabase } from './support/settle-database.js';
 import { discardBacklog } from './sections/backlog.js';
 
 const quick = process.argv.includes('--quick');
@@ -67,6 +68,7 @@ async function main(): Promise<void> {
   try {
     process.stdout.write('anchors\n');
     const ceiling = await measureDbCeiling(db.url, 10, SECONDS);
+    await settleDatabase(db.url);
     add('db_ceiling', { figure: 'database ceiling, 10 clients', value: `${f0(ceiling.threeInsertTps)} tx/s (3 inserts); submission statements ${f0(ceiling.submissionShapedOneUserTps)} tx/s one account row, ${f0(ceiling.submissionShapedManyUsersTps)} tx/s own rows`, anchor: '' }, ceiling);
     const express = await measureExpressRoute(10, SECONDS, WARM_UP_SECONDS);
     add('express_route', { figure: 'bare Express 5 JSON POST, 10 connections', value: `${f0(express.rps)} req/s, p99 ${f1(express.p99Ms)} ms, ${f0(express.cpuMicrosPerRequest)} µs CPU/request`, anchor: '' }, express);
@@ -100,6 +102,8 @@ async function main(): Promise<void> {
     const afterSubmit = await memoryAfterLoad(host.pid);
     add('rss_after_submission', { figure: `resident memory ${SETTLE_MS / 1000} s after the submission loads`, value: afterLoadValue(afterSubmit), anchor: '', target: '<= 200 MB' }, afterSubmit);
 
+    // Each load's vacuum and checkpoint before the next is measured (the submission loads wrote ~50,000 tasks).
+    await settleDatabase(db.url);
     process.stdout.write('polling\n');
     const taskId = await submitOne(host, keys[0] ?? '');
     const pollHeaders = [{ authorization: `Bearer ${keys[0]}` }];
@@ -113,6 +117,7 @@ async function main(): Promise<void> {
     add('balance', { figure: 'GET /billing/balance, 10 connections', value: `${f0(balance.rps)} req/s, p99 ${f1(balance.p99Ms)} ms, ${f0(balance.cpuMicrosPerRequest)} µs CPU/req`, anchor: '' }, balance);
     await host.stop();
     await discardBacklog(db.url);
+    await settleDatabase(db.url);
 
     // The whole pipeline in one process: submission, the worker, settlement, callbacks.
     host = await startHost(hostEnv(db.url, true));
@@ -123,6 +128,7 @@ async function main(): Promise<void> {
     add('pipeline', { figure: 'submit + execute to success, 10 connections', value: `${f0(pipe.tasksPerSecond)} tasks/s, ${f0(pipe.cpuMicrosPerTask)} µs CPU/task${pipe.dbCpuMicrosPerTask === null ? '' : `, database ${f0(pipe.dbCpuMicrosPerTask)} µs CPU/task`}`, anchor: `${pct(pipe.tasksPerSecond, ceiling.threeInsertTps)} of the 3-insert ceiling` }, pipe);
     const afterPipeline = await memoryAfterLoad(host.pid);
     add('rss_after_pipeline', { figure: `resident memory ${SETTLE_MS / 1000} s after the pipeline load`, value: afterLoadValue(afterPipeline), anchor: '', target: '<= 200 MB' }, afterPipeline);
+    await settleDatabase(db.url);
     const idleDispatch = await dispatchIdle(host, db.url, keys[2] ?? '', quick ? 50 : 200);
     add('dispatch_idle', { figure: 'submit -> adapter called, idle', value: `p50 ${f1(percentile(idleDispatch, 50))} ms, p99 ${f1(percentile(idleDispatch, 99))} ms (n=${idleDispatch.length})`, anchor: '' }, idleDispatch);
     const loaded = await dispatchUnderLoad('all', { api: host, all: [{ role: 'all', host }] }, db.url, [keys[2] ?? ''], DISPATCH_LOAD);
@@ -132,6 +138,7 @@ async function main(): Promise<void> {
     const end = await memoryAfterLoad(host.pid);
     add('rss_end', { figure: `resident memory ${SETTLE_MS / 1000} s after every load`, value: afterLoadValue(end), anchor: '', target: '<= 200 MB' }, end);
     await host.stop();
+    await settleDatabase(db.url);
 
     // The same dispatch load on fresh processes: one `--role all`, then `--role api` beside `--role worker`.
     for (const [i, topology] of (['all', 'api+worker'] as const).entries()) {

@@ -5,6 +5,7 @@ import { scratchDatabase } from '../../scripts/support/scratch-database.js';
 import { createKeys, hostEnv } from './gengate.js';
 import { startHost, type HostProcess } from '../support/host-process.js';
 import { f2, load3, median } from '../support/bench-args.js';
+import { settleDatabase } from '../support/settle-database.js';
 
 /** One host of an A/B bench, on a scratch database of its own (and its own result directory). */
 export interface ScratchHost {
@@ -76,7 +77,8 @@ export interface AbFigure<R> {
 /**
  * The rounds of an A/B bench over `subjects` (abHosts), each on its own user: a key per round and one for
  * the warm-up, the warm-up (JIT, pools, queues; not counted), then `rounds` rounds in alternating order
- * (roundOrder), each round's line printed as `describe` gives it; the hosts closed at the end, then the
+ * (roundOrder), each round's line printed as `describe` gives it, each measurement followed by its
+ * database's vacuum and checkpoint (settleDatabase); the hosts closed at the end, then the
  * medians of `figures` per host and their per-round ratios.
  */
 export async function runAbRounds<R>(o: {
@@ -91,12 +93,16 @@ export async function runAbRounds<R>(o: {
   for (const s of o.subjects) keys.set(s, await createKeys(s.dbUrl, o.rounds + 1));
   const rows: (R & { readonly subject: string })[] = [];
   try {
-    for (const s of o.subjects) await o.warmUp(s, keys.get(s)?.[0] ?? '');
+    for (const s of o.subjects) {
+      await o.warmUp(s, keys.get(s)?.[0] ?? '');
+      await settleDatabase(s.dbUrl);
+    }
     for (let round = 0; round < o.rounds; round++) {
       for (const s of roundOrder(o.subjects, round)) {
         const r = await o.run(s, keys.get(s)?.[round + 1] ?? '');
         rows.push({ ...r, subject: s.name });
         process.stdout.write(`  round ${round + 1} ${s.name}: ${o.describe(r)}; load ${load3()}\n`);
+        await settleDatabase(s.dbUrl); // its vacuum and checkpoint now, not under the next load
       }
     }
   } finally {
