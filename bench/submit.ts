@@ -19,6 +19,7 @@ import { scratchDatabase } from '../scripts/support/scratch-database.js';
 import { measureAnchor, measureDbCeiling, startExpressAnchor } from './sections/anchors.js';
 import { createKeys, submission, type Measured } from './sections/gengate.js';
 import { abHosts, perRoundRatios, roundOrder, type ScratchHost } from './sections/ab-rounds.js';
+import { settleDatabase } from './support/settle-database.js';
 import { arg, f0, f1, f2, load3, median } from './support/bench-args.js';
 
 const ROUNDS = Number(arg('--rounds') ?? 3);
@@ -64,7 +65,10 @@ async function main(): Promise<void> {
   try {
     // Warm-up (JIT, pools, key cache) for every process, not counted.
     await measureAnchor(anchor, 'run', CONNECTIONS, 1);
-    for (const s of subjects) await submission(s.host, (keys.get(s) ?? []).slice(0, USERS), CONNECTIONS, USERS, 2);
+    for (const s of subjects) {
+      await submission(s.host, (keys.get(s) ?? []).slice(0, USERS), CONNECTIONS, USERS, 2);
+      await settleDatabase(s.dbUrl);
+    }
     for (let round = 0; round < ROUNDS; round++) {
       for (const s of roundOrder(subjects, round)) {
         const express = await measureAnchor(anchor, 'run', CONNECTIONS, SECONDS);
@@ -72,6 +76,7 @@ async function main(): Promise<void> {
         // A loaded machine times some out: said, not fatal (the figures are per answered request).
         if (run.non2xx + run.errors > 0) process.stdout.write(`  ${s.name}: ${run.non2xx} non-2xx answers, ${run.errors} errors in this round\n`);
         rows.push({ subject: s.name, express: express.cpuMicrosPerRequest, run });
+        await settleDatabase(s.dbUrl); // the tasks it wrote vacuumed and checkpointed now, not under the next load
         const share = ceiling ? `, ${f0((100 * run.rps) / ceiling)}% of the ceiling` : '';
         process.stdout.write(
           `  round ${round + 1} ${s.name}: Express POST ${f0(express.cpuMicrosPerRequest)} µs CPU/req (${f0(express.rps)} req/s); submission ${f0(run.cpuMicrosPerRequest)} µs CPU/req = ${f2(run.cpuMicrosPerRequest / express.cpuMicrosPerRequest)}x, ${f0(run.rps)} req/s${share}, p50 ${f1(run.p50Ms)} ms, p99 ${f1(run.p99Ms)} ms; load ${load3()}\n`,
