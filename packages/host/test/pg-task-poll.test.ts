@@ -164,4 +164,32 @@ describe('PgTaskPoll answers the view of the whole record', () => {
     expect(view(answers[0] ?? null)).toEqual(view(await storePoll.read(mine, a.userId, null)));
     expect(view(answers[2] ?? null)).toEqual(view(await storePoll.read(theirs, b.userId, null)));
   });
+  it('polls made while its statement is in flight wait for it and go together in the next one', async () => {
+    const a = await owner();
+    const mine = await task(a.userId, a.keyId, { prompt: 'a' });
+    const sizes: number[] = [];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    const gated = new PgTaskPoll(
+      {
+        query: async (config) => {
+          sizes.push((config.values[0] as unknown[]).length);
+          if (sizes.length === 1) await held;
+          return pool.query(config);
+        },
+      },
+      DEFAULT_SCHEMA,
+    );
+    const first = gated.read(mine, a.userId, a.keyId);
+    await new Promise((r) => setImmediate(r)); // the first statement is sent, and held
+    const later = [gated.read(mine, a.userId, a.keyId)];
+    await new Promise((r) => setImmediate(r)); // a later turn: still one statement in flight
+    later.push(gated.read(mine, a.userId, a.keyId), gated.read(mine, a.userId, null));
+    await new Promise((r) => setImmediate(r));
+    expect(sizes).toEqual([1]);
+    release();
+    const answers = await Promise.all([first, ...later]);
+    expect(sizes).toEqual([1, 3]);
+    expect(answers.map((x) => (x === null || x === 'key_revoked' ? x : x.id))).toEqual([mine, mine, mine, mine]);
+  });
 });
