@@ -103,29 +103,20 @@ export async function measureAnchor(anchor: ExpressAnchor, route: 'hello' | 'run
 }
 
 /**
- * The bare Express 5 hello route in its own process, flat out (10 connections) and at 1,000 arrivals a second
- * (open loop, as the poll is loaded): the anchors of the poll's CPU and of its p99 on the same machine and run.
+ * The bare Express 5 hello route of `anchor` (a process of its own), flat out (10 connections) and at 1,000
+ * arrivals a second (open loop, as the poll is loaded): the anchors of the poll's CPU and of its p99 on the
+ * same machine and run.
  */
-export async function measureExpressHello(seconds = 5, warmUpSeconds = 0): Promise<{ flat: LoadResult & { cpuMicrosPerRequest: number }; at1k: LoadResult & { cpuMicrosPerRequest: number } }> {
-  const anchor = await startExpressAnchor();
-  try {
-    if (warmUpSeconds > 0) await measureAnchor(anchor, 'hello', 10, warmUpSeconds); // JIT, not counted
-    const flat = await measureAnchor(anchor, 'hello', 10, seconds);
-    const before = cpuMicros(anchor.pid);
-    const r = await openLoad({ url: `${anchor.url}/hello`, rate: 1000, durationSeconds: seconds, headerSets: [{}] });
-    return { flat, at1k: { ...r, cpuMicrosPerRequest: (cpuMicros(anchor.pid) - before) / Math.max(1, r.requests) } };
-  } finally {
-    anchor.stop();
-  }
+export async function measureExpressHello(anchor: ExpressAnchor, seconds = 5, warmUpSeconds = 0): Promise<{ flat: LoadResult & { cpuMicrosPerRequest: number }; at1k: LoadResult & { cpuMicrosPerRequest: number } }> {
+  if (warmUpSeconds > 0) await measureAnchor(anchor, 'hello', 10, warmUpSeconds); // JIT, not counted
+  const flat = await measureAnchor(anchor, 'hello', 10, seconds);
+  const before = cpuMicros(anchor.pid);
+  const r = await openLoad({ url: `${anchor.url}/hello`, rate: 1000, durationSeconds: seconds, headerSets: [{}] });
+  return { flat, at1k: { ...r, cpuMicrosPerRequest: (cpuMicros(anchor.pid) - before) / Math.max(1, r.requests) } };
 }
 
-/** A bare Express 5 JSON POST route in its own process, loaded like the gateway: the HTTP stack's own cost. */
-export async function measureExpressRoute(connections = 10, seconds = 5, warmUpSeconds = 0): Promise<LoadResult & { cpuMicrosPerRequest: number }> {
-  const anchor = await startExpressAnchor();
-  try {
-    if (warmUpSeconds > 0) await measureAnchor(anchor, 'run', connections, warmUpSeconds); // JIT, not counted
-    return await measureAnchor(anchor, 'run', connections, seconds);
-  } finally {
-    anchor.stop();
-  }
+/** The bare Express 5 JSON POST route of `anchor`, loaded like the gateway: the HTTP stack's own cost. */
+export async function measureExpressRoute(anchor: ExpressAnchor, connections = 10, seconds = 5, warmUpSeconds = 0): Promise<LoadResult & { cpuMicrosPerRequest: number }> {
+  if (warmUpSeconds > 0) await measureAnchor(anchor, 'run', connections, warmUpSeconds); // JIT, not counted
+  return measureAnchor(anchor, 'run', connections, seconds);
 }
