@@ -57,13 +57,16 @@ const afterLoadValue = (m: { atOnce: MemoryReading; settled: MemoryReading }) =>
 type AnchorLoad = Awaited<ReturnType<typeof measureAnchor>>;
 
 /**
- * `subject` with the anchor's `route` measured right before and right after it (10 connections, SECONDS each):
+ * `subject` with the anchor's `route` measured right before and right after it (10 connections, SECONDS each,
+ * after a warm-up):
  * the ratio judged is the subject's CPU per request over the mean of the two. The anchors measured at the
  * start of the run are minutes away from the figures they anchor, and this machine's CPU per request drifts
  * by more than the targets' margins in minutes (the hello route measured 38 and 68 µs at the start of two
  * runs ten minutes apart).
  */
 async function beside<T>(anchor: ExpressAnchor, route: 'hello' | 'run', subject: () => Promise<T>): Promise<{ result: T; before: AnchorLoad; after: AnchorLoad; meanCpu: number }> {
+  // Warmed again first, unmeasured: the anchor sat idle for minutes, and V8 may have dropped its compiled code.
+  await measureAnchor(anchor, route, 10, WARM_UP_SECONDS);
   const before = await measureAnchor(anchor, route, 10, SECONDS);
   const result = await subject();
   const after = await measureAnchor(anchor, route, 10, SECONDS);
