@@ -58,8 +58,7 @@ type AnchorLoad = Awaited<ReturnType<typeof measureAnchor>>;
 
 /**
  * `subject` with the anchor's `route` measured right before and right after it (10 connections, SECONDS each,
- * after a warm-up):
- * the ratio judged is the subject's CPU per request over the mean of the two. The anchors measured at the
+ * after a warm-up): the ratio judged is the subject's CPU per request over the mean of the two. The anchors measured at the
  * start of the run are minutes away from the figures they anchor, and this machine's CPU per request drifts
  * by more than the targets' margins in minutes (the hello route measured 38 and 68 µs at the start of two
  * runs ten minutes apart).

@@ -41,9 +41,10 @@ interface PollInput {
  * connection once per batch rather than once per turn. A poll is a read by primary keys that waits on
  * no lock, so one in flight holds the next back only as long as the database takes to answer it. Measured
  * against one statement per turn (`npm run bench:poll -- --base`, 8 rounds): CPU per poll 148 against
- * 164 µs, 4,506 against 3,763 polls a second; the same p50 at 1,000 polls a second. It is a named prepared statement: each pooled connection parses and
- * plans it once (planning it took several times as long as running it), and sends only its parameters
- * after that. Each poll's task and key are read by their primary keys in LATERAL subqueries: their
+ * 164 µs, 4,506 against 3,763 polls a second; the same p50 at 1,000 polls a second.
+ *
+ * It is a named prepared statement: each pooled connection parses and plans it once (planning it took
+ * several times as long as running it), and sends only its parameters after that. Each poll's task and key are read by their primary keys in LATERAL subqueries: their
  * `limit 1` keeps the planner from turning them into joins (or a hashed subplan) that scan the table,
  * whatever the statistics were when the connection's generic plan was made.
  */

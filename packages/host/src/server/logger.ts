@@ -60,7 +60,9 @@ let stdoutStream: DestinationStream | undefined;
  * A batch is written synchronously, as Node writes standard output to a file or pipe on Linux. SonicBoom's
  * asynchronous mode hands a batch to the thread pool, and its flush at exit wrote what was still buffered
  * at once, often before the thread pool had written the batch in flight: the last lines of a process came
- * out before earlier ones (a test that exits after 500 lines saw it in 8 runs of 40).
+ * out before earlier ones (a test that exits after 500 lines saw it in 8 runs of 40). So a reader that stops
+ * reading (a full pipe) holds the process up, as it holds up console.log; the asynchronous mode held a
+ * thread-pool thread instead, and the unwritten lines grew in memory.
  *
  * Each line is handed to the buffer as its UTF-8 bytes (SonicBoom's `buffer` content mode): in its text
  * mode SonicBoom appends every line to one growing string and measures that string's byte length on each
