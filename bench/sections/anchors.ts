@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
-import { cpuMicros } from '../support/process-stats.js';
+import { cpuMicros, v8ThreadsCpuMicros } from '../support/process-stats.js';
 import { load, openLoad, type LoadResult } from '../support/load.js';
 
 export interface CeilingResult {
@@ -92,14 +92,15 @@ export async function startExpressAnchor(): Promise<ExpressAnchor> {
 }
 
 /** One load against the anchor, with the anchor process's CPU time per request. */
-export async function measureAnchor(anchor: ExpressAnchor, route: 'hello' | 'run', connections = 10, seconds = 5): Promise<LoadResult & { cpuMicrosPerRequest: number }> {
-  const before = cpuMicros(anchor.pid);
+export async function measureAnchor(anchor: ExpressAnchor, route: 'hello' | 'run', connections = 10, seconds = 5): Promise<LoadResult & { cpuMicrosPerRequest: number; v8ThreadsMicrosPerRequest: number }> {
+  const [before, v8Before] = [cpuMicros(anchor.pid), v8ThreadsCpuMicros(anchor.pid)];
   const r = await load(
     route === 'hello'
       ? { url: `${anchor.url}/hello`, connections, durationSeconds: seconds, headerSets: [{}] }
       : { url: `${anchor.url}/run`, connections, durationSeconds: seconds, method: 'POST', body: JSON.stringify({ prompt: 'hello' }), headerSets: [{ 'content-type': 'application/json' }] },
   );
-  return { ...r, cpuMicrosPerRequest: (cpuMicros(anchor.pid) - before) / Math.max(1, r.requests) };
+  const n = Math.max(1, r.requests);
+  return { ...r, cpuMicrosPerRequest: (cpuMicros(anchor.pid) - before) / n, v8ThreadsMicrosPerRequest: (v8ThreadsCpuMicros(anchor.pid) - v8Before) / n };
 }
 
 /**

@@ -8,10 +8,12 @@ import { createPgStores, DEFAULT_SCHEMA } from '@gengate/host/wiring';
 import pg from 'pg';
 import { startHost, type HostProcess } from '../support/host-process.js';
 import { load, openLoad, type LoadResult } from '../support/load.js';
-import { cpuMicros, localPostmasterOf, percentile, rssMb, serverCpuMicros } from '../support/process-stats.js';
+import { cpuMicros, localPostmasterOf, percentile, rssMb, serverCpuMicros, v8ThreadsCpuMicros } from '../support/process-stats.js';
 
 export interface Measured extends LoadResult {
   readonly cpuMicrosPerRequest: number;
+  /** The part of cpuMicrosPerRequest spent on V8's background threads (compilers, parallel GC). */
+  readonly v8ThreadsMicrosPerRequest: number;
 }
 
 /** The bench's environment for the host: zero-latency sandbox, keys without limits, no per-user queueing in the way. */
@@ -52,16 +54,18 @@ const CHAT_BODY = JSON.stringify({ prompt: 'bench', llm_params: { max_tokens: 8 
 
 /** One load against the host, with the host's own CPU time per request. */
 export async function measure(host: HostProcess, opts: Parameters<typeof load>[0]): Promise<Measured> {
-  const before = cpuMicros(host.pid);
+  const [before, v8Before] = [cpuMicros(host.pid), v8ThreadsCpuMicros(host.pid)];
   const r = await load(opts);
-  return { ...r, cpuMicrosPerRequest: (cpuMicros(host.pid) - before) / Math.max(1, r.requests) };
+  const n = Math.max(1, r.requests);
+  return { ...r, cpuMicrosPerRequest: (cpuMicros(host.pid) - before) / n, v8ThreadsMicrosPerRequest: (v8ThreadsCpuMicros(host.pid) - v8Before) / n };
 }
 
 /** One open-loop load (a fixed arrival rate) against the host, with the host's own CPU time per request. */
 export async function measureOpen(host: HostProcess, opts: Parameters<typeof openLoad>[0]): Promise<Measured> {
-  const before = cpuMicros(host.pid);
+  const [before, v8Before] = [cpuMicros(host.pid), v8ThreadsCpuMicros(host.pid)];
   const r = await openLoad(opts);
-  return { ...r, cpuMicrosPerRequest: (cpuMicros(host.pid) - before) / Math.max(1, r.requests) };
+  const n = Math.max(1, r.requests);
+  return { ...r, cpuMicrosPerRequest: (cpuMicros(host.pid) - before) / n, v8ThreadsMicrosPerRequest: (v8ThreadsCpuMicros(host.pid) - v8Before) / n };
 }
 
 export async function submission(host: HostProcess, keys: readonly string[], connections: number, users: number, seconds: number): Promise<Measured> {

@@ -20,6 +20,26 @@ export function cpuMicros(pid: number): number {
 }
 
 /**
+ * CPU time (user + system) of a process's V8 background threads so far (`V8Worker`: the optimizing
+ * compilers and the parallel and concurrent parts of garbage collection), in microseconds, from
+ * /proc/<pid>/task/<tid>/stat. Their share of a load's CPU says whether the process was still compiling.
+ */
+export function v8ThreadsCpuMicros(pid: number): number {
+  let ticks = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      if (!stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).startsWith('V8Worker')) continue;
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return (ticks / TICKS_PER_SECOND) * 1_000_000;
+}
+
+/**
  * CPU time of a PostgreSQL server running on this machine, in µs: its postmaster's own and that of its
  * processes that ended (cutime, cstime: a backend's time is added there when it exits), plus every live
  * child's (backends, WAL writer, checkpointer...). Null when `postmasterPid` is not a process here.
