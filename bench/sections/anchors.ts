@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
-import { cpuMicros, v8ThreadsCpuMicros } from '../support/process-stats.js';
+import { perRequestCpu } from '../support/process-stats.js';
 import { load, openLoad, type LoadResult } from '../support/load.js';
 
 export interface CeilingResult {
@@ -93,14 +93,13 @@ export async function startExpressAnchor(): Promise<ExpressAnchor> {
 
 /** One load against the anchor, with the anchor process's CPU time per request. */
 export async function measureAnchor(anchor: ExpressAnchor, route: 'hello' | 'run', connections = 10, seconds = 5): Promise<LoadResult & { cpuMicrosPerRequest: number; v8ThreadsMicrosPerRequest: number }> {
-  const [before, v8Before] = [cpuMicros(anchor.pid), v8ThreadsCpuMicros(anchor.pid)];
-  const r = await load(
-    route === 'hello'
-      ? { url: `${anchor.url}/hello`, connections, durationSeconds: seconds, headerSets: [{}] }
-      : { url: `${anchor.url}/run`, connections, durationSeconds: seconds, method: 'POST', body: JSON.stringify({ prompt: 'hello' }), headerSets: [{ 'content-type': 'application/json' }] },
+  return perRequestCpu(anchor.pid, () =>
+    load(
+      route === 'hello'
+        ? { url: `${anchor.url}/hello`, connections, durationSeconds: seconds, headerSets: [{}] }
+        : { url: `${anchor.url}/run`, connections, durationSeconds: seconds, method: 'POST', body: JSON.stringify({ prompt: 'hello' }), headerSets: [{ 'content-type': 'application/json' }] },
+    ),
   );
-  const n = Math.max(1, r.requests);
-  return { ...r, cpuMicrosPerRequest: (cpuMicros(anchor.pid) - before) / n, v8ThreadsMicrosPerRequest: (v8ThreadsCpuMicros(anchor.pid) - v8Before) / n };
 }
 
 /**
@@ -111,9 +110,8 @@ export async function measureAnchor(anchor: ExpressAnchor, route: 'hello' | 'run
 export async function measureExpressHello(anchor: ExpressAnchor, seconds = 5, warmUpSeconds = 0): Promise<{ flat: LoadResult & { cpuMicrosPerRequest: number }; at1k: LoadResult & { cpuMicrosPerRequest: number } }> {
   if (warmUpSeconds > 0) await measureAnchor(anchor, 'hello', 10, warmUpSeconds); // JIT, not counted
   const flat = await measureAnchor(anchor, 'hello', 10, seconds);
-  const before = cpuMicros(anchor.pid);
-  const r = await openLoad({ url: `${anchor.url}/hello`, rate: 1000, durationSeconds: seconds, headerSets: [{}] });
-  return { flat, at1k: { ...r, cpuMicrosPerRequest: (cpuMicros(anchor.pid) - before) / Math.max(1, r.requests) } };
+  const at1k = await perRequestCpu(anchor.pid, () => openLoad({ url: `${anchor.url}/hello`, rate: 1000, durationSeconds: seconds, headerSets: [{}] }));
+  return { flat, at1k };
 }
 
 /** The bare Express 5 JSON POST route of `anchor`, loaded like the gateway: the HTTP stack's own cost. */

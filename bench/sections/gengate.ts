@@ -8,7 +8,7 @@ import { createPgStores, DEFAULT_SCHEMA } from '@gengate/host/wiring';
 import pg from 'pg';
 import { startHost, type HostProcess } from '../support/host-process.js';
 import { load, openLoad, type LoadResult } from '../support/load.js';
-import { cpuMicros, localPostmasterOf, percentile, rssMb, serverCpuMicros, v8ThreadsCpuMicros } from '../support/process-stats.js';
+import { cpuMicros, localPostmasterOf, percentile, perRequestCpu, rssMb, serverCpuMicros } from '../support/process-stats.js';
 
 export interface Measured extends LoadResult {
   readonly cpuMicrosPerRequest: number;
@@ -54,18 +54,12 @@ const CHAT_BODY = JSON.stringify({ prompt: 'bench', llm_params: { max_tokens: 8 
 
 /** One load against the host, with the host's own CPU time per request. */
 export async function measure(host: HostProcess, opts: Parameters<typeof load>[0]): Promise<Measured> {
-  const [before, v8Before] = [cpuMicros(host.pid), v8ThreadsCpuMicros(host.pid)];
-  const r = await load(opts);
-  const n = Math.max(1, r.requests);
-  return { ...r, cpuMicrosPerRequest: (cpuMicros(host.pid) - before) / n, v8ThreadsMicrosPerRequest: (v8ThreadsCpuMicros(host.pid) - v8Before) / n };
+  return perRequestCpu(host.pid, () => load(opts));
 }
 
 /** One open-loop load (a fixed arrival rate) against the host, with the host's own CPU time per request. */
 export async function measureOpen(host: HostProcess, opts: Parameters<typeof openLoad>[0]): Promise<Measured> {
-  const [before, v8Before] = [cpuMicros(host.pid), v8ThreadsCpuMicros(host.pid)];
-  const r = await openLoad(opts);
-  const n = Math.max(1, r.requests);
-  return { ...r, cpuMicrosPerRequest: (cpuMicros(host.pid) - before) / n, v8ThreadsMicrosPerRequest: (v8ThreadsCpuMicros(host.pid) - v8Before) / n };
+  return perRequestCpu(host.pid, () => openLoad(opts));
 }
 
 export async function submission(host: HostProcess, keys: readonly string[], connections: number, users: number, seconds: number): Promise<Measured> {

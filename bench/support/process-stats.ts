@@ -2,14 +2,19 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // Linux USER_HZ
 
-/** The fields of /proc/<pid>/stat after the command's name (field 3 onwards: [0] state, [1] ppid, [11] utime, [12] stime, [13] cutime, [14] cstime). */
-function statFields(pid: number): string[] | null {
+/** A /proc stat file (`/proc/<pid>/stat`, `/proc/<pid>/task/<tid>/stat`): the command's name and the fields after it. */
+function readStat(path: string): { comm: string; fields: string[] } | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const stat = readFileSync(path, 'utf8');
+    return { comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), fields: stat.slice(stat.lastIndexOf(')') + 2).split(' ') };
   } catch {
     return null;
   }
+}
+
+/** The fields of /proc/<pid>/stat after the command's name (field 3 onwards: [0] state, [1] ppid, [11] utime, [12] stime, [13] cutime, [14] cstime). */
+function statFields(pid: number): string[] | null {
+  return readStat(`/proc/${pid}/stat`)?.fields ?? null;
 }
 
 /** CPU time (user + system) of a process so far, in microseconds, from /proc/<pid>/stat. */
@@ -27,16 +32,19 @@ export function cpuMicros(pid: number): number {
 export function v8ThreadsCpuMicros(pid: number): number {
   let ticks = 0;
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      if (!stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).startsWith('V8Worker')) continue;
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(f[11]) + Number(f[12]);
-    } catch {
-      // the thread ended between the listing and the read
-    }
+    // null when the thread ended between the listing and the read
+    const stat = readStat(`/proc/${pid}/task/${tid}/stat`);
+    if (stat?.comm.startsWith('V8Worker')) ticks += Number(stat.fields[11]) + Number(stat.fields[12]);
   }
   return (ticks / TICKS_PER_SECOND) * 1_000_000;
+}
+
+/** The CPU a process spent over `run` (a load), per request answered: in all, and on V8's background threads. */
+export async function perRequestCpu<R extends { readonly requests: number }>(pid: number, run: () => Promise<R>): Promise<R & { cpuMicrosPerRequest: number; v8ThreadsMicrosPerRequest: number }> {
+  const [before, v8Before] = [cpuMicros(pid), v8ThreadsCpuMicros(pid)];
+  const r = await run();
+  const n = Math.max(1, r.requests);
+  return { ...r, cpuMicrosPerRequest: (cpuMicros(pid) - before) / n, v8ThreadsMicrosPerRequest: (v8ThreadsCpuMicros(pid) - v8Before) / n };
 }
 
 /**
