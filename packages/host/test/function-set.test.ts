@@ -60,7 +60,7 @@ describe('the SQL function set', () => {
     // The old code's set: today's but for the functions added since (they are created by the upgrade).
     const addedSince = [
       `${S}.gengate_submit_tasks(uuid,text,jsonb)`,
-      `${S}.gengate_submit_locked_task(uuid,uuid,uuid,text,text,jsonb,text,bigint,bigint,integer,integer,text,uuid,text,text,text,jsonb,timestamp with time zone,uuid)`,
+      `${S}.gengate_submit_locked_task(uuid,uuid,uuid,text,text,jsonb,text,bigint,bigint,integer,integer,text,uuid,text,text,text,jsonb,timestamp with time zone,uuid,bigint,integer,integer)`,
       `${S}.gengate_fold_usage_pending()`,
     ];
     // ...and those whose arguments grew since: gengate_finish_success took the inline outputs' bytes (030).

@@ -3,7 +3,9 @@ import type { SqlFunction } from './sql-function.js';
 /**
  * Trigger on tasks (012): each account row carries its user's unfinished tasks per modality, running
  * (admitted) and queued, so admission reads two integers. A decrement goes to account_pending instead when
- * the end asked for it (`gengate.defer_account`, 020: an end that does not lock the account row).
+ * the end asked for it (`gengate.defer_account`, 020: an end that does not lock the account row). A task
+ * inserted by a submission is counted by the submission itself, in the one write of the account row it makes
+ * for all its holds and counts (`gengate.submission_counts`, account-tally.ts): the trigger leaves it.
  */
 export const countActiveTasks: SqlFunction = {
   name: 'gengate_count_active_tasks',
@@ -16,6 +18,7 @@ declare
   queue_delta integer := 0;
   t ${schema}.tasks;
 begin
+  if tg_op = 'INSERT' and current_setting('gengate.submission_counts', true) = 'on' then return null; end if;
   if tg_op <> 'INSERT' and old.status in ('waiting', 'generating') then
     if old.admitted then run_delta := run_delta - 1; else queue_delta := queue_delta - 1; end if;
   end if;

@@ -1,7 +1,10 @@
+import { tallyApplied, tallyArguments, tallyAtLimit, tallyDeclare, tallyRead, tallyWritten } from './account-tally.js';
 import type { SqlFunction } from './sql-function.js';
 
 /** gengate_submit_task's arguments, in order (the one identity of both functions below). */
 const SUBMIT_TASK_ARGS = 'uuid, uuid, uuid, text, text, jsonb, text, bigint, bigint, integer, integer, text, uuid, text, text, text, jsonb, timestamptz, uuid';
+/** gengate_submit_locked_task's: gengate_submit_task's, then the account's figures (credits available, running, queued). */
+const LOCKED_TASK_ARGS = `${SUBMIT_TASK_ARGS}, bigint, integer, integer`;
 const SUBMIT_TASK_PARAMS = `  p_task_id uuid, p_user_id uuid, p_api_key_id uuid, p_model_id text, p_modality text, p_request jsonb,
   p_callback_url text, p_quoted_micro bigint, p_quoted_cost_micro bigint, p_max_running integer,
   p_max_queued integer, p_boss text, p_job_id uuid, p_provider_id text, p_idempotency_key text,
@@ -22,6 +25,9 @@ create or replace function ${schema}.gengate_submit_task(
 ${SUBMIT_TASK_PARAMS}
 ) returns boolean
 language plpgsql as $$
+declare
+  admit boolean;
+  ${tallyDeclare(schema)}
 begin
   -- The account row first, before the idempotency record's row: every path that locks both (this one,
   -- gengate_submit_tasks, which locks the account row and then runs gengate_submit_locked_task per item)
@@ -31,34 +37,41 @@ begin
   perform 1 from ${schema}.accounts where user_id = p_user_id for update;
   -- 020: the ends committed since the last fold, into the row (balance, held, counts) before it is read.
   perform ${schema}.gengate_fold_pending(p_user_id);
-  return ${schema}.gengate_submit_locked_task(p_task_id, p_user_id, p_api_key_id, p_model_id, p_modality, p_request,
+  ${tallyRead(schema, 'p_user_id')}
+  ${tallyAtLimit(schema, 'p_user_id', 'p_modality', 'p_max_running')}
+  admit := ${schema}.gengate_submit_locked_task(p_task_id, p_user_id, p_api_key_id, p_model_id, p_modality, p_request,
     p_callback_url, p_quoted_micro, p_quoted_cost_micro, p_max_running, p_max_queued, p_boss, p_job_id,
-    p_provider_id, p_idempotency_key, p_request_hash, p_response, p_at, p_member_id);
+    p_provider_id, p_idempotency_key, p_request_hash, p_response, p_at, p_member_id, ${tallyArguments('p_modality')});
+  ${tallyApplied('p_modality', 'p_quoted_micro', 'admit')}
+  ${tallyWritten(schema, 'p_user_id')}
+  return admit;
 end $$;`,
 };
 
 /**
- * gengate_submit_task's rules once its caller holds the user's account row lock (the row exists) and has
- * folded the user's pending ends into it (gengate_fold_pending): the single submission takes the lock,
- * folds, then calls it; gengate_submit_tasks takes the lock and folds once for its batch and calls it per
- * item (relocking the row per item cost two statements an item, and a lock by each item's subtransaction
- * on a row its parent had locked already; folding per item cost a scan of account_pending per item, a
- * fifth of the batch's time in PostgreSQL by pg_stat_statements). An end that commits while a batch runs
- * waits for the next fold: what it frees (held credits, a running slot) is only seen a batch later, never
- * counted twice; at the running limit the item still waits for the ends in flight and folds again.
+ * gengate_submit_task's rules once its caller holds the user's account row lock (the row exists), has
+ * folded the user's pending ends into it (gengate_fold_pending) and keeps the row in variables
+ * (account-tally.ts): the single submission takes the lock, folds, then calls it; gengate_submit_tasks takes
+ * the lock and folds once for its batch and calls it per item (relocking the row per item cost two
+ * statements an item, and a lock by each item's subtransaction on a row its parent had locked already;
+ * folding per item cost a scan of account_pending per item, a fifth of the batch's time in PostgreSQL by
+ * pg_stat_statements). An end that commits while a batch runs waits for the next fold: what it frees (held
+ * credits, a running slot) is only seen a batch later, never counted twice; at the running limit the caller
+ * waits for the ends in flight and folds again before the call.
+ * The account's figures are arguments (the last three: credits available, the modality's running and
+ * queued counts, from the caller's variables); the caller adds the hold and the count when it returns.
  */
 export const submitLockedTask: SqlFunction = {
   name: 'gengate_submit_locked_task',
-  identityArgs: SUBMIT_TASK_ARGS,
+  identityArgs: LOCKED_TASK_ARGS,
   sql: (schema) => `
 create or replace function ${schema}.gengate_submit_locked_task(
-${SUBMIT_TASK_PARAMS}
+${SUBMIT_TASK_PARAMS},
+  p_available bigint, p_running integer, p_queued integer
 ) returns boolean
 language plpgsql as $$
 declare
   earlier record;
-  n_admitted integer;
-  n_queued integer;
   admit boolean;
   v_key_period timestamptz;
   v_member uuid := coalesce(p_member_id, p_user_id);
@@ -83,29 +96,13 @@ begin
   -- 026: the member's spend limit, after the key's (the key's refusal comes first), under the same lock
   -- (every submission of the organization's members takes it), before the balance hold.
   v_member_period := ${schema}.gengate_member_budget_admit(p_user_id, v_member, p_quoted_micro, p_at);
-  update ${schema}.accounts set held_micro = held_micro + p_quoted_micro
-    where user_id = p_user_id and balance_micro - held_micro >= p_quoted_micro
-    returning case p_modality when 'chat' then running_chat when 'image' then running_image else running_video end,
-              case p_modality when 'chat' then queued_chat when 'image' then queued_image else queued_video end
-    into n_admitted, n_queued;
-  if not found then
+  if p_available < p_quoted_micro then
     raise exception using errcode = 'GG402', message = 'gengate: insufficient credits';
   end if;
-
-  admit := n_admitted < p_max_running;
-  if not admit then
-    -- 020: at the limit. The ends in flight (they hold this lock shared) commit first; what they freed is folded.
-    perform pg_advisory_xact_lock(hashtextextended('gengate-slots:' || p_user_id::text, 0));
-    if ${schema}.gengate_fold_pending(p_user_id) > 0 then
-      select case p_modality when 'chat' then running_chat when 'image' then running_image else running_video end,
-             case p_modality when 'chat' then queued_chat when 'image' then queued_image else queued_video end
-        into n_admitted, n_queued from ${schema}.accounts where user_id = p_user_id;
-      admit := n_admitted < p_max_running;
-    end if;
-  end if;
-  if not admit and n_queued >= p_max_queued then
+  admit := p_running < p_max_running;
+  if not admit and p_queued >= p_max_queued then
     raise exception using errcode = 'GG429', message = 'gengate: queue full',
-      detail = json_build_object('admitted', n_admitted, 'queued', n_queued)::text;
+      detail = json_build_object('admitted', p_running, 'queued', p_queued)::text;
   end if;
 
   insert into ${schema}.tasks (id, user_id, api_key_id, model_id, modality, status, request, callback_url, quoted_micro, quoted_cost_micro, admitted, member_id)

@@ -1,3 +1,4 @@
+import { tallyApplied, tallyArguments, tallyAtLimit, tallyDeclare, tallyRead, tallyWritten } from './account-tally.js';
 import type { SqlFunction } from './sql-function.js';
 
 /**
@@ -23,11 +24,13 @@ declare
   i record;
   v_code text;
   v_detail text;
+  ${tallyDeclare(schema)}
 begin
   insert into ${schema}.accounts (user_id) values (p_user_id) on conflict do nothing;
   perform 1 from ${schema}.accounts where user_id = p_user_id for update;
   -- 020: the ends committed since the last fold, once for the batch (see gengate_submit_locked_task).
   perform ${schema}.gengate_fold_pending(p_user_id);
+  ${tallyRead(schema, 'p_user_id')}
   for i in
     select * from rows from (jsonb_to_recordset(p_items) as (
       task_id uuid, api_key_id uuid, model_id text, modality text, request jsonb, callback_url text,
@@ -41,10 +44,12 @@ begin
     ord := i.n;
     refusal_code := null;
     refusal_detail := null;
+    ${tallyAtLimit(schema, 'p_user_id', 'i.modality', 'i.max_running')}
     begin
       admitted := ${schema}.gengate_submit_locked_task(i.task_id, p_user_id, i.api_key_id, i.model_id, i.modality, i.request,
         i.callback_url, i.quoted_micro, i.quoted_cost_micro, i.max_running, i.max_queued, p_boss, i.job_id,
-        i.provider_id, i.idempotency_key, i.request_hash, i.response, i.at, i.member_id);
+        i.provider_id, i.idempotency_key, i.request_hash, i.response, i.at, i.member_id, ${tallyArguments('i.modality')});
+      ${tallyApplied('i.modality', 'i.quoted_micro', 'admitted')}
     exception when others then
       get stacked diagnostics v_code = returned_sqlstate, v_detail = pg_exception_detail;
       if v_code not like 'GG%' then
@@ -56,5 +61,6 @@ begin
     end;
     return next;
   end loop;
+  ${tallyWritten(schema, 'p_user_id')}
 end $$;`,
 };
