@@ -62,6 +62,7 @@ describe('the SQL function set', () => {
       `${S}.gengate_submit_tasks(uuid,text,jsonb)`,
       `${S}.gengate_submit_locked_task(uuid,uuid,uuid,text,text,jsonb,text,bigint,bigint,integer,integer,text,uuid,text,text,text,jsonb,timestamp with time zone,uuid,bigint,integer,integer)`,
       `${S}.gengate_fold_usage_pending()`,
+      `${S}.gengate_fold_spend_pending(uuid)`,
     ];
     // ...and those whose arguments grew since: gengate_finish_success took the inline outputs' bytes (030).
     const grownSince = (s: string) => s.replace(/^(.*\.gengate_finish_success\(.*),bytea\[\]\)$/, '$1)');
@@ -69,8 +70,8 @@ describe('the SQL function set', () => {
     // (The old bodies are the same rules but not the same text: fold_pending's was generated on one line.)
     expect(before.map((f) => f.definition)).not.toEqual(expected.map((f) => f.definition));
     // The migrations added since f04fa3b's 28 (029: the spend rows' pending twins; 030: the inline outputs;
-    // 031: a redundant index dropped; 032: the usage rollups' pending rows).
-    expect(await runMigrations(old, S)).toEqual({ applied: [29, 30, 31, 32], adopted: false });
+    // 031: a redundant index dropped; 032: the usage rollups' pending rows; 033: the spend triggers on update only).
+    expect(await runMigrations(old, S)).toEqual({ applied: [29, 30, 31, 32, 33], adopted: false });
     const after = await functions(old);
     expect(after.map(({ signature, definition }) => ({ signature, definition }))).toEqual(expected.map(({ signature, definition }) => ({ signature, definition })));
     const recorded = (await old.query<{ hash: string; applied_at: Date }>(`select hash, applied_at from ${S}.gengate_function_set`)).rows;
@@ -93,7 +94,7 @@ describe('the SQL function set', () => {
       create schema pgboss_like; create function pgboss_like.gengate_job_now() returns integer language sql as 'select 3'`);
 
     const { applied } = await runMigrations(pool, S);
-    expect(applied).toEqual([26, 27, 28, 29, 30, 31, 32]);
+    expect(applied).toEqual([26, 27, 28, 29, 30, 31, 32, 33]);
     const signatures = (await functions(pool)).map((f) => f.signature);
     const names = signatures.map((s) => s.replace(/\(.*/, ''));
     expect(names.filter((n) => n.startsWith(`${S}.gengate_`)).sort()).toEqual(FUNCTIONS.map((f) => `${S}.${f.name}`).sort());

@@ -128,6 +128,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
       'gengate_finish_fail',
       'gengate_finish_success',
       'gengate_fold_pending',
+      'gengate_fold_spend_pending',
       'gengate_fold_usage_pending',
       'gengate_key_budget_admit',
       'gengate_key_budget_period_changed',

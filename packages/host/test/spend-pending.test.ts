@@ -5,7 +5,7 @@ import { openPgHttpApp, type PgHttpApp } from './support/pg-http-app.js';
 /**
  * Migration 029: a task's end that does not lock the account row appends its key spend change to
  * key_spend_pending instead of updating the key's key_spend row (which the user's submissions update); the
- * spend is the row plus its pending rows (key_spend_totals), and the next submission's hold folds them.
+ * spend is the row plus its pending rows (key_spend_totals), and the next submission folds them (033: once per batch).
  * A sandbox pixel image is quoted and charged 2 credits.
  */
 describe('key spend off a task end (PostgreSQL)', () => {
@@ -41,7 +41,7 @@ describe('key spend off a task end (PostgreSQL)', () => {
     expect((await g.keys.update(ownerAuth, created.id, { name: 'pending, read' })).spent).toBe(2);
 
     await submit();
-    // The next hold of the key's period folded them into the row.
+    // The next submission folded them into the row.
     expect(await spend()).toEqual([{ rowHeld: 2_000_000, rowCharged: 2_000_000, held: 2_000_000, charged: 2_000_000, pending: 0 }]);
     expect((await g.keys.update(ownerAuth, created.id, { name: 'pending, folded' })).spent).toBe(4);
   });

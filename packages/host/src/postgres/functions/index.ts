@@ -17,7 +17,7 @@ import { notifyTaskEnded } from './notify-task-ended.js';
 import { personalOrganization } from './personal-organization.js';
 import { recountActiveTasks } from './recount-active-tasks.js';
 import type { SqlFunction } from './sql-function.js';
-import { keySpendCharge, keySpendHold, memberSpendCharge, memberSpendHold } from './spend-triggers.js';
+import { foldSpendPendingFunction, keySpendCharge, keySpendHold, memberSpendCharge, memberSpendHold } from './spend-triggers.js';
 import { submitLockedTask, submitTask } from './submit-task.js';
 import { submitTaskTraced } from './submit-task-traced.js';
 import { submitTasks } from './submit-tasks.js';
@@ -56,6 +56,8 @@ export const FUNCTIONS: readonly SqlFunction[] = [
   memberSpendHold,
   memberSpendCharge,
   memberBudgetAdmit,
+  // The spend rows' pending rows folded by each submission (033).
+  foldSpendPendingFunction,
   // The submission and the task's ends: the money rules' entry points (018, 019, 020, 024, 026); a
   // user's submissions of one event-loop turn in one transaction (gengate_submit_tasks locks the account row
   // once, then calls gengate_submit_locked_task per item; gengate_submit_task locks it, then calls it once).

@@ -41,19 +41,36 @@ end $$;`,
 const DEFERRED = `current_setting('gengate.defer_account', true) = 'on'`;
 
 /**
- * Trigger on holds: the spend row's held_micro of the hold's identity and period follows the hold (added while
- * it is 'held', taken out when it leaves 'held' or moves period). An end that does not lock the account row
- * (029) appends its change to the table's `_pending` twin instead of updating the spend row, which every
- * submission of the key (or member) updates too: a worker's end no longer waits for the user's submissions,
- * nor they for it. A hold that becomes 'held' (a submission, under the account lock) folds the pending rows
- * of its own spend row into it, once that row is locked by its own update.
+ * The statement that adds a hold's amount to its spend row (the row created at the period's first hold):
+ * `identity` the identity's values (SQL expressions, in SpendTable order), `period` and `amount` the hold's.
  */
-function spendHold({ kind, table, identity, period }: SpendTable): SqlFunction {
+function heldAdded({ table, identity }: SpendTable, schema: string, values: { identity: readonly string[]; period: string; amount: string }): string {
+  const columns = identity.map(([spend]) => spend).join(', ');
+  return `insert into ${schema}.${table} (${columns}, period_start, held_micro)
+      values (${values.identity.join(', ')}, ${values.period}, ${values.amount})
+      on conflict (${columns}, period_start) do update set held_micro = ${table}.held_micro + excluded.held_micro;`;
+}
+
+/** A submission's hold added to its key's spend row (gengate_submit_locked_task; the trigger below for the other paths). */
+export const keySpendHeld = (schema: string, key: string, period: string, amount: string): string => heldAdded(KEY_SPEND, schema, { identity: [key], period, amount });
+/** A submission's hold added to its member's spend row in the organization. */
+export const memberSpendHeld = (schema: string, organization: string, member: string, period: string, amount: string): string =>
+  heldAdded(MEMBER_SPEND, schema, { identity: [organization, member], period, amount });
+
+/**
+ * Trigger on holds (on update; migration 033): the spend row's held_micro of the hold's identity and period
+ * follows the hold (taken out when it leaves 'held' or moves period, added in the period it moves to). An end
+ * that does not lock the account row (029) appends its change to the table's `_pending` twin instead of
+ * updating the spend row, which every submission of the key (or member) updates too: a worker's end no
+ * longer waits for the user's submissions, nor they for it. A hold's insert is a submission's, which adds
+ * its amount to the spend row itself (keySpendHeld, memberSpendHeld): until 033 this trigger did, as a
+ * statement of its own plus a fold of that row's pending rows, for every submission.
+ */
+function spendHold(t: SpendTable): SqlFunction {
+  const { kind, table, identity, period } = t;
   const columns = identity.map(([spend]) => spend).join(', ');
   const oldRow = identity.map(([spend, hold]) => `${spend} = old.${hold}`).join(' and ');
   const oldValues = identity.map(([, hold]) => `old.${hold}`).join(', ');
-  const newRow = (alias: string) => identity.map(([spend, hold]) => `${alias}.${spend} = new.${hold}`).join(' and ');
-  const newValues = identity.map(([, hold]) => `new.${hold}`).join(', ');
   return triggerFunction(`gengate_${kind}_spend_hold`, (schema) => `
   if tg_op = 'UPDATE' and old.${period} is not null and old.state = 'held' then
     if ${DEFERRED} then
@@ -64,15 +81,44 @@ function spendHold({ kind, table, identity, period }: SpendTable): SqlFunction {
     end if;
   end if;
   if new.${period} is not null and new.state = 'held' then
-    insert into ${schema}.${table} (${columns}, period_start, held_micro)
-      values (${newValues}, new.${period}, new.amount_micro)
-      on conflict (${columns}, period_start) do update set held_micro = ${table}.held_micro + excluded.held_micro;
-    with d as (delete from ${schema}.${table}_pending q where ${newRow('q')} and q.period_start = new.${period} returning q.held_micro, q.charged_micro),
-    f as (select count(*) as n, coalesce(sum(d.held_micro), 0) as held_micro, coalesce(sum(d.charged_micro), 0) as charged_micro from d)
-    update ${schema}.${table} s set held_micro = s.held_micro + f.held_micro, charged_micro = s.charged_micro + f.charged_micro
-      from f where f.n > 0 and ${newRow('s')} and s.period_start = new.${period};
+    ${heldAdded(t, schema, { identity: identity.map(([, hold]) => `new.${hold}`), period: `new.${period}`, amount: 'new.amount_micro' })}
   end if;`);
 }
+
+/**
+ * The pending rows (029) of an organization's spend rows folded into them, once per submission batch under the
+ * account lock (gengate_submit_task, gengate_submit_tasks): the spend rows that have pending rows are locked
+ * first, in order, and exactly their pending rows are folded, as the key's period change does (a spend row
+ * before its pending rows, everywhere). `owned` says which pending rows `q` are the organization's `p_user`.
+ */
+function foldSpendPending({ table, identity }: SpendTable, schema: string, owned: (q: string) => string): string {
+  const columns = identity.map(([spend]) => spend);
+  const on = (a: string, b: string) => [...columns, 'period_start'].map((c) => `${a}.${c} = ${b}.${c}`).join(' and ');
+  return `
+  select array_agg(x.s) into v_${table} from (select s from ${schema}.${table} s
+    where (${columns.map((c) => `s.${c}`).join(', ')}, s.period_start) in (select ${columns.map((c) => `q.${c}`).join(', ')}, q.period_start from ${schema}.${table}_pending q where ${owned('q')})
+    order by ${columns.map((c) => `s.${c}`).join(', ')}, s.period_start for update) x;
+  if v_${table} is not null then
+    with d as (delete from ${schema}.${table}_pending q using unnest(v_${table}) r where ${on('q', 'r')} returning q.*),
+    f as (select ${columns.join(', ')}, period_start, sum(held_micro) as held_micro, sum(charged_micro) as charged_micro from d group by ${columns.join(', ')}, period_start)
+    update ${schema}.${table} s set held_micro = s.held_micro + f.held_micro, charged_micro = s.charged_micro + f.charged_micro
+      from f where ${on('s', 'f')};
+  end if;`;
+}
+
+/** gengate_fold_spend_pending(p_user): the organization's keys' and members' pending spend, folded (foldSpendPending). */
+export const foldSpendPendingFunction: SqlFunction = {
+  name: 'gengate_fold_spend_pending',
+  identityArgs: 'uuid',
+  sql: (schema) => `
+create or replace function ${schema}.gengate_fold_spend_pending(p_user uuid) returns void
+language plpgsql as $$
+declare
+  v_key_spend ${schema}.key_spend[];
+  v_member_spend ${schema}.member_spend[];
+begin${foldSpendPending(KEY_SPEND, schema, (q) => `${q}.api_key_id in (select k.id from ${schema}.api_keys k where k.user_id = p_user)`)}${foldSpendPending(MEMBER_SPEND, schema, (q) => `${q}.organization_id = p_user`)}
+end $$;`,
+};
 
 /** Trigger on transactions: a usage charge added to the spend row's charged_micro of its hold's identity and period (deferred as in spendHold). */
 function spendCharge({ kind, table, identity, period }: SpendTable): SqlFunction {

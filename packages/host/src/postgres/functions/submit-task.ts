@@ -1,5 +1,6 @@
 import { tallyApplied, tallyArguments, tallyAtLimit, tallyDeclare, tallyRead, tallyWritten } from './account-tally.js';
 import type { SqlFunction } from './sql-function.js';
+import { keySpendHeld, memberSpendHeld } from './spend-triggers.js';
 
 /** gengate_submit_task's arguments, in order (the one identity of both functions below). */
 const SUBMIT_TASK_ARGS = 'uuid, uuid, uuid, text, text, jsonb, text, bigint, bigint, integer, integer, text, uuid, text, text, text, jsonb, timestamptz, uuid';
@@ -37,6 +38,8 @@ begin
   perform 1 from ${schema}.accounts where user_id = p_user_id for update;
   -- 020: the ends committed since the last fold, into the row (balance, held, counts) before it is read.
   perform ${schema}.gengate_fold_pending(p_user_id);
+  -- 033: and the spend rows' (029), once per submission now that a hold no longer folds its row's.
+  perform ${schema}.gengate_fold_spend_pending(p_user_id);
   ${tallyRead(schema, 'p_user_id')}
   ${tallyAtLimit(schema, 'p_user_id', 'p_modality', 'p_max_running')}
   admit := ${schema}.gengate_submit_locked_task(p_task_id, p_user_id, p_api_key_id, p_model_id, p_modality, p_request,
@@ -109,6 +112,13 @@ begin
     values (p_task_id, p_user_id, p_api_key_id, p_model_id, p_modality, 'waiting', p_request, p_callback_url, p_quoted_micro, p_quoted_cost_micro, admit, v_member);
   insert into ${schema}.holds (task_id, user_id, amount_micro, state, api_key_id, key_period_start, member_id, member_period_start)
     values (p_task_id, p_user_id, p_quoted_micro, 'held', p_api_key_id, v_key_period, v_member, v_member_period);
+  -- The hold in its key's and its member's spend rows of the period (033: here, not by the holds' triggers).
+  if v_key_period is not null then
+    ${keySpendHeld(schema, 'p_api_key_id', 'v_key_period', 'p_quoted_micro')}
+  end if;
+  if v_member_period is not null then
+    ${memberSpendHeld(schema, 'p_user_id', 'v_member', 'v_member_period', 'p_quoted_micro')}
+  end if;
   if admit and p_job_id is not null then
     perform ${schema}.gengate_enqueue_job(p_boss, 'gengate-generate', p_job_id, jsonb_build_object('taskId', p_task_id), p_provider_id, p_provider_id);
   end if;

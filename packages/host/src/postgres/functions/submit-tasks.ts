@@ -30,6 +30,8 @@ begin
   perform 1 from ${schema}.accounts where user_id = p_user_id for update;
   -- 020: the ends committed since the last fold, once for the batch (see gengate_submit_locked_task).
   perform ${schema}.gengate_fold_pending(p_user_id);
+  -- 033: and the spend rows' (029), once for the batch.
+  perform ${schema}.gengate_fold_spend_pending(p_user_id);
   ${tallyRead(schema, 'p_user_id')}
   for i in
     select * from rows from (jsonb_to_recordset(p_items) as (

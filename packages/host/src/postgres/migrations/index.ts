@@ -27,6 +27,7 @@ import { spendPending } from './029-spend-pending.js';
 import { inlineOutputs } from './030-inline-outputs.js';
 import { dropWaitingByKeyIndex } from './031-drop-waiting-by-key-index.js';
 import { usagePending } from './032-usage-pending.js';
+import { spendHeldBySubmission } from './033-spend-held-by-submission.js';
 import type { Migration } from './migration.js';
 
 /**
@@ -67,5 +68,6 @@ export const MIGRATIONS: readonly Migration[] = [
   inlineOutputs,
   dropWaitingByKeyIndex,
   usagePending,
+  spendHeldBySubmission,
 ];
 export type { Migration };
