@@ -1,8 +1,9 @@
 import type { SqlFunction } from './sql-function.js';
 
 /**
- * A key's own checks at submission (019): allow-lists (GGK03 model, GGK04 provider, GGK05 modality),
- * concurrency (GGK29), spend limit of the UTC period (GGK02), and the period's one soft-threshold mail.
+ * A key's own checks at submission (019): revoked or gone (GG401; read with the rest of the key's row, not
+ * by a statement of its own), allow-lists (GGK03 model, GGK04 provider, GGK05 modality), concurrency
+ * (GGK29), spend limit of the UTC period (GGK02), and the period's one soft-threshold mail.
  * Returns the period start the hold counts in. The memory twin is core's keys/key-admission.ts.
  */
 export const keyBudgetAdmit: SqlFunction = {
@@ -22,9 +23,11 @@ declare
   v_alerted boolean;
   v_end timestamptz;
 begin
-  select user_id, spend_limit_micro, budget_period, soft_threshold_percent, allowed_models, allowed_providers, allowed_modalities, max_concurrent_tasks
+  select user_id, spend_limit_micro, budget_period, soft_threshold_percent, allowed_models, allowed_providers, allowed_modalities, max_concurrent_tasks, revoked_at
     into k from ${schema}.api_keys where id = p_key;
-  if not found then return null; end if;
+  if not found or k.revoked_at is not null then
+    raise exception using errcode = 'GG401', message = 'gengate: API key revoked';
+  end if;
   if k.allowed_models is not null and not (p_model_id = any(k.allowed_models)) then
     raise exception using errcode = 'GGK03', message = 'gengate: model not allowed for key', detail = json_build_object('allowed', k.allowed_models)::text;
   end if;

@@ -89,10 +89,8 @@ begin
     end if;
   end if;
 
-  if p_api_key_id is not null and not exists (select 1 from ${schema}.api_keys where id = p_api_key_id and revoked_at is null) then
-    raise exception using errcode = 'GG401', message = 'gengate: API key revoked';
-  end if;
-  -- 019: the key's own controls, under the account lock (every submission of a key is its user's).
+  -- 019: the key's revocation and its own controls, under the account lock (every submission of a key is
+  -- its user's; a revoke takes the same lock).
   if p_api_key_id is not null then
     v_key_period := ${schema}.gengate_key_budget_admit(p_api_key_id, p_model_id, p_provider_id, p_modality, p_quoted_micro, p_at, p_boss);
   end if;
