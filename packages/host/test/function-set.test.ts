@@ -63,6 +63,7 @@ describe('the SQL function set', () => {
       `${S}.gengate_submit_locked_task(uuid,uuid,uuid,text,text,jsonb,text,bigint,bigint,integer,integer,text,uuid,text,text,text,jsonb,timestamp with time zone,uuid,bigint,integer,integer)`,
       `${S}.gengate_fold_usage_pending()`,
       `${S}.gengate_fold_spend_pending(uuid)`,
+      `${S}.gengate_enqueue_jobs(text,text,uuid[],jsonb[],text[],text[])`,
     ];
     // ...and those whose arguments grew since: gengate_finish_success took the inline outputs' bytes (030).
     const grownSince = (s: string) => s.replace(/^(.*\.gengate_finish_success\(.*),bytea\[\]\)$/, '$1)');

@@ -58,6 +58,14 @@ describe('the jobs the money rules insert (migration 018)', () => {
       expect(expected).toMatchObject({ name: queue, state: 'created', kept_for: expect.any(Number) });
       expect(await shapeOf(b)).toEqual(expected);
     }
+    // Several jobs in one statement (a submission batch's, gengate_enqueue_jobs): each the same row as send()'s.
+    const group = generationJobOptions('sandbox').group;
+    const many = [crypto.randomUUID(), crypto.randomUUID()];
+    const data = many.map(() => ({ taskId: crypto.randomUUID() }));
+    await h.pool.query('select gengate.gengate_enqueue_jobs($1, $2, $3, $4, $5, $6)', ['pgboss', QUEUES.generate, many, data.map((d) => JSON.stringify(d)), many.map(() => group.id), many.map(() => group.tier ?? null)]);
+    for (const [i, id] of many.entries()) {
+      expect(await shapeOf(id)).toEqual(await shapeOf(await sent(QUEUES.generate, data[i] ?? {}, group)));
+    }
     // And the submission's own job: the one gengate_submit_task inserted for an admitted task.
     const auth = await h.user(10);
     const { task_id } = await h.gengate.submitRun.execute(auth, IMAGE, { prompt: 'p' });

@@ -125,6 +125,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
       'gengate_count_active_tasks',
       'gengate_enforce_user_cap',
       'gengate_enqueue_job',
+      'gengate_enqueue_jobs',
       'gengate_finish_fail',
       'gengate_finish_success',
       'gengate_fold_pending',
@@ -150,7 +151,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
     ]);
     // (The job functions name pg-boss's tables through their schema parameter, none of gengate's; a key's
     // period start is arithmetic on its arguments.)
-    const noGengateTable = ['gengate_notify_task_ended', 'gengate_enqueue_job', 'gengate_complete_job', 'gengate_key_period_start', 'gengate_key_member_default'];
+    const noGengateTable = ['gengate_notify_task_ended', 'gengate_enqueue_job', 'gengate_enqueue_jobs', 'gengate_complete_job', 'gengate_key_period_start', 'gengate_key_member_default'];
     for (const b of bodies.filter((x) => !noGengateTable.includes(x.proname))) {
       expect(b.prosrc, b.proname).toMatch(/gengate\.(tasks|accounts|account_pending|account_totals|api_keys|balance_alerts|usage_rollups|usage_rollup_pending|holds|key_spend|member_spend|organization_members|organizations)/);
     }

@@ -4,7 +4,7 @@ import { checkAlerts } from './check-alerts.js';
 import { completeJob } from './complete-job.js';
 import { countActiveTasks } from './count-active-tasks.js';
 import { enforceUserCap } from './enforce-user-cap.js';
-import { enqueueJob } from './enqueue-job.js';
+import { enqueueJob, enqueueJobs } from './enqueue-job.js';
 import { finishFail } from './finish-fail.js';
 import { finishSuccess } from './finish-success.js';
 import { foldPending } from './fold-pending.js';
@@ -41,6 +41,7 @@ export const FUNCTIONS: readonly SqlFunction[] = [
   recountActiveTasks,
   // pg-boss jobs written by the money rules (018).
   enqueueJob,
+  enqueueJobs,
   completeJob,
   // Admission of queued tasks and balance alerts (018, 020).
   admitQueued,

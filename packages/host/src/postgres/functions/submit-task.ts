@@ -1,3 +1,4 @@
+import { QUEUES } from '../boss-queues.js';
 import { tallyApplied, tallyArguments, tallyAtLimit, tallyDeclare, tallyRead, tallyWritten } from './account-tally.js';
 import type { SqlFunction } from './sql-function.js';
 import { keySpendHeld, memberSpendHeld } from './spend-triggers.js';
@@ -46,6 +47,9 @@ begin
     p_callback_url, p_quoted_micro, p_quoted_cost_micro, p_max_running, p_max_queued, p_boss, p_job_id,
     p_provider_id, p_idempotency_key, p_request_hash, p_response, p_at, p_member_id, ${tallyArguments('p_modality')});
   ${tallyApplied('p_modality', 'p_quoted_micro', 'admit')}
+  if admit and p_job_id is not null then
+    perform ${schema}.gengate_enqueue_job(p_boss, '${QUEUES.generate}', p_job_id, jsonb_build_object('taskId', p_task_id), p_provider_id, p_provider_id);
+  end if;
   ${tallyWritten(schema, 'p_user_id')}
   return admit;
 end $$;`,
@@ -62,7 +66,8 @@ end $$;`,
  * credits, a running slot) is only seen a batch later, never counted twice; at the running limit the caller
  * waits for the ends in flight and folds again before the call.
  * The account's figures are arguments (the last three: credits available, the modality's running and
- * queued counts, from the caller's variables); the caller adds the hold and the count when it returns.
+ * queued counts, from the caller's variables); the caller adds the hold and the count when it returns, and
+ * inserts the generation job of an admitted task (`p_job_id`): the batch's jobs in one statement.
  */
 export const submitLockedTask: SqlFunction = {
   name: 'gengate_submit_locked_task',
@@ -116,9 +121,6 @@ begin
   end if;
   if v_member_period is not null then
     ${memberSpendHeld(schema, 'p_user_id', 'v_member', 'v_member_period', 'p_quoted_micro')}
-  end if;
-  if admit and p_job_id is not null then
-    perform ${schema}.gengate_enqueue_job(p_boss, 'gengate-generate', p_job_id, jsonb_build_object('taskId', p_task_id), p_provider_id, p_provider_id);
   end if;
 
   if p_idempotency_key is not null then

@@ -1,3 +1,4 @@
+import { QUEUES } from '../boss-queues.js';
 import { tallyApplied, tallyArguments, tallyAtLimit, tallyDeclare, tallyRead, tallyWritten } from './account-tally.js';
 import type { SqlFunction } from './sql-function.js';
 
@@ -24,6 +25,10 @@ declare
   i record;
   v_code text;
   v_detail text;
+  -- The generation jobs of the admitted items, inserted in one statement after the loop.
+  v_job_ids uuid[];
+  v_job_data jsonb[];
+  v_job_groups text[];
   ${tallyDeclare(schema)}
 begin
   insert into ${schema}.accounts (user_id) values (p_user_id) on conflict do nothing;
@@ -52,6 +57,11 @@ begin
         i.callback_url, i.quoted_micro, i.quoted_cost_micro, i.max_running, i.max_queued, p_boss, i.job_id,
         i.provider_id, i.idempotency_key, i.request_hash, i.response, i.at, i.member_id, ${tallyArguments('i.modality')});
       ${tallyApplied('i.modality', 'i.quoted_micro', 'admitted')}
+      if admitted and i.job_id is not null then
+        v_job_ids := v_job_ids || i.job_id;
+        v_job_data := v_job_data || jsonb_build_object('taskId', i.task_id);
+        v_job_groups := v_job_groups || i.provider_id;
+      end if;
     exception when others then
       get stacked diagnostics v_code = returned_sqlstate, v_detail = pg_exception_detail;
       if v_code not like 'GG%' then
@@ -63,6 +73,9 @@ begin
     end;
     return next;
   end loop;
+  if v_job_ids is not null then
+    perform ${schema}.gengate_enqueue_jobs(p_boss, '${QUEUES.generate}', v_job_ids, v_job_data, v_job_groups, v_job_groups);
+  end if;
   ${tallyWritten(schema, 'p_user_id')}
 end $$;`,
 };
