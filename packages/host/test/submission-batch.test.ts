@@ -142,6 +142,31 @@ for (const pipeline of [true, false]) {
       expect(await ledgerViolations(h.db.url)).toEqual([]);
     });
 
+    it("counts the batch's own tasks against a key's concurrency cap and its holds against the key's spend limit, as one after another", async () => {
+      // Two keys of one user in one burst: A may run 2 tasks at once, B may spend 5 credits.
+      const scenario = async (burst: boolean) => {
+        const auth = await h.user(100);
+        const a = await h.gengate.keys.create(auth, { name: 'capped', max_concurrent_tasks: 2 });
+        const b = await h.gengate.keys.create(auth, { name: 'limited', spend_limit: 5 });
+        const steps: [string, number][] = [[a.id, 1], [b.id, 3], [a.id, 1], [b.id, 3], [a.id, 1], [b.id, 2], [b.id, 1]];
+        const requests = steps.map(([key, quote]) => ({ ...request({ ...auth, apiKeyId: key }, key, { quote }), maxRunning: 10, maxQueued: 10 }));
+        const intakeOf = intake();
+        const results: TaskIntakeResult[] = [];
+        if (burst) results.push(...(await Promise.all(requests.map((r) => intakeOf.accept(r)))));
+        else for (const r of requests) results.push(await intakeOf.accept(r));
+        const spent = async (id: string) => (await h.gengate.keys.update(auth, id, { name: 'read' })).spent;
+        return { outcomes: results.map((r) => (r.outcome === 'key_refused' ? r.refusal.outcome : r.outcome)), spentA: await spent(a.id), spentB: await spent(b.id) };
+      };
+      const expected = {
+        outcomes: ['accepted', 'accepted', 'accepted', 'key_budget_exceeded', 'key_concurrency_exceeded', 'accepted', 'key_budget_exceeded'],
+        spentA: 2,
+        spentB: 5,
+      };
+      expect(await scenario(false)).toEqual(expected);
+      expect(await scenario(true)).toEqual(expected);
+      expect(await ledgerViolations(h.db.url)).toEqual([]);
+    });
+
     it('folds the ends committed before the batch into the account first: credits a failure released are available to every item', async () => {
       const { auth, revokedKeyId } = await userWithRevokedKey(10);
       const batchedIntake = intake();

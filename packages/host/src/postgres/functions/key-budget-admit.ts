@@ -3,16 +3,17 @@ import type { SqlFunction } from './sql-function.js';
 /**
  * A key's own checks at submission (019): revoked or gone (GG401; read with the rest of the key's row, not
  * by a statement of its own), allow-lists (GGK03 model, GGK04 provider, GGK05 modality), concurrency
- * (GGK29), spend limit of the UTC period (GGK02), and the period's one soft-threshold mail.
- * Returns the period start the hold counts in. The memory twin is core's keys/key-admission.ts.
+ * (GGK29: its tasks waiting or generating, with `p_unwritten_keys`' entries of it, the tasks its caller's
+ * batch accepted and has not written yet), spend limit of the UTC period (GGK02), and the period's one
+ * soft-threshold mail. Returns the period start the hold counts in. The memory twin is core's keys/key-admission.ts.
  */
 export const keyBudgetAdmit: SqlFunction = {
   name: 'gengate_key_budget_admit',
-  identityArgs: 'uuid, text, text, text, bigint, timestamptz, text',
+  identityArgs: 'uuid, text, text, text, bigint, timestamptz, text, uuid[]',
   sql: (schema) => `
 create or replace function ${schema}.gengate_key_budget_admit(
   p_key uuid, p_model_id text, p_provider_id text, p_modality text, p_quoted_micro bigint, p_at timestamptz,
-  p_boss text
+  p_boss text, p_unwritten_keys uuid[]
 ) returns timestamptz
 language plpgsql as $$
 declare
@@ -40,6 +41,8 @@ begin
   v_period := ${schema}.gengate_key_period_start(k.budget_period, p_at);
   if k.max_concurrent_tasks is not null then
     select count(*) into v_active from ${schema}.tasks where api_key_id = p_key and status in ('waiting', 'generating');
+    -- With the tasks of the caller's batch accepted before this one and not written yet (submission-rows.ts).
+    v_active := v_active + coalesce(array_length(array_positions(p_unwritten_keys, p_key), 1), 0);
     if v_active >= k.max_concurrent_tasks then
       raise exception using errcode = 'GGK29', message = 'gengate: key concurrency exceeded', detail = json_build_object('limit', k.max_concurrent_tasks)::text;
     end if;

@@ -1,12 +1,31 @@
-import { QUEUES } from '../boss-queues.js';
 import { tallyApplied, tallyArguments, tallyAtLimit, tallyDeclare, tallyRead, tallyWritten } from './account-tally.js';
 import type { SqlFunction } from './sql-function.js';
+import { rowsAccepted, rowsDeclare, rowsWritten, type SubmissionItem } from './submission-rows.js';
 import { keySpendHeld, memberSpendHeld } from './spend-triggers.js';
 
 /** gengate_submit_task's arguments, in order (the one identity of both functions below). */
 const SUBMIT_TASK_ARGS = 'uuid, uuid, uuid, text, text, jsonb, text, bigint, bigint, integer, integer, text, uuid, text, text, text, jsonb, timestamptz, uuid';
-/** gengate_submit_locked_task's: gengate_submit_task's, then the account's figures (credits available, running, queued). */
-const LOCKED_TASK_ARGS = `${SUBMIT_TASK_ARGS}, bigint, integer, integer`;
+/**
+ * gengate_submit_locked_task's: gengate_submit_task's, then the account's figures (credits available, running,
+ * queued) and the keys of the tasks its caller collected and has not written yet (submission-rows.ts).
+ */
+const LOCKED_TASK_ARGS = `${SUBMIT_TASK_ARGS}, bigint, integer, integer, uuid[]`;
+
+/** gengate_submit_task's parameters as a submission item (submission-rows.ts). */
+const SINGLE_ITEM: SubmissionItem = {
+  taskId: 'p_task_id',
+  userId: 'p_user_id',
+  apiKeyId: 'p_api_key_id',
+  modelId: 'p_model_id',
+  modality: 'p_modality',
+  request: 'p_request',
+  callbackUrl: 'p_callback_url',
+  quoted: 'p_quoted_micro',
+  quotedCost: 'p_quoted_cost_micro',
+  memberId: 'p_member_id',
+  jobId: 'p_job_id',
+  providerId: 'p_provider_id',
+};
 const SUBMIT_TASK_PARAMS = `  p_task_id uuid, p_user_id uuid, p_api_key_id uuid, p_model_id text, p_modality text, p_request jsonb,
   p_callback_url text, p_quoted_micro bigint, p_quoted_cost_micro bigint, p_max_running integer,
   p_max_queued integer, p_boss text, p_job_id uuid, p_provider_id text, p_idempotency_key text,
@@ -28,8 +47,9 @@ ${SUBMIT_TASK_PARAMS}
 ) returns boolean
 language plpgsql as $$
 declare
-  admit boolean;
+  r record;
   ${tallyDeclare(schema)}
+  ${rowsDeclare(schema)}
 begin
   -- The account row first, before the idempotency record's row: every path that locks both (this one,
   -- gengate_submit_tasks, which locks the account row and then runs gengate_submit_locked_task per item)
@@ -43,15 +63,14 @@ begin
   perform ${schema}.gengate_fold_spend_pending(p_user_id);
   ${tallyRead(schema, 'p_user_id')}
   ${tallyAtLimit(schema, 'p_user_id', 'p_modality', 'p_max_running')}
-  admit := ${schema}.gengate_submit_locked_task(p_task_id, p_user_id, p_api_key_id, p_model_id, p_modality, p_request,
+  r := ${schema}.gengate_submit_locked_task(p_task_id, p_user_id, p_api_key_id, p_model_id, p_modality, p_request,
     p_callback_url, p_quoted_micro, p_quoted_cost_micro, p_max_running, p_max_queued, p_boss, p_job_id,
-    p_provider_id, p_idempotency_key, p_request_hash, p_response, p_at, p_member_id, ${tallyArguments('p_modality')});
-  ${tallyApplied('p_modality', 'p_quoted_micro', 'admit')}
-  if admit and p_job_id is not null then
-    perform ${schema}.gengate_enqueue_job(p_boss, '${QUEUES.generate}', p_job_id, jsonb_build_object('taskId', p_task_id), p_provider_id, p_provider_id);
-  end if;
+    p_provider_id, p_idempotency_key, p_request_hash, p_response, p_at, p_member_id, ${tallyArguments('p_modality')}, v_task_keys);
+  ${tallyApplied('p_modality', 'p_quoted_micro', 'r.o_admitted')}
+  ${rowsAccepted(SINGLE_ITEM, 'r')}
+  ${rowsWritten(schema, 'p_boss')}
   ${tallyWritten(schema, 'p_user_id')}
-  return admit;
+  return r.o_admitted;
 end $$;`,
 };
 
@@ -75,8 +94,9 @@ export const submitLockedTask: SqlFunction = {
   sql: (schema) => `
 create or replace function ${schema}.gengate_submit_locked_task(
 ${SUBMIT_TASK_PARAMS},
-  p_available bigint, p_running integer, p_queued integer
-) returns boolean
+  p_available bigint, p_running integer, p_queued integer, p_unwritten_keys uuid[],
+  out o_admitted boolean, out o_key_period timestamptz, out o_member_period timestamptz
+)
 language plpgsql as $$
 declare
   earlier record;
@@ -97,7 +117,7 @@ begin
   -- 019: the key's revocation and its own controls, under the account lock (every submission of a key is
   -- its user's; a revoke takes the same lock).
   if p_api_key_id is not null then
-    v_key_period := ${schema}.gengate_key_budget_admit(p_api_key_id, p_model_id, p_provider_id, p_modality, p_quoted_micro, p_at, p_boss);
+    v_key_period := ${schema}.gengate_key_budget_admit(p_api_key_id, p_model_id, p_provider_id, p_modality, p_quoted_micro, p_at, p_boss, p_unwritten_keys);
   end if;
   -- 026: the member's spend limit, after the key's (the key's refusal comes first), under the same lock
   -- (every submission of the organization's members takes it), before the balance hold.
@@ -111,10 +131,6 @@ begin
       detail = json_build_object('admitted', p_running, 'queued', p_queued)::text;
   end if;
 
-  insert into ${schema}.tasks (id, user_id, api_key_id, model_id, modality, status, request, callback_url, quoted_micro, quoted_cost_micro, admitted, member_id)
-    values (p_task_id, p_user_id, p_api_key_id, p_model_id, p_modality, 'waiting', p_request, p_callback_url, p_quoted_micro, p_quoted_cost_micro, admit, v_member);
-  insert into ${schema}.holds (task_id, user_id, amount_micro, state, api_key_id, key_period_start, member_id, member_period_start)
-    values (p_task_id, p_user_id, p_quoted_micro, 'held', p_api_key_id, v_key_period, v_member, v_member_period);
   -- The hold in its key's and its member's spend rows of the period (033: here, not by the holds' triggers).
   if v_key_period is not null then
     ${keySpendHeld(schema, 'p_api_key_id', 'v_key_period', 'p_quoted_micro')}
@@ -131,6 +147,8 @@ begin
       raise exception using errcode = 'GG410', message = 'gengate: idempotency key raced';
     end if;
   end if;
-  return admit;
+  o_admitted := admit;
+  o_key_period := v_key_period;
+  o_member_period := v_member_period;
 end $$;`,
 };

@@ -1,6 +1,22 @@
-import { QUEUES } from '../boss-queues.js';
 import { tallyApplied, tallyArguments, tallyAtLimit, tallyDeclare, tallyRead, tallyWritten } from './account-tally.js';
 import type { SqlFunction } from './sql-function.js';
+import { rowsAccepted, rowsDeclare, rowsWritten, type SubmissionItem } from './submission-rows.js';
+
+/** The batch's item record `i` as a submission item (submission-rows.ts). */
+const BATCH_ITEM: SubmissionItem = {
+  taskId: 'i.task_id',
+  userId: 'p_user_id',
+  apiKeyId: 'i.api_key_id',
+  modelId: 'i.model_id',
+  modality: 'i.modality',
+  request: 'i.request',
+  callbackUrl: 'i.callback_url',
+  quoted: 'i.quoted_micro',
+  quotedCost: 'i.quoted_cost_micro',
+  memberId: 'i.member_id',
+  jobId: 'i.job_id',
+  providerId: 'i.provider_id',
+};
 
 /**
  * The submissions of ONE user in one statement, one transaction (group commit): one lock of the account row,
@@ -25,11 +41,9 @@ declare
   i record;
   v_code text;
   v_detail text;
-  -- The generation jobs of the admitted items, inserted in one statement after the loop.
-  v_job_ids uuid[];
-  v_job_data jsonb[];
-  v_job_groups text[];
+  r record;
   ${tallyDeclare(schema)}
+  ${rowsDeclare(schema)}
 begin
   insert into ${schema}.accounts (user_id) values (p_user_id) on conflict do nothing;
   perform 1 from ${schema}.accounts where user_id = p_user_id for update;
@@ -53,15 +67,12 @@ begin
     refusal_detail := null;
     ${tallyAtLimit(schema, 'p_user_id', 'i.modality', 'i.max_running')}
     begin
-      admitted := ${schema}.gengate_submit_locked_task(i.task_id, p_user_id, i.api_key_id, i.model_id, i.modality, i.request,
+      r := ${schema}.gengate_submit_locked_task(i.task_id, p_user_id, i.api_key_id, i.model_id, i.modality, i.request,
         i.callback_url, i.quoted_micro, i.quoted_cost_micro, i.max_running, i.max_queued, p_boss, i.job_id,
-        i.provider_id, i.idempotency_key, i.request_hash, i.response, i.at, i.member_id, ${tallyArguments('i.modality')});
+        i.provider_id, i.idempotency_key, i.request_hash, i.response, i.at, i.member_id, ${tallyArguments('i.modality')}, v_task_keys);
+      admitted := r.o_admitted;
       ${tallyApplied('i.modality', 'i.quoted_micro', 'admitted')}
-      if admitted and i.job_id is not null then
-        v_job_ids := v_job_ids || i.job_id;
-        v_job_data := v_job_data || jsonb_build_object('taskId', i.task_id);
-        v_job_groups := v_job_groups || i.provider_id;
-      end if;
+      ${rowsAccepted(BATCH_ITEM, 'r')}
     exception when others then
       get stacked diagnostics v_code = returned_sqlstate, v_detail = pg_exception_detail;
       if v_code not like 'GG%' then
@@ -73,9 +84,7 @@ begin
     end;
     return next;
   end loop;
-  if v_job_ids is not null then
-    perform ${schema}.gengate_enqueue_jobs(p_boss, '${QUEUES.generate}', v_job_ids, v_job_data, v_job_groups, v_job_groups);
-  end if;
+  ${rowsWritten(schema, 'p_boss')}
   ${tallyWritten(schema, 'p_user_id')}
 end $$;`,
 };
