@@ -37,6 +37,8 @@ const SUBMIT_TASK_PARAMS = `  p_task_id uuid, p_user_id uuid, p_api_key_id uuid,
  * the balance hold (GG402), admission or queue (GG429 queue full; at the limit the ends in flight are waited
  * for and folded first), the task and its hold, its generation job only when admitted, the idempotency record.
  * Refusals raise a gengate SQLSTATE, so the whole transaction rolls back (PgTaskIntake, pg-task-intake.ts).
+ * It runs the same steps as a batch of one: the account row read and written once (account-tally.ts), the
+ * task, hold and job rows written after the decision (submission-rows.ts).
  */
 export const submitTask: SqlFunction = {
   name: 'gengate_submit_task',
@@ -84,9 +86,12 @@ end $$;`,
  * pg_stat_statements). An end that commits while a batch runs waits for the next fold: what it frees (held
  * credits, a running slot) is only seen a batch later, never counted twice; at the running limit the caller
  * waits for the ends in flight and folds again before the call.
- * The account's figures are arguments (the last three: credits available, the modality's running and
- * queued counts, from the caller's variables); the caller adds the hold and the count when it returns, and
- * inserts the generation job of an admitted task (`p_job_id`): the batch's jobs in one statement.
+ * The account's figures are arguments (credits available, the modality's running and queued counts, from the
+ * caller's variables), and so are the keys of the tasks the caller collected and has not written
+ * (`p_unwritten_keys`, for a key's concurrency cap). It answers whether the task is admitted and the periods
+ * its hold counts in (`o_admitted`, `o_key_period`, `o_member_period`); it writes the spend rows and the
+ * idempotency record (a later item of the batch reads them), and its caller adds the hold and the count to
+ * the account row and writes the task, the hold and the job (submission-rows.ts) after the batch's items.
  */
 export const submitLockedTask: SqlFunction = {
   name: 'gengate_submit_locked_task',

@@ -25,7 +25,9 @@ const BATCH_ITEM: SubmissionItem = {
  * then is gengate_submit_locked_task, gengate_submit_task's rules under that lock (no rule is copied here),
  * called in a BEGIN ... EXCEPTION block: a
  * subtransaction, so a refused item's writes roll back alone and the next item sees exactly what a sequential
- * submission would (the holds, tasks, queue counts and idempotency records of the items before it). Only
+ * submission would (the holds, tasks, queue counts and idempotency records of the items before it: the
+ * account row in the caller's variables, account-tally.ts; the tasks, holds and jobs collected and written
+ * after the loop, submission-rows.ts, their keys given to each item for a key's concurrency cap). Only
  * gengate's own refusals (SQLSTATE class GG) are caught and answered as that item's row; any other error
  * re-raises and rolls back the whole batch. One row per item, in order (`ord` = its index, from 1).
  * Keep batches at or below 32 items: a backend caches 64 subtransaction ids; beyond, visibility checks slow down.
