@@ -128,6 +128,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
       'gengate_enqueue_jobs',
       'gengate_finish_fail',
       'gengate_finish_success',
+      'gengate_finish_successes',
       'gengate_fold_pending',
       'gengate_fold_spend_pending',
       'gengate_fold_usage_pending',
@@ -150,8 +151,10 @@ describe('upgrading a database whose gengate tables are in public', () => {
       'gengate_usage_rollup',
     ]);
     // (The job functions name pg-boss's tables through their schema parameter, none of gengate's; a key's
-    // period start is arithmetic on its arguments.)
+    // period start is arithmetic on its arguments; a lone success calls the batch's function, in the schema.)
     const noGengateTable = ['gengate_notify_task_ended', 'gengate_enqueue_job', 'gengate_enqueue_jobs', 'gengate_complete_job', 'gengate_key_period_start', 'gengate_key_member_default'];
+    expect(bodies.find((x) => x.proname === 'gengate_finish_success')?.prosrc).toMatch(/gengate\.gengate_finish_successes\(/);
+    noGengateTable.push('gengate_finish_success');
     for (const b of bodies.filter((x) => !noGengateTable.includes(x.proname))) {
       expect(b.prosrc, b.proname).toMatch(/gengate\.(tasks|accounts|account_pending|account_totals|api_keys|balance_alerts|usage_rollups|usage_rollup_pending|holds|key_spend|member_spend|organization_members|organizations)/);
     }

@@ -69,7 +69,7 @@ describe('a task end off the account row (migration 020)', () => {
       h: 0,
       r: 0,
     });
-    expect(await pendingRows(auth.userId)).toBe(2); // the slot freed (the counts trigger) and the charge
+    expect(await pendingRows(auth.userId)).toBe(1); // one row: the charge, the hold settled and the slot freed
     expect(await ledgerViolations(h.db.url)).toEqual([]);
     await h.gengate.submitRun.execute(auth, IMAGE, { prompt: 'next' });
     expect(await pendingRows(auth.userId)).toBe(0);

@@ -94,6 +94,31 @@ describe('the ends and claims of one turn share one statement (PostgreSQL)', () 
     expect(await ledgerViolations(h.db.url)).toEqual([]);
   });
 
+  it('admits the queued tasks its ends free slots for: once per user and modality, on the locked path and off it', async () => {
+    const admitted = async (id: string) => (await row('select admitted from gengate.tasks where id = $1', [id]))?.['admitted'];
+    for (const locked of [false, true]) {
+      const auth = await h.user(20);
+      if (locked) await h.gengate.billing.createAlert(auth, { threshold: 1 });
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++) ids.push(await submit(auth));
+      const waiting = ids.slice(8);
+      for (const id of waiting) expect(await admitted(id)).toBe(false);
+      const running = await Promise.all(ids.slice(0, 2).map(async (id) => (await stores().tasks.markGenerating(id, new Date())) as TaskRecord));
+      const query = vi.spyOn(h.pool, 'query');
+      const completion = new PgTaskCompletion(h.pool, DEFAULT_SCHEMA, h.boss, () => undefined);
+      expect(await Promise.all(running.map((task) => completion.succeed({ task, success: success(), chargeDescription: 'batch', maxRunning: 8 })))).toEqual([true, true]);
+      const admitAfter = query.mock.calls.filter(([q]) => String(typeof q === 'string' ? q : (q as { text: string }).text).includes('gengate_admit_after_end'));
+      query.mockRestore();
+      // Off the account row: one admission after the commit for the user's image tasks; locked: inside it.
+      expect(admitAfter, locked ? 'locked' : 'unlocked').toHaveLength(locked ? 0 : 1);
+      for (const id of waiting) expect(await admitted(id), locked ? 'locked' : 'unlocked').toBe(true);
+      const jobs = await row(`select count(*)::int as n from pgboss.job where name = 'gengate-generate' and data->>'taskId' = any($1)`, [waiting]);
+      expect(jobs).toEqual({ n: 2 });
+      expect(await row('select running_image as r, queued_image as q from gengate.account_totals where user_id = $1', [auth.userId])).toEqual({ r: 8, q: 0 });
+    }
+    expect(await ledgerViolations(h.db.url)).toEqual([]);
+  });
+
   it('when one end of the batch raises, the batch rolls back and each end runs alone: only that one fails', async () => {
     const auth = await h.user(10);
     const withCallback = await stores().tasks.markGenerating(await submit(auth, { callback_url: 'https://hooks.example.com/done' }), new Date());

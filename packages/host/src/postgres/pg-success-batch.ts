@@ -24,22 +24,20 @@ const MAX_BATCH = 32;
 const single = (schema: string) =>
   `select ${schema}.gengate_finish_success($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) as r`;
 
-const many = (schema: string) => `select x.i, ${schema}.gengate_finish_success(x.task_id, x.outputs, x.warnings, x.charged, x.cost, x.reported, x.usage,
-      x.metadata, x.at, x.description, x.transaction_id, x.max_running, $13, x.job_queue, x.job_id, x.job_attempt, x.output_bodies::bytea[]) as r
-    from unnest($1::uuid[], $2::jsonb[], $3::jsonb[], $4::bigint[], $5::bigint[], $6::bigint[], $7::jsonb[], $8::jsonb[], $9::timestamptz[],
-      $10::text[], $11::uuid[], $12::int[], $14::text[], $15::uuid[], $16::int[], $17::text[])
-      with ordinality as x(task_id, outputs, warnings, charged, cost, reported, usage, metadata, at, description, transaction_id, max_running,
-      job_queue, job_id, job_attempt, output_bodies, i)`;
+const many = (schema: string) => `select s.item as i, s.report as r from ${schema}.gengate_finish_successes($1::uuid[], $2::jsonb[], $3::jsonb[],
+      $4::bigint[], $5::bigint[], $6::bigint[], $7::jsonb[], $8::jsonb[], $9::timestamptz[], $10::text[], $11::uuid[], $12::int[], $13,
+      $14::text[], $15::uuid[], $16::int[], $17::text[]) s`;
 
 /** The NOTIFY that wakes `n` callback workers, sent right after the commit (a transaction of its own). */
 const callbacksReady = (n: number): PipelinedStatement => ({ text: 'select pg_notify($1, $2)', values: [JOBS_READY_CHANNEL, `${QUEUES.callback} ${n}`] });
 
 /**
  * The successes of one turn of the event loop (the workers whose upstream calls answered in the same
- * wake-up), ended by ONE statement, a transaction by itself, that calls gengate_finish_success once per
- * task in turn: one round trip, one commit (one WAL flush) for all of them, the money rules unchanged and
- * written once, in that function. Each call sees what the ones before it wrote, as consecutive
- * transactions would.
+ * wake-up), ended by ONE statement, a transaction by itself: gengate_finish_successes, which makes each kind
+ * of write once for the batch (the tasks, the holds, the usage transactions, the account's deltas, the jobs)
+ * with the money rules of a single end (functions/finish-successes.ts): one round trip, one commit (one WAL
+ * flush), one executor start per kind of write for all of them. A lone end calls gengate_finish_success,
+ * the same function for one item.
  *
  * Lock order: the tasks are ended in (user id, task id) order, so that two batches (of this process or
  * another) that end tasks of the same users take the users' locks (the account row on the locked path, the

@@ -1,9 +1,13 @@
 import { BOSS_SCHEMA } from '../boss-queues.js';
 import type { SqlFunction } from './sql-function.js';
 
-/** pg-boss's completeJobs with its attempt fence (only the attempt the worker fetched, only while active), in `boss`.`table`. */
-function jobComplete(boss: string, table: string, v: { queue: string; id: string; attempt: string }): string {
-  return `update ${boss}.${table} set completed_on = ${boss}.job_now(), state = 'completed', output = null
+/**
+ * pg-boss's completeJobs with its attempt fence (only the attempt the worker fetched, only while active), in
+ * `boss`.`table`: one job, or one per row of `v.rows` (a FROM item the values read).
+ */
+export function jobComplete(boss: string, table: string, v: { queue: string; id: string; attempt: string; rows?: string }): string {
+  return `update ${boss}.${table} set completed_on = ${boss}.job_now(), state = 'completed', output = null${v.rows ? `
+    from ${v.rows}` : ''}
     where name = ${v.queue} and id = ${v.id} and state = 'active' and retry_count = ${v.attempt}`;
 }
 

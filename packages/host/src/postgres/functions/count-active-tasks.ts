@@ -1,11 +1,18 @@
 import type { SqlFunction } from './sql-function.js';
 
 /**
+ * The setting under which the trigger leaves tasks' updates to the statement that makes them, which counts
+ * them itself (gengate_finish_successes: its ends' counts go with their charges, one row per user).
+ */
+export const END_COUNTS = 'gengate.end_counts';
+
+/**
  * Trigger on tasks (012): each account row carries its user's unfinished tasks per modality, running
  * (admitted) and queued, so admission reads two integers. A decrement goes to account_pending instead when
  * the end asked for it (`gengate.defer_account`, 020: an end that does not lock the account row). A task
  * inserted by a submission is counted by the submission itself, in the one write of the account row it makes
- * for all its holds and counts (`gengate.submission_counts`, account-tally.ts): the trigger leaves it.
+ * for all its holds and counts (`gengate.submission_counts`, account-tally.ts): the trigger leaves it; so
+ * are a batch of successes' tasks by the batch (END_COUNTS).
  */
 export const countActiveTasks: SqlFunction = {
   name: 'gengate_count_active_tasks',
@@ -19,6 +26,7 @@ declare
   t ${schema}.tasks;
 begin
   if tg_op = 'INSERT' and current_setting('gengate.submission_counts', true) = 'on' then return null; end if;
+  if tg_op = 'UPDATE' and current_setting('${END_COUNTS}', true) = 'on' then return null; end if;
   if tg_op <> 'INSERT' and old.status in ('waiting', 'generating') then
     if old.admitted then run_delta := run_delta - 1; else queue_delta := queue_delta - 1; end if;
   end if;

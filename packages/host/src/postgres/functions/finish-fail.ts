@@ -5,8 +5,8 @@ import { taskEndFunction, taskEndStep as step } from './task-end.js';
  * A task's failure, cancel, sweep or exhausted job (018, 020): the task, the hold released, the callback job,
  * admission of the next queued task, the job completed. Like gengate_finish_success, a user without balance
  * alerts is ended without locking the account row: the release appended to account_pending, the user's slots
- * lock held shared to the commit, `admitAfter` reported when a queued task waits for the slot. What it shares
- * with gengate_finish_success is written once in task-end.ts.
+ * lock held shared to the commit, `admitAfter` reported when a queued task waits for the slot. Its steps are
+ * task-end.ts's.
  */
 export const finishFail: SqlFunction = taskEndFunction({
   name: 'gengate_finish_fail',

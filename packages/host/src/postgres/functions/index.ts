@@ -7,6 +7,7 @@ import { enforceUserCap } from './enforce-user-cap.js';
 import { enqueueJob, enqueueJobs } from './enqueue-job.js';
 import { finishFail } from './finish-fail.js';
 import { finishSuccess } from './finish-success.js';
+import { finishSuccesses } from './finish-successes.js';
 import { foldPending } from './fold-pending.js';
 import { keyBudgetAdmit } from './key-budget-admit.js';
 import { keyBudgetPeriodChanged } from './key-budget-period-changed.js';
@@ -66,6 +67,7 @@ export const FUNCTIONS: readonly SqlFunction[] = [
   submitTask,
   submitTaskTraced,
   submitTasks,
+  finishSuccesses,
   finishSuccess,
   finishFail,
   // Usage rollups (023, 027; pending rows and their fold, 032) and organizations (025).

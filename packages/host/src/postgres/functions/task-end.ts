@@ -1,8 +1,9 @@
 import type { SqlFunction } from './sql-function.js';
 
 /**
- * What every task end shares (gengate_finish_success, gengate_finish_fail), written once and interpolated into
- * both bodies, so each end stays one statement with no nested function call of its own: the variables, the
+ * The steps of a task's failure (gengate_finish_fail; a success is gengate_finish_successes, which makes each
+ * kind of write once per batch), PL/pgSQL text interpolated into its body, so the end stays one statement
+ * with no nested function call of its own: the variables, the
  * job completed and the task read, the account row locked or the unlocked end set up (020), the early return
  * when the task had already ended, the hold taken out of 'held', the callback job, admission of the next
  * queued task, and the end's report. Not a SQL function of its own: PL/pgSQL text.

@@ -31,7 +31,7 @@
  * unlocked path); new: gengate_fold_pending, gengate_admit_after_end, the view account_totals.
  */
 
-const DELTA_COLUMNS = ['balance_micro', 'held_micro', 'running_chat', 'running_image', 'running_video', 'queued_chat', 'queued_image', 'queued_video'] as const;
+export const DELTA_COLUMNS = ['balance_micro', 'held_micro', 'running_chat', 'running_image', 'running_video', 'queued_chat', 'queued_image', 'queued_video'] as const;
 
 const pendingTableSql = (schema: string) => `
 create table ${schema}.account_pending (
