@@ -7,7 +7,7 @@ import { ManualPaymentProcessor } from '@gengate/host';
 import { createPgStores, DEFAULT_SCHEMA } from '@gengate/host/wiring';
 import pg from 'pg';
 import { startHost, type HostProcess } from '../support/host-process.js';
-import { load, openLoad, type LoadResult } from '../support/load.js';
+import { load, openLoad, type LoadResult, type OpenLoadResult } from '../support/load.js';
 import { cpuMicros, localPostmasterOf, percentile, perRequestCpu, rssMb, serverCpuMicros } from '../support/process-stats.js';
 
 export interface Measured extends LoadResult {
@@ -58,7 +58,7 @@ export async function measure(host: HostProcess, opts: Parameters<typeof load>[0
 }
 
 /** One open-loop load (a fixed arrival rate) against the host, with the host's own CPU time per request. */
-export async function measureOpen(host: HostProcess, opts: Parameters<typeof openLoad>[0]): Promise<Measured> {
+export async function measureOpen(host: HostProcess, opts: Parameters<typeof openLoad>[0]): Promise<Measured & OpenLoadResult> {
   return perRequestCpu(host.pid, () => openLoad(opts));
 }
 

@@ -1,4 +1,5 @@
-import { Agent, request } from 'node:http';
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 
 export interface LoadResult {
@@ -8,6 +9,12 @@ export interface LoadResult {
   readonly p99Ms: number;
   readonly non2xx: number;
   readonly errors: number;
+}
+
+/** An open-loop load's result, with the generator's own event-loop delay while it ran (its pauses time responses late). */
+export interface OpenLoadResult extends LoadResult {
+  readonly generatorDelayP99Ms: number;
+  readonly generatorDelayMaxMs: number;
 }
 
 export interface LoadOptions {
@@ -61,47 +68,20 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
  * The requests go through node:http with a keep-alive agent (from 2026-11-27; before, fetch): fetch's
  * Request, Headers and stream objects cost the load generator, which shares the machine's two cores with
  * what it measures, several times the CPU per request, and its latencies carried that.
+ * The loop runs in a worker thread (open-load-worker.mjs, from 2026-11-27 17:30 UTC): its own isolate and
+ * heap, so the bench's garbage collections (its heap grows with the run's earlier loads) do not pause it;
+ * the result carries the generator's own event-loop delay, which times every answer read during it late.
  */
-export async function openLoad(o: Omit<LoadOptions, 'connections' | 'overallRate' | 'amount'> & { readonly rate: number; readonly durationSeconds: number }): Promise<LoadResult> {
-  const total = Math.round(o.rate * o.durationSeconds);
-  const latencies: number[] = [];
-  let non2xx = 0;
-  let errors = 0;
-  let sent = 0;
-  const inflight: Promise<void>[] = [];
-  const agent = new Agent({ keepAlive: true, maxSockets: 1_024 });
-  const target = new URL(o.url);
-  const t0 = performance.now();
-  const send = (i: number): Promise<void> =>
-    new Promise<void>((resolve) => {
-      const started = performance.now();
-      const req = request(target, { method: o.method ?? 'GET', headers: o.headerSets[i % o.headerSets.length] ?? {}, agent }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) non2xx++;
-          latencies.push(performance.now() - started);
-          resolve();
-        });
-        res.on('error', () => {
-          errors++;
-          resolve();
-        });
-      });
-      req.on('error', () => {
-        errors++;
-        resolve();
-      });
-      req.end(o.body);
-    });
-  while (sent < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - t0) / 1000) * o.rate) + 1);
-    while (sent < due) inflight.push(send(sent++));
-    await new Promise((r) => setTimeout(r, Math.max(0, (sent / o.rate) * 1000 - (performance.now() - t0))));
+export async function openLoad(o: Omit<LoadOptions, 'connections' | 'overallRate' | 'amount'> & { readonly rate: number; readonly durationSeconds: number }): Promise<OpenLoadResult> {
+  const worker = new Worker(new URL('./open-load-worker.mjs', import.meta.url), {
+    workerData: { url: o.url, rate: o.rate, durationSeconds: o.durationSeconds, method: o.method, body: o.body, headerSets: o.headerSets },
+    // Its own small isolate: no loader, no flags of the bench's (tsx's hooks are not needed by plain JavaScript).
+    execArgv: [],
+  });
+  try {
+    const [result] = (await once(worker, 'message')) as [OpenLoadResult];
+    return result;
+  } finally {
+    await worker.terminate();
   }
-  await Promise.all(inflight);
-  agent.destroy();
-  const seconds = (performance.now() - t0) / 1000;
-  latencies.sort((a, b) => a - b);
-  const at = (p: number): number => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
-  return { requests: total, rps: latencies.length / seconds, p50Ms: at(50), p99Ms: at(99), non2xx, errors };
 }
