@@ -33,16 +33,32 @@ describe('key spend off a task end (PostgreSQL)', () => {
         )
       ).rows.map((r) => ({ rowHeld: Number(r.row_held), rowCharged: Number(r.row_charged), held: Number(r.held), charged: Number(r.charged), pending: r.pending }));
 
+    // The owner is a member of their personal organization: with a member limit, the member's spend row too.
+    await app.pool.query(`update gengate.organization_members set spend_limit_micro = 100000000, budget_period = 'day' where organization_id = $1 and user_id = $1`, [ownerAuth.userId]);
+    const memberSpend = async () =>
+      (
+        await app.pool.query<{ row_held: string; row_charged: string; held: string; charged: string; pending: number }>(
+          `select s.held_micro as row_held, s.charged_micro as row_charged, t.held_micro as held, t.charged_micro as charged,
+                  (select count(*)::int from gengate.member_spend_pending p where p.organization_id = s.organization_id and p.member_id = s.member_id) as pending
+           from gengate.member_spend s join gengate.member_spend_totals t using (organization_id, member_id, period_start) where s.organization_id = $1 and s.member_id = $1`,
+          [ownerAuth.userId],
+        )
+      ).rows.map((r) => ({ rowHeld: Number(r.row_held), rowCharged: Number(r.row_charged), held: Number(r.held), charged: Number(r.charged), pending: r.pending }));
+
     const first = await submit();
     expect(await spend()).toEqual([{ rowHeld: 2_000_000, rowCharged: 0, held: 2_000_000, charged: 0, pending: 0 }]);
+    expect(await memberSpend()).toEqual([{ rowHeld: 2_000_000, rowCharged: 0, held: 2_000_000, charged: 0, pending: 0 }]);
     expect(await g.executeTask.runGeneration(first, new AbortController().signal)).toBe('success');
-    // The end's release and charge are pending rows; the row still says what the submission wrote.
-    expect(await spend()).toEqual([{ rowHeld: 2_000_000, rowCharged: 0, held: 0, charged: 2_000_000, pending: 2 }]);
+    // The end's release and charge are a pending row (one per spend row for an end's batch); the row still
+    // says what the submission wrote.
+    expect(await spend()).toEqual([{ rowHeld: 2_000_000, rowCharged: 0, held: 0, charged: 2_000_000, pending: 1 }]);
+    expect(await memberSpend()).toEqual([{ rowHeld: 2_000_000, rowCharged: 0, held: 0, charged: 2_000_000, pending: 1 }]);
     expect((await g.keys.update(ownerAuth, created.id, { name: 'pending, read' })).spent).toBe(2);
 
     await submit();
     // The next submission folded them into the row.
     expect(await spend()).toEqual([{ rowHeld: 2_000_000, rowCharged: 2_000_000, held: 2_000_000, charged: 2_000_000, pending: 0 }]);
+    expect(await memberSpend()).toEqual([{ rowHeld: 2_000_000, rowCharged: 2_000_000, held: 2_000_000, charged: 2_000_000, pending: 0 }]);
     expect((await g.keys.update(ownerAuth, created.id, { name: 'pending, folded' })).spent).toBe(4);
   });
 });

@@ -2,6 +2,7 @@ import { BOSS_SCHEMA } from '../boss-queues.js';
 import { DELTA_COLUMNS } from '../migrations/020-account-pending.js';
 import { jobComplete } from './complete-job.js';
 import { END_COUNTS } from './count-active-tasks.js';
+import { END_SPEND, endSpendPending } from './spend-triggers.js';
 import type { SqlFunction } from './sql-function.js';
 
 /**
@@ -31,8 +32,9 @@ function accountDeltas(): string {
  * 'generating' updated, its hold settled, its charge (never above the hold) written as its usage
  * transaction, and its user's account lowered by the charges, the holds and the counts: on the account row
  * itself (`locked`: the caller holds it) or appended to account_pending (folded by the next holder of the
- * account lock, 020). The count trigger leaves the tasks' update to this statement (END_COUNTS). The items
- * that ended are put in `into`.
+ * account lock, 020). The count trigger leaves the tasks' update to this statement (END_COUNTS); off the
+ * account row, so do the spend triggers the holds and charges, appended by the statement one row per spend
+ * row (END_SPEND, endSpendPending). The items that ended are put in `into`.
  */
 function endItems(schema: string, locked: boolean, into: string): string {
   const account = locked
@@ -40,8 +42,11 @@ function endItems(schema: string, locked: boolean, into: string): string {
       from (${accountDeltas()}) d where a.user_id = d.user_id`
     : `insert into ${schema}.account_pending (user_id, ${DELTA_COLUMNS.join(', ')})
       select d.user_id, ${DELTA_COLUMNS.map((c) => `-d.${c}`).join(', ')} from (${accountDeltas()}) d`;
+  // Off the account row, the spend rows' pending rows too: one per spend row for the batch (END_SPEND).
+  const spend = locked ? [] : endSpendPending(schema, 'held');
+  const settings = locked ? [END_COUNTS] : [END_COUNTS, END_SPEND];
   return `
-    perform set_config('${END_COUNTS}', 'on', true);
+    ${settings.map((g) => `perform set_config('${g}', 'on', true);`).join(' ')}
     with ended as (
       update ${schema}.tasks t set status = 'success', outputs = p_outputs[x.k], warnings = p_warnings[x.k],
           charged_micro = p_charged_micro[x.k], cost_micro = p_cost_micro[x.k], reported_cost_micro = p_reported_cost_micro[x.k],
@@ -53,14 +58,16 @@ function endItems(schema: string, locked: boolean, into: string): string {
     held as (
       update ${schema}.holds h set state = 'settled', updated_at = now()
         from ended e where h.task_id = e.id and h.state = 'held'
-        returning e.k, e.id, e.user_id, h.amount_micro, least(p_charged_micro[e.k], h.amount_micro) as charge),
+        returning e.k, e.id, e.user_id as task_user_id, h.user_id, h.api_key_id, h.key_period_start, h.member_id, h.member_period_start,
+          h.amount_micro, least(p_charged_micro[e.k], h.amount_micro) as charge),
     charged as (
       insert into ${schema}.transactions (id, user_id, credits_micro, amount_micro_usd, payment_method, status, task_id, description)
-        select p_transaction_ids[h.k], h.user_id, -h.charge, round(abs(h.charge)::numeric / 100)::bigint, 'usage', 'completed', h.id, p_descriptions[h.k]
-        from held h),
+        select p_transaction_ids[h.k], h.task_user_id, -h.charge, round(abs(h.charge)::numeric / 100)::bigint, 'usage', 'completed', h.id, p_descriptions[h.k]
+        from held h),${spend.map((sql, i) => `
+    spend_${i} as (${sql}),`).join('')}
     account as (${account})
     select coalesce(array_agg(e.k), '{}') into ${into} from ended e;
-    perform set_config('${END_COUNTS}', 'off', true);`;
+    ${settings.map((g) => `perform set_config('${g}', 'off', true);`).join(' ')}`;
 }
 
 /** The modality's queued count of an account row or of account_totals (`r`), for `modality` (an SQL expression). */

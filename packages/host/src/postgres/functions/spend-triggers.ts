@@ -41,6 +41,13 @@ end $$;`,
 const DEFERRED = `current_setting('gengate.defer_account', true) = 'on'`;
 
 /**
+ * The setting under which the triggers leave a statement's holds and usage charges to the statement, which
+ * appends their pending rows itself, one per spend row (gengate_finish_successes's unlocked path: endSpendPending).
+ */
+export const END_SPEND = 'gengate.end_spend';
+const BY_END = `current_setting('${END_SPEND}', true) = 'on'`;
+
+/**
  * The statement that adds a hold's amount to its spend row (the row created at the period's first hold):
  * `identity` the identity's values (SQL expressions, in SpendTable order), `period` and `amount` the hold's.
  */
@@ -72,6 +79,7 @@ function spendHold(t: SpendTable): SqlFunction {
   const oldRow = identity.map(([spend, hold]) => `${spend} = old.${hold}`).join(' and ');
   const oldValues = identity.map(([, hold]) => `old.${hold}`).join(', ');
   return triggerFunction(`gengate_${kind}_spend_hold`, (schema) => `
+  if tg_op = 'UPDATE' and ${BY_END} then return null; end if;
   if tg_op = 'UPDATE' and old.${period} is not null and old.state = 'held' then
     if ${DEFERRED} then
       insert into ${schema}.${table}_pending (${columns}, period_start, held_micro) values (${oldValues}, old.${period}, -old.amount_micro);
@@ -126,6 +134,7 @@ function spendCharge({ kind, table, identity, period }: SpendTable): SqlFunction
   const columns = identity.map(([spend]) => spend).join(', ');
   const holdValues = identity.map(([, hold]) => `h.${hold}`).join(', ');
   return triggerFunction(`gengate_${kind}_spend_charge`, (schema) => `
+  if ${BY_END} then return null; end if;
   if ${DEFERRED} then
     insert into ${schema}.${table}_pending (${columns}, period_start, charged_micro)
       select ${holdValues}, h.${period}, -new.credits_micro from ${schema}.holds h
@@ -136,6 +145,24 @@ function spendCharge({ kind, table, identity, period }: SpendTable): SqlFunction
       where h.task_id = new.task_id and h.${period} is not null
         and ${join} and s.period_start = h.${period};
   end if;`);
+}
+
+/**
+ * A batch of ends' holds settled and charged, appended to the spend tables' pending rows as the triggers'
+ * deferred path does (the hold's amount out of held_micro, the charge into charged_micro, in the hold's
+ * period), but one row per spend row for the whole batch: `rows` is a FROM item of the settled holds with
+ * the holds' columns (`user_id` the hold's, `api_key_id`, `key_period_start`, `member_id`,
+ * `member_period_start`), `amount_micro` and `charge`. One statement per table (CTE-able `insert`s); the
+ * statement that settles the holds runs under END_SPEND, so the triggers leave them.
+ */
+export function endSpendPending(schema: string, rows: string): string[] {
+  return [KEY_SPEND, MEMBER_SPEND].map(({ table, identity, period }) => {
+    const columns = identity.map(([spend]) => spend).join(', ');
+    const values = identity.map(([, hold]) => `r.${hold}`).join(', ');
+    return `insert into ${schema}.${table}_pending (${columns}, period_start, held_micro, charged_micro)
+      select ${values}, r.${period}, -sum(r.amount_micro), sum(r.charge) from ${rows} r
+      where r.${period} is not null group by ${values}, r.${period}`;
+  });
 }
 
 /** Trigger on holds (019): key_spend.held_micro follows the hold. */
