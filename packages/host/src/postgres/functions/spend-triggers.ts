@@ -71,7 +71,8 @@ export const memberSpendHeld = (schema: string, organization: string, member: st
  * updating the spend row, which every submission of the key (or member) updates too: a worker's end no
  * longer waits for the user's submissions, nor they for it. A hold's insert is a submission's, which adds
  * its amount to the spend row itself (keySpendHeld, memberSpendHeld): until 033 this trigger did, as a
- * statement of its own plus a fold of that row's pending rows, for every submission.
+ * statement of its own plus a fold of that row's pending rows, for every submission. A batch of successes'
+ * holds are the batch's own to append (END_SPEND, endSpendPending).
  */
 function spendHold(t: SpendTable): SqlFunction {
   const { kind, table, identity, period } = t;
@@ -128,7 +129,10 @@ begin${foldSpendPending(KEY_SPEND, schema, (q) => `${q}.api_key_id in (select k.
 end $$;`,
 };
 
-/** Trigger on transactions: a usage charge added to the spend row's charged_micro of its hold's identity and period (deferred as in spendHold). */
+/**
+ * Trigger on transactions: a usage charge added to the spend row's charged_micro of its hold's identity and
+ * period (deferred as in spendHold; a batch of successes' charges are the batch's own, END_SPEND).
+ */
 function spendCharge({ kind, table, identity, period }: SpendTable): SqlFunction {
   const join = identity.map(([spend, hold]) => `s.${spend} = h.${hold}`).join(' and ');
   const columns = identity.map(([spend]) => spend).join(', ');
