@@ -103,7 +103,8 @@ create or replace function ${schema}.gengate_finish_successes(
   p_transaction_ids uuid[], p_max_running integer[], p_boss text, p_job_queues text[], p_job_ids uuid[],
   p_job_attempts integer[], p_output_bodies text[]
 ) returns table (item integer, report jsonb)
-language plpgsql as $$
+language plpgsql
+set plan_cache_mode = force_generic_plan as $$
 declare
   n integer := coalesce(cardinality(p_task_ids), 0);
   v_user uuid[];

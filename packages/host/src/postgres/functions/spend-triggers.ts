@@ -121,7 +121,8 @@ export const foldSpendPendingFunction: SqlFunction = {
   identityArgs: 'uuid',
   sql: (schema) => `
 create or replace function ${schema}.gengate_fold_spend_pending(p_user uuid) returns void
-language plpgsql as $$
+language plpgsql
+set plan_cache_mode = force_generic_plan as $$
 declare
   v_key_spend ${schema}.key_spend[];
   v_member_spend ${schema}.member_spend[];
