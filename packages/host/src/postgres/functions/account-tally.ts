@@ -1,3 +1,5 @@
+import { slotsLock } from './slots-lock.js';
+
 /**
  * The account row of a submission, kept in PL/pgSQL variables while its caller holds the row's lock (issue 23):
  * what gengate_submit_task and gengate_submit_tasks share, written once and interpolated into both bodies (as
@@ -51,7 +53,7 @@ export const tallyCount = (kind: 'running' | 'queued', modality: string): string
 export const tallyAtLimit = (schema: string, user: string, modality: string, maxRunning: string): string => `
   if ${tallyCount('running', modality)} >= ${maxRunning} then
     ${flush(schema, user)}
-    perform pg_advisory_xact_lock(hashtextextended('gengate-slots:' || ${user}::text, 0));
+    ${slotsLock(user, 'exclusive')}
     perform ${schema}.gengate_fold_pending(${user});
     select * into acc from ${schema}.accounts where user_id = ${user};
     wrote := acc;

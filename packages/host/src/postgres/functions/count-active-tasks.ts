@@ -6,6 +6,10 @@ import type { SqlFunction } from './sql-function.js';
  */
 export const END_COUNTS = 'gengate.end_counts';
 
+/** The modality's queued count of an account row or of account_totals (`r`), for `modality` (an SQL expression). */
+export const queuedOf = (r: string, modality: string): string =>
+  `(case ${modality} when 'chat' then ${r}.queued_chat when 'image' then ${r}.queued_image else ${r}.queued_video end)`;
+
 /**
  * Trigger on tasks (012): each account row carries its user's unfinished tasks per modality, running
  * (admitted) and queued, so admission reads two integers. A decrement goes to account_pending instead when

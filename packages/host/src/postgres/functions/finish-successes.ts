@@ -1,9 +1,10 @@
 import { BOSS_SCHEMA } from '../boss-queues.js';
 import { DELTA_COLUMNS } from '../migrations/020-account-pending.js';
 import { jobComplete } from './complete-job.js';
-import { END_COUNTS } from './count-active-tasks.js';
+import { END_COUNTS, queuedOf } from './count-active-tasks.js';
 import { END_SPEND, endSpendPending } from './spend-triggers.js';
 import type { SqlFunction } from './sql-function.js';
+import { slotsLock } from './slots-lock.js';
 
 /**
  * The account's deltas of the items `ended` (with their holds `held`), one row per user: the charges, the
@@ -69,10 +70,6 @@ function endItems(schema: string, locked: boolean, into: string): string {
     select coalesce(array_agg(e.k), '{}') into ${into} from ended e;
     ${settings.map((g) => `perform set_config('${g}', 'off', true);`).join(' ')}`;
 }
-
-/** The modality's queued count of an account row or of account_totals (`r`), for `modality` (an SQL expression). */
-const queuedOf = (r: string, modality: string) =>
-  `(case ${modality} when 'chat' then ${r}.queued_chat when 'image' then ${r}.queued_image else ${r}.queued_video end)`;
 
 /**
  * The successes of one batch (PgTaskCompletion's SuccessBatch: the worker's ends of one event-loop turn) in
@@ -140,7 +137,7 @@ begin
       perform 1 from ${schema}.accounts a where a.user_id = v_u for update;
       v_locked_users := v_locked_users || v_u;
     else
-      perform pg_advisory_xact_lock_shared(hashtextextended('gengate-slots:' || v_u::text, 0));
+      ${slotsLock('v_u', 'shared')}
     end if;
   end loop;
 

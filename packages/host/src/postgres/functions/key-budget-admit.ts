@@ -1,4 +1,5 @@
 import type { SqlFunction } from './sql-function.js';
+import { slotsLock } from './slots-lock.js';
 
 /**
  * A key's own checks at submission (019): revoked or gone (GG401; read with the rest of the key's row, not
@@ -62,7 +63,7 @@ begin
      and v_spent + p_quoted_micro >= (k.spend_limit_micro * k.soft_threshold_percent) / 100 then
     -- The user's slots lock (migration 020) before key_spend is written: every writer of key_spend that
     -- also takes that lock takes it first, so a submission and an end never wait on each other in a circle.
-    perform pg_advisory_xact_lock(hashtextextended('gengate-slots:' || k.user_id::text, 0));
+    ${slotsLock('k.user_id', 'exclusive')}
     insert into ${schema}.key_spend (api_key_id, period_start, soft_alerted) values (p_key, v_period, true)
       on conflict (api_key_id, period_start) do update set soft_alerted = true;
     perform ${schema}.gengate_enqueue_job(p_boss, 'gengate-alert-mail', gen_random_uuid(),

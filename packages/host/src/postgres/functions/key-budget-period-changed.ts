@@ -1,4 +1,5 @@
 import type { SqlFunction } from './sql-function.js';
+import { slotsLock } from './slots-lock.js';
 
 /**
  * Trigger on api_keys (027): a key's budget period changed; every hold of the key since the new period's
@@ -15,7 +16,7 @@ declare
   v_start timestamptz := ${schema}.gengate_key_period_start(new.budget_period, now());
   v_moved bigint;
 begin
-  perform pg_advisory_xact_lock(hashtextextended('gengate-slots:' || new.user_id::text, 0));
+  ${slotsLock('new.user_id', 'exclusive')}
   -- The key's pending spend (029: the ends committed before this lock) into its rows first, so the charges
   -- moved out of a row below were counted in it. Its rows are locked before its pending rows, as a
   -- submission's hold locks its row before folding that row's pending rows.

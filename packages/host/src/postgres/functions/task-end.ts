@@ -1,4 +1,6 @@
 import type { SqlFunction } from './sql-function.js';
+import { queuedOf } from './count-active-tasks.js';
+import { slotsLock } from './slots-lock.js';
 
 /**
  * The steps of a task's failure (gengate_finish_fail; a success is gengate_finish_successes, which makes each
@@ -51,17 +53,15 @@ begin
     perform 1 from ${schema}.accounts where user_id = t.user_id for update;
   else
     perform set_config('gengate.defer_account', 'on', true);
-    perform pg_advisory_xact_lock_shared(hashtextextended('gengate-slots:' || t.user_id::text, 0));
+    ${slotsLock('t.user_id', 'shared')}
   end if;${end.body(schema)}
   
   perform set_config('gengate.defer_account', 'off', true);
   -- The account row's own queued count first: account_pending only ever lowers a queued count (the ends'
   -- deferred decrements), so when the row counts none queued there is none, and account_pending (not
   -- vacuumed between folds, read by a sequential scan) is not read.
-  if not locked and exists (select 1 from ${schema}.accounts where user_id = t.user_id
-      and case t.modality when 'chat' then queued_chat when 'image' then queued_image else queued_video end > 0) then
-    admit_after := exists (select 1 from ${schema}.account_totals where user_id = t.user_id
-      and case t.modality when 'chat' then queued_chat when 'image' then queued_image else queued_video end > 0);
+  if not locked and exists (select 1 from ${schema}.accounts a where a.user_id = t.user_id and ${queuedOf('a', 't.modality')} > 0) then
+    admit_after := exists (select 1 from ${schema}.account_totals a where a.user_id = t.user_id and ${queuedOf('a', 't.modality')} > 0);
   end if;
   return jsonb_build_object('ended', true, 'generate', n_generate, 'callback', n_callback, 'alertMail', n_mail,
     'admitAfter', admit_after, 'userId', t.user_id, 'modality', t.modality)${end.report === undefined ? '' : ` || ${end.report(schema)}`};
