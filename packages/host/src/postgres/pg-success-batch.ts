@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { JOBS_READY_CHANNEL } from './job-wakeups.js';
 import { QUEUES } from './boss-queues.js';
+import { prepared } from './prepared-statements.js';
 import { pipelinedStatement, type PipelinedStatement } from './statement-pipeline.js';
 import { TurnBatch } from './turn-batch.js';
 
@@ -49,8 +50,8 @@ const callbacksReady = (n: number): PipelinedStatement => ({ text: 'select pg_no
  * back and each end runs again alone, as it did before batching, and answers its own outcome.
  */
 export class SuccessBatch<F> {
-  private readonly single: string;
-  private readonly many: string;
+  private readonly single: { readonly text: string; readonly name: string };
+  private readonly many: { readonly text: string; readonly name: string };
   private readonly batch = new TurnBatch<SuccessEnd, SuccessOutcome<F>>((ends) => this.endMany(ends), { max: MAX_BATCH });
 
   constructor(
@@ -59,8 +60,8 @@ export class SuccessBatch<F> {
     /** pg-boss's schema (null: no job queue). */
     private readonly boss: string | null,
   ) {
-    this.single = single(schema);
-    this.many = many(schema);
+    this.single = prepared('gengate_finish_success', single(schema));
+    this.many = prepared('gengate_finish_successes', many(schema));
   }
 
   /** Ends the task with the others of this turn; `{ error }` when its own statement failed. */
@@ -73,7 +74,7 @@ export class SuccessBatch<F> {
     try {
       const res = await pipelinedStatement<{ r: F }>(
         this.pool,
-        { text: this.single, values: [...a.slice(0, 12), this.boss, ...a.slice(12)] },
+        { ...this.single, values: [...a.slice(0, 12), this.boss, ...a.slice(12)] },
         e.callback ? callbacksReady(1) : undefined,
       );
       const r = res.rows[0]?.r;
@@ -93,7 +94,7 @@ export class SuccessBatch<F> {
     try {
       const res = await pipelinedStatement<{ i: string; r: F }>(
         this.pool,
-        { text: this.many, values: [...columns.slice(0, 12), this.boss, ...columns.slice(12)] },
+        { ...this.many, values: [...columns.slice(0, 12), this.boss, ...columns.slice(12)] },
         callbacks > 0 ? callbacksReady(callbacks) : undefined,
       );
       rows = res.rows;

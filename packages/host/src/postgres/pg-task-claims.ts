@@ -1,4 +1,5 @@
-import type { Queryable } from './queryable.js';
+import { prepared } from './prepared-statements.js';
+import type { PreparedQueryable, Queryable } from './queryable.js';
 import type { TaskClaims } from './pg-task-store.js';
 import type { TaskSql } from './sql/tasks.js';
 import type { TaskRow } from './task-row.js';
@@ -24,18 +25,26 @@ interface Claim {
  */
 export class PgTaskClaims implements TaskClaims {
   private readonly batch = new TurnBatch<Claim, TaskRow | null>((claims) => this.claimMany(claims), { max: 64 });
+  /**
+   * A lone claim's statement, named (planning it took 157 µs, running it 240). The batch's stays unnamed:
+   * prepared, its generic plan over the `unnest` of the ids lengthened the dispatch's p99 at 200 tasks/s
+   * (134-174 ms against 96-112 in four alternations with the unnamed one).
+   */
+  private readonly one: { readonly text: string; readonly name: string };
 
   constructor(
-    private readonly db: Queryable,
+    private readonly db: Queryable & PreparedQueryable,
     private readonly sql: Pick<TaskSql, 'markGenerating' | 'markGeneratingMany'>,
-  ) {}
+  ) {
+    this.one = prepared('gengate_claim', sql.markGenerating);
+  }
 
   claim(id: string, at: Date): Promise<TaskRow | null> {
     return this.batch.call({ id, at });
   }
 
   private async claimOne(c: Claim): Promise<TaskRow | null> {
-    const { rows } = await this.db.query<TaskRow>(this.sql.markGenerating, [c.id, c.at]);
+    const { rows } = await this.db.query<TaskRow>({ ...this.one, values: [c.id, c.at] });
     return rows[0] ?? null;
   }
 

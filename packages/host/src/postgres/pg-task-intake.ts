@@ -1,4 +1,4 @@
-import { hash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { JsonObject, TaskIntake, TaskIntakeRequest, TaskIntakeResult } from '@gengate/core';
 import { inject, injectable, optional } from 'inversify';
 import type pg from 'pg';
@@ -7,6 +7,7 @@ import { jobReadyStatement } from './job-wakeups.js';
 import { BOSS_SCHEMA, QUEUES } from './boss-queues.js';
 import { HOST_TOKENS } from '../host-tokens.js';
 import { PG_TOKENS } from './postgres-tokens.js';
+import { prepared, preparedName } from './prepared-statements.js';
 import { checkSchemaName } from './schema.js';
 import { isRefusal, pipelinedStatement, type PipelinedStatement } from './statement-pipeline.js';
 import { TurnBatch } from './turn-batch.js';
@@ -30,9 +31,6 @@ interface Submission {
 
 /** One item's answer in a batch: its result, or the error only its caller gets (an unknown refusal). */
 type BatchAnswer = { readonly result: TaskIntakeResult } | { readonly error: unknown };
-
-/** A prepared statement's name on each connection: one per text (so per schema). */
-const statementName = (prefix: string, text: string): string => `${prefix}_${hash('sha256', text, 'hex').slice(0, 16)}`;
 
 /**
  * The TaskIntake on PostgreSQL: one statement, gengate_submit_task(), its own transaction (no BEGIN and
@@ -82,12 +80,11 @@ export class PgTaskIntake implements TaskIntake {
     @inject(PG_TOKENS.BossSchema) @optional() private readonly bossSchema: string = BOSS_SCHEMA,
   ) {
     const s = checkSchemaName(schema);
-    const named = (prefix: string, text: string) => ({ text, name: statementName(prefix, text) });
-    this.submit = named('gengate_submit', submitSql(s));
-    this.submitTraced = named('gengate_submit_traced', submitTracedSql(s));
-    this.submitMany = named('gengate_submit_many', submitManySql(s));
+    this.submit = prepared('gengate_submit', submitSql(s));
+    this.submitTraced = prepared('gengate_submit_traced', submitTracedSql(s));
+    this.submitMany = prepared('gengate_submit_many', submitManySql(s));
     const wake = (taskId: string) => jobReadyStatement(QUEUES.generate, { sql: `exists (select 1 from ${s}.tasks where id = $3 and admitted)`, value: taskId });
-    const wakeName = statementName('gengate_wake', wake('').text);
+    const wakeName = preparedName('gengate_wake', wake('').text);
     this.wakeIfAdmitted = (taskId) => ({ ...wake(taskId), name: wakeName });
   }
 

@@ -1,5 +1,5 @@
-import { hash } from 'node:crypto';
 import type { TaskPoll, TaskViewSource } from '@gengate/core';
+import { prepared } from './prepared-statements.js';
 import type { PreparedQueryable } from './queryable.js';
 import { checkSchemaName } from './schema.js';
 import { fromAttemptRow, type TaskRow } from './task-row.js';
@@ -49,9 +49,7 @@ interface PollInput {
  * whatever the statistics were when the connection's generic plan was made.
  */
 export class PgTaskPoll implements TaskPoll {
-  private readonly sql: string;
-  /** The statement's name on each connection: one per text (so per schema). */
-  private readonly name: string;
+  private readonly statement: { readonly text: string; readonly name: string };
   private readonly batch = new TurnBatch<PollInput, PollRow>((polls) => this.readMany(polls), { inFlightPerKey: 1 });
 
   constructor(
@@ -60,7 +58,7 @@ export class PgTaskPoll implements TaskPoll {
     schema: string,
   ) {
     const s = checkSchemaName(schema);
-    this.sql = `select p.task, q.key_id is not null and k.active is null as key_revoked
+    this.statement = prepared('gengate_poll', `select p.task, q.key_id is not null and k.active is null as key_revoked
       from unnest($1::uuid[], $2::uuid[], $3::uuid[]) with ordinality as q(task_id, user_id, key_id, i)
       left join lateral (select true as active from ${s}.api_keys k where k.id = q.key_id and k.revoked_at is null limit 1) k on true
       left join lateral (select json_build_object(
@@ -68,8 +66,7 @@ export class PgTaskPoll implements TaskPoll {
           'progress', t.progress, 'route_id', t.route_id, 'route_attempts', t.route_attempts, 'created_at', t.created_at,
           'request_provider', t.request -> 'provider', 'request_models', t.request -> 'models') as task
         from ${s}.tasks t where t.id = q.task_id and t.user_id = q.user_id limit 1) p on true
-      order by q.i`;
-    this.name = `gengate_poll_${hash('sha256', this.sql, 'hex').slice(0, 16)}`;
+      order by q.i`);
   }
 
   async read(taskId: string, userId: string, apiKeyId: string | null): Promise<TaskViewSource | null | 'key_revoked'> {
@@ -80,8 +77,7 @@ export class PgTaskPoll implements TaskPoll {
 
   private async readMany(polls: readonly PollInput[]): Promise<PollRow[]> {
     const { rows } = await this.db.query<PollRow>({
-      name: this.name,
-      text: this.sql,
+      ...this.statement,
       values: [polls.map((p) => p.taskId), polls.map((p) => p.userId), polls.map((p) => p.apiKeyId)],
     });
     return rows;

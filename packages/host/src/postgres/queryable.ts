@@ -5,7 +5,7 @@ export interface Queryable {
 
 /** A pg Pool whose statement runs as a named prepared statement (parsed and planned once per connection). */
 export interface PreparedQueryable {
-  query<R extends object>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
+  query<R extends object>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[]; rowCount: number | null }>;
 }
 
 /** BIGINT columns arrive as strings; micro-unit amounts must stay safe integers. */
