@@ -108,6 +108,19 @@ for (const pipeline of [true, false]) {
       expect(await state()).toBe('completed');
     });
 
+    it("leaves the job alone when the success is another attempt's (fenced by its attempt and queue), and ends the task", async () => {
+      const auth = await h.user(10);
+      const task = await generating(auth, {});
+      const [job] = await h.boss.fetch<{ taskId: string }>(QUEUES.generate, { includeMetadata: true, batchSize: 50 }).then((jobs) => jobs.filter((j) => j.data.taskId === task.id));
+      if (!job) throw new Error('the task has no active job');
+      const later = await runAsJob({ queue: QUEUES.generate, id: job.id, attempt: job.retryCount + 1 }, () =>
+        completion().succeed({ task, success: success(), chargeDescription: 'test', maxRunning: 1 }),
+      );
+      expect(later).toBe(true);
+      expect(await row('select status from gengate.tasks where id = $1', [task.id])).toEqual({ status: 'success' });
+      expect(await row('select state, retry_count from pgboss.job where id = $1', [job.id])).toEqual({ state: 'active', retry_count: job.retryCount });
+    });
+
     it('ends a failure with the hold released, the callback job, the next queued task admitted with its job and the job completed', async () => {
       const auth = await h.user(10);
       const first = await generating(auth, { callback_url: 'https://hooks.example.com/done' });
