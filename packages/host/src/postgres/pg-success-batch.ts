@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { JOBS_READY_CHANNEL } from './job-wakeups.js';
 import { QUEUES } from './boss-queues.js';
-import { prepared } from './prepared-statements.js';
+import { prepared, type NamedStatement } from './prepared-statements.js';
 import { pipelinedStatement, type PipelinedStatement } from './statement-pipeline.js';
 import { TurnBatch } from './turn-batch.js';
 
@@ -50,8 +50,8 @@ const callbacksReady = (n: number): PipelinedStatement => ({ text: 'select pg_no
  * back and each end runs again alone, as it did before batching, and answers its own outcome.
  */
 export class SuccessBatch<F> {
-  private readonly single: { readonly text: string; readonly name: string };
-  private readonly many: { readonly text: string; readonly name: string };
+  private readonly single: NamedStatement;
+  private readonly many: NamedStatement;
   private readonly batch = new TurnBatch<SuccessEnd, SuccessOutcome<F>>((ends) => this.endMany(ends), { max: MAX_BATCH });
 
   constructor(

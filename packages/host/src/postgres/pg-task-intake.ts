@@ -7,7 +7,7 @@ import { jobReadyStatement } from './job-wakeups.js';
 import { BOSS_SCHEMA, QUEUES } from './boss-queues.js';
 import { HOST_TOKENS } from '../host-tokens.js';
 import { PG_TOKENS } from './postgres-tokens.js';
-import { prepared, preparedName } from './prepared-statements.js';
+import { prepared, preparedName, type NamedStatement } from './prepared-statements.js';
 import { checkSchemaName } from './schema.js';
 import { isRefusal, pipelinedStatement, type PipelinedStatement } from './statement-pipeline.js';
 import { TurnBatch } from './turn-batch.js';
@@ -53,9 +53,9 @@ type BatchAnswer = { readonly result: TaskIntakeResult } | { readonly error: unk
  */
 @injectable()
 export class PgTaskIntake implements TaskIntake {
-  private readonly submit: { readonly text: string; readonly name: string };
-  private readonly submitTraced: { readonly text: string; readonly name: string };
-  private readonly submitMany: { readonly text: string; readonly name: string };
+  private readonly submit: NamedStatement;
+  private readonly submitTraced: NamedStatement;
+  private readonly submitMany: NamedStatement;
   private readonly batch = new TurnBatch<Submission, BatchAnswer>((subs) => this.acceptMany(subs), {
     max: MAX_SUBMISSION_BATCH,
     keyOf: (sub) => sub.r.task.userId,

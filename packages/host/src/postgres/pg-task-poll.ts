@@ -1,5 +1,5 @@
 import type { TaskPoll, TaskViewSource } from '@gengate/core';
-import { prepared } from './prepared-statements.js';
+import { prepared, type NamedStatement } from './prepared-statements.js';
 import type { PreparedQueryable } from './queryable.js';
 import { checkSchemaName } from './schema.js';
 import { fromAttemptRow, type TaskRow } from './task-row.js';
@@ -49,7 +49,7 @@ interface PollInput {
  * whatever the statistics were when the connection's generic plan was made.
  */
 export class PgTaskPoll implements TaskPoll {
-  private readonly statement: { readonly text: string; readonly name: string };
+  private readonly statement: NamedStatement;
   private readonly batch = new TurnBatch<PollInput, PollRow>((polls) => this.readMany(polls), { inFlightPerKey: 1 });
 
   constructor(

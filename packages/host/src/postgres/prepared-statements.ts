@@ -20,8 +20,14 @@ export function preparedName(prefix: string, text: string): string {
   return `${prefix}_${hash('sha256', text, 'hex').slice(0, 16)}`;
 }
 
+/** A statement text built once, with its name on each connection. */
+export interface NamedStatement {
+  readonly text: string;
+  readonly name: string;
+}
+
 /** A statement text built once, with its name. */
-export function prepared(prefix: string, text: string): { readonly text: string; readonly name: string } {
+export function prepared(prefix: string, text: string): NamedStatement {
   return { text, name: preparedName(prefix, text) };
 }
 
