@@ -52,7 +52,7 @@ describe('JobWakeups', () => {
       query: async (config) => {
         sent.push(config);
         delivered();
-        return { rows: [] };
+        return { rows: [], rowCount: 0 };
       },
     });
     wakeups.wake('gengate-generate', 2);
