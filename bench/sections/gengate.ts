@@ -92,15 +92,8 @@ export async function pipeline(
   maxWaitMs = 300_000,
 ): Promise<{ tasksPerSecond: number; cpuMicrosPerTask: number; dbCpuMicrosPerTask: number | null; seconds: number; failed: number; refused: number }> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-  const read = async () =>
-    (
-      await pool.query<{ success: number; fail: number; open: number }>(
-        `select count(*) filter (where status = 'success')::int as success, count(*) filter (where status = 'fail')::int as fail,
-                count(*) filter (where status in ('waiting', 'generating'))::int as open from gengate.tasks`,
-      )
-    ).rows[0] ?? { success: 0, fail: 0, open: 0 };
-  // A server shared with other jobs may be out of connections for a moment: the count is read again.
-  const counts = async () => {
+  // A server shared with other jobs may be out of connections for a moment: a read is made again.
+  const again = async <T>(read: () => Promise<T>): Promise<T> => {
     for (let attempt = 1; ; attempt++) {
       try {
         return await read();
@@ -110,36 +103,50 @@ export async function pipeline(
       }
     }
   };
-  const before = await counts();
+  // The wait reads the unfinished tasks only (the partial index tasks_unfinished). Until 2026-11-27 it
+  // counted every task by status every 20 ms: in `npm run bench`, whose submission loads leave ~50,000
+  // tasks in the table, that count read them all 50 times a second, on the database's CPU (counted as the
+  // pipeline's) and on the two cores the pipeline was measured on.
+  const unfinished = () =>
+    again(async () => (await pool.query<{ n: number }>(`select count(*)::int as n from gengate.tasks where status in ('waiting', 'generating')`)).rows[0]?.n ?? 0);
   const since = (await pool.query<{ t: Date }>('select clock_timestamp() as t')).rows[0]?.t ?? new Date(0);
   const postmaster = localPostmasterOf((await pool.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid ?? -1);
   const db0 = postmaster === null ? null : serverCpuMicros(postmaster);
   const cpu0 = cpuMicros(host.pid);
   const started = performance.now();
   const r = await load({ url: `${host.url}/api/v1/run/sandbox.echo-chat`, method: 'POST', body: CHAT_BODY, connections, amount: tasks, headerSets: [auth(key)] });
-  let now = await counts();
-  while (now.open > 0 && performance.now() - started < maxWaitMs) {
+  let open = await unfinished();
+  while (open > 0 && performance.now() - started < maxWaitMs) {
     await sleep(20);
-    now = await counts();
+    open = await unfinished();
   }
   const cpu = cpuMicros(host.pid) - cpu0;
   const db1 = postmaster === null ? null : serverCpuMicros(postmaster);
-  // The load's span from its tasks' own times (the database's clock): from the first task written to the
-  // last one ended. autocannon ends an `amount` load on its once-a-second tick, so the wall time around it
-  // came in whole seconds (1,500 tasks in 4.0 or 6.0 s: tasks/s moved in steps of a fifth).
-  const span = (
-    await pool.query<{ s: number | null }>(`select extract(epoch from max(finished_at) - min(created_at))::float8 as s from gengate.tasks where created_at >= $1`, [since])
-  ).rows[0]?.s;
+  // After the measured window: the tasks the load wrote, how they ended, and the load's span from their own
+  // times (the database's clock): from the first task written to the last one ended. autocannon ends an
+  // `amount` load on its once-a-second tick, so the wall time around it came in whole seconds (1,500 tasks
+  // in 4.0 or 6.0 s: tasks/s moved in steps of a fifth).
+  const done = await again(
+    async () =>
+      (
+        await pool.query<{ success: number; fail: number; s: number | null }>(
+          `select count(*) filter (where status = 'success')::int as success, count(*) filter (where status = 'fail')::int as fail,
+                  extract(epoch from max(finished_at) - min(created_at))::float8 as s
+             from gengate.tasks where created_at >= $1`,
+          [since],
+        )
+      ).rows[0] ?? { success: 0, fail: 0, s: null },
+  );
   await pool.end();
-  if (now.open > 0) throw new Error(`pipeline: ${now.open} tasks still unfinished after ${maxWaitMs / 1000} s`);
-  const seconds = span ?? (performance.now() - started) / 1000;
-  const ended = Math.max(1, now.success - before.success + (now.fail - before.fail));
+  if (open > 0) throw new Error(`pipeline: ${open} tasks still unfinished after ${maxWaitMs / 1000} s`);
+  const seconds = done.s ?? (performance.now() - started) / 1000;
+  const ended = Math.max(1, done.success + done.fail);
   return {
     tasksPerSecond: ended / seconds,
     cpuMicrosPerTask: cpu / ended,
     dbCpuMicrosPerTask: db0 === null || db1 === null ? null : (db1 - db0) / ended,
     seconds,
-    failed: now.fail - before.fail,
+    failed: done.fail,
     refused: tasks - (r.requests - r.non2xx),
   };
 }
