@@ -21,7 +21,7 @@ export { createGengateRouter, type GengateRouterOptions } from './http/create-ro
 export { createPgStores, type PgStoresOptions, type StoreReplacement, type StoreReplacements } from './postgres/pg-unit-of-work.js';
 export { runMigrations } from './postgres/migrate.js';
 export { DEFAULT_SCHEMA, SCHEMA_NAME, checkSchemaName } from './postgres/schema.js';
-export type { Queryable } from './postgres/queryable.js';
+export type { PreparedQueryable, Queryable } from './postgres/queryable.js';
 export { connectionSettingsOf, type ConnectionSettings } from './postgres/connection-settings.js';
 export { createBoss, QUEUES } from './postgres/boss-queues.js';
 export { startGenerationWorker, type GenerationWorker } from './jobs/generation-worker.js';
