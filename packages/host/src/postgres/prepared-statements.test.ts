@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '@gengate/testing/host';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPool } from '../../test/support/open-pool.js';
 import { CallbackRepository } from '../callbacks/callback-repository.js';
 import { runMigrations } from './migrate.js';
 import { PgTaskClaims } from './pg-task-claims.js';
@@ -37,14 +38,16 @@ describe('prepared statements: names', () => {
 describe('prepared statements on a connection', () => {
   let db: TestDatabase;
   let pool: pg.Pool;
+  let close: () => Promise<void>;
 
+  // One connection (pipelined, as the host's pools are), so pg_prepared_statements shows every statement.
   beforeAll(async () => {
     db = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    ({ pool, close } = openPool(db.url, 1));
     await runMigrations(pool, DEFAULT_SCHEMA);
   }, 60_000);
   afterAll(async () => {
-    await pool?.end();
+    await close?.();
     await db?.drop();
   });
 
