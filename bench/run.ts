@@ -56,7 +56,7 @@ const f1 = (n: number) => n.toFixed(1);
 const pct = (a: number, b: number) => `${Math.round((100 * a) / b)}%`;
 const load3 = () => loadavg().map((x) => x.toFixed(2)).join(' / ');
 const dispatchValue = (d: DispatchResult) =>
-  `p50 ${f1(d.p50Ms)} ms, p99 ${f1(d.p99Ms)} ms (n=${d.n}, ${f0(d.n / d.seconds)} submissions/s accepted); waited for a worker p50 ${f1(d.queued.p50)} ms, fetch -> generating p50 ${f1(d.toStart.p50)} ms, jobs running while others waited ${f1(d.busyWhileQueued)}`;
+  `p50 ${f1(d.p50Ms)} ms, p99 ${f1(d.p99Ms)} ms (n=${d.n}, ${f0(d.n / d.seconds)} submissions/s accepted); run p50 ${f1(d.run.p50)} ms, tasks running while others waited ${f1(d.busyWhileQueued)}`;
 const memoryValue = (m: MemoryReading) =>
   `${f1(m.rssMb)} MB (V8 heap resident ${f1(m.v8ResidentMb)} MB of which young generation ${f1(m.youngMb)} MB, old space ${f1(m.oldSpaceMb)} MB committed / ${f1(m.oldSpaceUsedMb)} MB used${m.liveHeapMb === null ? '' : `, live after a full GC ${f1(m.liveHeapMb)} MB`}; code and libraries (file-backed) ${f1(m.fileBackedMb)} MB; other anonymous ${f1(m.otherAnonymousMb)} MB)`;
 

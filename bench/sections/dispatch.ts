@@ -14,17 +14,16 @@ export interface Spread {
 }
 
 /**
- * Submit -> adapter called under a fixed submission rate, with where the time went, read from the rows
- * (one clock: the database's, except `started_at`, which the worker writes with this machine's clock):
- * - `admission`: the generation job's `created_on` minus the task's `created_at`: a few ms either side of 0
- *   when the job was inserted with the task (the two timestamps are taken at different moments of the
- *   submission), more when the task waited in its user's queue for a running slot (TASKS_RUNNING_PER_USER_*);
- * - `queued`: the generation job's `started_on` (a worker fetched it) minus the task's `created_at`;
- * - `toStart`: the task's `started_at` (marked generating, the adapter is called next) minus the fetch;
- * - `run`: the job's `completed_on - started_on` (the whole job: execution, result file, settlement);
- * - `busyWorkers`: jobs running at once on average over the load (sum of run times / the load's span):
- *   near WORKER_CONCURRENCY with a growing `queued` means the workers are saturated; far below it with a
- *   growing `queued` means jobs wait while workers sleep (a wake-up problem).
+ * Submit -> adapter called under a fixed submission rate, with where the time went, read from the task rows
+ * (`created_at` is the database's clock, `started_at` and `finished_at` the worker's, this machine's):
+ * - the dispatch: `started_at` (marked generating, the adapter is called next) minus `created_at`;
+ * - `run`: `finished_at - started_at` (execution and result, up to the success the settlement writes);
+ * - `busyWorkers`: tasks running at once on average over the load (sum of run times / the load's span):
+ *   near WORKER_CONCURRENCY with growing dispatch times means the workers are saturated; far below it
+ *   means tasks wait while workers sleep (a wake-up problem).
+ * Until 2026-11-27 it also split the dispatch at the generation job's fetch (pg-boss's `started_on`), read
+ * from the job's row; a success now removes its job in its own commit (gengate_remove_job), so that split
+ * comes from `npm run bench:dispatch -- --steps` (the processes' own moments, dispatch-probe.mjs).
  */
 export interface DispatchResult {
   readonly topology: Topology;
@@ -34,14 +33,11 @@ export interface DispatchResult {
   readonly n: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
-  readonly admission: Spread;
-  readonly queued: Spread;
-  readonly toStart: Spread;
   readonly run: Spread;
   readonly busyWorkers: number;
-  /** Jobs running at once on average over the moments when at least one job was waiting (sampled every ms). */
+  /** Tasks running at once on average over the moments when at least one task was waiting (sampled every ms). */
   readonly busyWhileQueued: number;
-  /** Share of the load's span during which at least one job was waiting. */
+  /** Share of the load's span during which at least one task was waiting. */
   readonly queuedShare: number;
   readonly submissionP99Ms: number;
   readonly non2xx: number;
@@ -101,37 +97,28 @@ export async function dispatchUnderLoad(
       durationSeconds: opts.seconds,
       headerSets: keys.map((key) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' })),
     });
-    // Every task of the load started and its job ended (so its run time is known).
+    // Every task of the load ended (its job ends in the same commit: removed by a success, completed by a failure).
     for (;;) {
-      const left = await pool.query<{ n: number }>(
-        `select count(*)::int as n from gengate.tasks t
-         where t.created_at >= $1 and (t.status in ('waiting', 'generating')
-           or exists (select 1 from pgboss.job j where j.name = 'gengate-generate' and j.data->>'taskId' = t.id::text and j.state < 'completed'))`,
-        [since],
-      );
+      const left = await pool.query<{ n: number }>(`select count(*)::int as n from gengate.tasks where status in ('waiting', 'generating') and created_at >= $1`, [since]);
       if ((left.rows[0]?.n ?? 0) === 0) break;
       await sleep(50);
     }
     const cpu = processes.all.map((p, i) => cpuMicros(p.host.pid) - (cpu0[i] ?? 0));
     const rows = (
-      await pool.query<{ dispatch: number; admission: number; queued: number; to_start: number; run: number; created_at: Date; started_on: Date; completed_on: Date }>(
-        `select t.created_at, extract(epoch from (t.started_at - t.created_at)) * 1000 as dispatch,
-                extract(epoch from (j.created_on - t.created_at)) * 1000 as admission,
-                extract(epoch from (j.started_on - t.created_at)) * 1000 as queued,
-                extract(epoch from (t.started_at - j.started_on)) * 1000 as to_start,
-                extract(epoch from (j.completed_on - j.started_on)) * 1000 as run,
-                j.started_on, j.completed_on
-         from gengate.tasks t join pgboss.job j on j.name = 'gengate-generate' and j.data->>'taskId' = t.id::text
-         where t.created_at >= $1 and t.started_at is not null`,
+      await pool.query<{ dispatch: number; run: number; created_at: Date; started_at: Date; finished_at: Date }>(
+        `select t.created_at, t.started_at, t.finished_at, extract(epoch from (t.started_at - t.created_at)) * 1000 as dispatch,
+                extract(epoch from (t.finished_at - t.started_at)) * 1000 as run
+         from gengate.tasks t
+         where t.created_at >= $1 and t.started_at is not null and t.finished_at is not null`,
         [since],
       )
     ).rows;
     const samples = rows.map((x) => Number(x.dispatch));
-    const starts = rows.map((x) => x.started_on.getTime());
-    const ends = rows.map((x) => x.completed_on.getTime());
+    const starts = rows.map((x) => x.started_at.getTime());
+    const ends = rows.map((x) => x.finished_at.getTime());
     const span = rows.length ? Math.max(...ends) - Math.min(...starts) : 0;
     const runs = rows.map((x) => Number(x.run));
-    const occupancy = waitingVersusBusy(rows.map((x) => ({ created: x.created_at.getTime(), started: x.started_on.getTime(), ended: x.completed_on.getTime() })));
+    const occupancy = waitingVersusBusy(rows.map((x) => ({ created: x.created_at.getTime(), started: x.started_at.getTime(), ended: x.finished_at.getTime() })));
     return {
       topology,
       rate: opts.rate,
@@ -140,9 +127,6 @@ export async function dispatchUnderLoad(
       n: samples.length,
       p50Ms: percentile(samples, 50),
       p99Ms: percentile(samples, 99),
-      admission: spread(rows.map((x) => Number(x.admission))),
-      queued: spread(rows.map((x) => Number(x.queued))),
-      toStart: spread(rows.map((x) => Number(x.to_start))),
       run: spread(runs),
       busyWorkers: span > 0 ? runs.reduce((a, b) => a + b, 0) / span : 0,
       ...occupancy,
@@ -155,7 +139,7 @@ export async function dispatchUnderLoad(
   }
 }
 
-/** From each job's created / started / ended times (ms): how many ran at once while others waited. */
+/** From each task's created / started / ended times (ms): how many ran at once while others waited. */
 export function waitingVersusBusy(jobs: readonly { created: number; started: number; ended: number }[]): { busyWhileQueued: number; queuedShare: number } {
   if (jobs.length === 0) return { busyWhileQueued: 0, queuedShare: 0 };
   const t0 = Math.min(...jobs.map((j) => j.created));
