@@ -77,7 +77,7 @@ describe('the jobs the money rules insert (migration 018)', () => {
     await h.gengate.failTask.execute(task_id, 'cleared');
   });
 
-  it('a queued task admitted by a success gets a job a worker picks up; every generation job ends completed', { timeout: 120_000 }, async () => {
+  it('a queued task admitted by a success gets a job a worker picks up; every generation job ends with its task (removed by the success)', { timeout: 120_000 }, async () => {
     await h.pool.query(`delete from pgboss.job where name = $1`, [QUEUES.generate]);
     const auth = await h.user(10);
     const [a, b] = [
@@ -95,14 +95,9 @@ describe('the jobs the money rules insert (migration 018)', () => {
       { timeoutMs: 60_000, intervalMs: 20, what: 'both tasks to succeed' },
     );
     expect(statuses).toHaveLength(2);
-    const jobs = await waitFor(
-      async () => {
-        const { rows } = await h.pool.query<{ state: string }>(`select state from pgboss.job where name = $1 and data->>'taskId' = any($2::text[])`, [QUEUES.generate, [a.task_id, b.task_id]]);
-        return rows.length === 2 && rows.every((r) => r.state === 'completed') ? rows : null;
-      },
-      { timeoutMs: 10_000, intervalMs: 20, what: 'both generation jobs to be completed' },
-    );
-    expect(jobs.map((j) => j.state)).toEqual(['completed', 'completed']);
+    // Each success removed its job in its own commit: none is left to retry or to fail.
+    const { rows: left } = await h.pool.query<{ state: string }>(`select state from pgboss.job where name = $1 and data->>'taskId' = any($2::text[])`, [QUEUES.generate, [a.task_id, b.task_id]]);
+    expect(left).toEqual([]);
     expect(await ledgerViolations(h.db.url)).toEqual([]);
   });
 

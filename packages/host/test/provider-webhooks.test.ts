@@ -78,10 +78,11 @@ describe('upstream completion webhooks', () => {
     expect(adapter.statusCalls.get(taskId) ?? 0).toBe(checksBefore);
     // And its check did not wait for the check workers' polling: the webhook's commit woke one of them.
     expect(wokenQueues).toContain(QUEUES.check);
-    // The webhook's check 3 is the one that ran; the regular check 2 never did.
+    // The webhook's check 3 is the one that ran (the success removed its job in its own commit); the regular
+    // check 2 never did.
     const after = await checkJobs(taskId);
+    expect(after.map((j) => j.check)).toEqual([1, 2]);
     expect(after[1]!.state).toBe('created');
-    expect(['active', 'completed']).toContain(after[2]!.state);
     const again = await send(path, body, signFakeWebhook(body));
     expect(again.body).toEqual({ received: true, applied: false, reason: 'task is success' });
     expect(await usageFor(host.stores, auth.userId, taskId)).toHaveLength(1);

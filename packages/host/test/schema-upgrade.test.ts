@@ -144,6 +144,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
       'gengate_notify_task_ended',
       'gengate_personal_organization',
       'gengate_recount_active_tasks',
+      'gengate_remove_job',
       'gengate_submit_locked_task',
       'gengate_submit_task',
       'gengate_submit_task_traced',
@@ -152,7 +153,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
     ]);
     // (The job functions name pg-boss's tables through their schema parameter, none of gengate's; a key's
     // period start is arithmetic on its arguments; a lone success calls the batch's function, in the schema.)
-    const noGengateTable = ['gengate_notify_task_ended', 'gengate_enqueue_job', 'gengate_enqueue_jobs', 'gengate_complete_job', 'gengate_key_period_start', 'gengate_key_member_default'];
+    const noGengateTable = ['gengate_notify_task_ended', 'gengate_enqueue_job', 'gengate_enqueue_jobs', 'gengate_complete_job', 'gengate_remove_job', 'gengate_key_period_start', 'gengate_key_member_default'];
     expect(bodies.find((x) => x.proname === 'gengate_finish_success')?.prosrc).toMatch(/gengate\.gengate_finish_successes\(/);
     noGengateTable.push('gengate_finish_success');
     for (const b of bodies.filter((x) => !noGengateTable.includes(x.proname))) {

@@ -88,7 +88,7 @@ for (const pipeline of [true, false]) {
       expect(await row(`select count(*)::int as n from pgboss.job where name = 'gengate-alert-mail' and data->>'alertId' = $1`, [alert.id])).toEqual({ n: 2 });
     });
 
-    it('completes the pg-boss job that produced the success in the same commit; pg-boss can then neither fail nor retry it', async () => {
+    it('removes the pg-boss job that produced the success in the same commit; pg-boss can then neither fail nor retry it', async () => {
       const auth = await h.user(10);
       const task = await generating(auth, {});
       const [job] = await h.boss.fetch<{ taskId: string }>(QUEUES.generate, { includeMetadata: true, batchSize: 50 }).then((jobs) => jobs.filter((j) => j.data.taskId === task.id));
@@ -99,13 +99,15 @@ for (const pipeline of [true, false]) {
         completion().succeed({ task, success: success(), chargeDescription: 'test', maxRunning: 1 }),
       );
       expect(ended).toBe(true);
-      expect(await state()).toBe('completed');
+      // Removed, not kept completed: the task row and the ledger are the record of a success.
+      expect(await state()).toBeUndefined();
       // What pg-boss does after the handler (complete) or on a handler error / lost heartbeat (fail): fenced, so nothing.
       // pg-boss answers { affected } (its declared CommandResponse names no field).
       const affected = (r: object) => (r as { affected?: number }).affected;
       expect(affected(await h.boss.complete(QUEUES.generate, [job]))).toBe(0);
       expect(affected(await h.boss.fail(QUEUES.generate, [job], new Error('late')))).toBe(0);
-      expect(await state()).toBe('completed');
+      expect(await state()).toBeUndefined();
+      expect(await row('select status from gengate.tasks where id = $1', [task.id])).toEqual({ status: 'success' });
     });
 
     it("leaves the job alone when the success is another attempt's (fenced by its attempt and queue), and ends the task", async () => {

@@ -40,7 +40,7 @@ export function currentJob(): JobAttempt | undefined {
   return current.getStore()?.job;
 }
 
-/** Tells the running handler's job that a committed statement completed it (gengate_complete_job). */
+/** Tells the running handler's job that a committed statement ended it (completed by gengate_complete_job, removed by a success). */
 export function jobSettled(): void {
   const running = current.getStore();
   if (running) running.settled = true;

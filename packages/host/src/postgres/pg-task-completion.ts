@@ -35,8 +35,8 @@ interface Finished {
  * one event-loop turn share that statement (SuccessBatch: one call per task, in user order). The functions
  * (migration 018) hold every rule of a task's end: the charge (never above the hold) and settlement, or
  * the release; balance alerts with their mail job; the callback job; the admission of the user's next
- * queued task with its generation job; and the pg-boss job running this end (currentJob), completed in the
- * same commit. Workers of the jobs added are woken after the commit.
+ * queued task with its generation job; and the pg-boss job running this end (currentJob), ended in the same
+ * commit: removed by a success (gengate_remove_job's statement), completed by a failure. Workers of the jobs added are woken after the commit.
  *
  * Since migration 020 an end does not wait on its user's account row (what it changes there is appended to
  * account_pending); when it found a queued task of its user, the queue is admitted by a second statement

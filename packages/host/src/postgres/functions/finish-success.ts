@@ -4,7 +4,7 @@ import type { SqlFunction } from './sql-function.js';
  * A task's success (018, 020; the inline outputs' bytes 030, the last argument, defaulted so that a call
  * without it still resolves): gengate_finish_successes for one item, whose rules it follows (the charge never
  * above the hold, the hold settled, alerts, the callback job, the admission of the next queued task, the job
- * completed; the locked and unlocked paths). A lone end (SuccessBatch's batch of one, and the retry of a
+ * removed; the locked and unlocked paths). A lone end (SuccessBatch's batch of one, and the retry of a
  * batch that rolled back) and a process of an earlier release call it.
  */
 export const finishSuccess: SqlFunction = {

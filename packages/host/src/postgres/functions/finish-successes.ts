@@ -1,6 +1,6 @@
 import { BOSS_SCHEMA } from '../boss-queues.js';
 import { DELTA_COLUMNS } from '../migrations/020-account-pending.js';
-import { jobComplete } from './complete-job.js';
+import { jobEnd } from './complete-job.js';
 import { END_COUNTS, queuedOf } from './count-active-tasks.js';
 import { END_SPEND, endSpendPending } from './spend-triggers.js';
 import type { SqlFunction } from './sql-function.js';
@@ -75,7 +75,7 @@ function endItems(schema: string, locked: boolean, into: string): string {
  * The successes of one batch (PgTaskCompletion's SuccessBatch: the worker's ends of one event-loop turn) in
  * one transaction, item for item what gengate_finish_success did per task until then, with each kind of write
  * made once for the batch (the task updates, the holds, the usage transactions, the account's deltas, the
- * callback jobs, the pg-boss jobs completed): an insert's or update's executor start, trigger calls and
+ * callback jobs, the pg-boss jobs removed): an insert's or update's executor start, trigger calls and
  * foreign-key checks were paid per task and statement.
  *
  * The arrays are the items' arguments, element by element, in gengate_finish_success's order (`p_boss` the
@@ -119,17 +119,16 @@ declare
   g record;
 begin
   if n = 0 then return; end if;
-  -- The pg-boss jobs running these ends, completed (fenced: only the attempt the worker fetched).
-  -- A lone end (the usual case: tasks end when their upstream answers) by its primary key, as
-  -- gengate_complete_job does: the generic plan of the join with unnest assumes ten items and, on a job
-  -- table whose statistics are older than its rows, scans the table (2,600 rows read for one).
-  if p_boss = '${BOSS_SCHEMA}' and n = 1 then
-    ${jobComplete(BOSS_SCHEMA, 'job', { queue: 'p_job_queues[1]', id: 'p_job_ids[1]', attempt: 'p_job_attempts[1]' })};
-  elsif p_boss = '${BOSS_SCHEMA}' then
-    ${jobComplete(BOSS_SCHEMA, 'job', { queue: 'x.job_queue', id: 'x.job_id', attempt: 'x.job_attempt', rows: 'unnest(p_job_queues, p_job_ids, p_job_attempts) as x(job_queue, job_id, job_attempt)' })};
+  -- The pg-boss jobs running these ends, removed (fenced: only the attempt the worker fetched), each by its
+  -- primary key: a join of the table with unnest, planned once for the session (force_generic_plan),
+  -- scanned the job table whenever its statistics were older than its rows (2,600 rows read for one job).
+  if p_boss = '${BOSS_SCHEMA}' then
+    for v_k in 1..n loop
+      ${jobEnd('remove', BOSS_SCHEMA, 'job', { queue: 'p_job_queues[v_k]', id: 'p_job_ids[v_k]', attempt: 'p_job_attempts[v_k]' })};
+    end loop;
   elsif p_boss is not null then
     for v_k in 1..n loop
-      perform ${schema}.gengate_complete_job(p_boss, p_job_queues[v_k], p_job_ids[v_k], p_job_attempts[v_k]);
+      perform ${schema}.gengate_remove_job(p_boss, p_job_queues[v_k], p_job_ids[v_k], p_job_attempts[v_k]);
     end loop;
   end if;
 
