@@ -30,12 +30,7 @@ async function loop(url: string, clients: number, seconds: number, body: (c: pg.
   return done / seconds;
 }
 
-/**
- * The database's own ceiling, measured in the same run: a raw `pg` loop of `BEGIN; 3 x INSERT; COMMIT`
- * (the issue's anchor), and of what one submission writes: one account row update (the hold) and three
- * inserts (hold, task, job), once with every client on one user's row and once on its own row.
- */
-export async function measureDbCeiling(url: string, clients = 10, seconds = 5): Promise<CeilingResult> {
+async function createCeilingTables(url: string): Promise<void> {
   const setup = new pg.Client({ connectionString: url });
   await setup.connect();
   await setup.query(`create table if not exists bench_a (id uuid primary key, v text, at timestamptz default now());
@@ -44,13 +39,30 @@ export async function measureDbCeiling(url: string, clients = 10, seconds = 5): 
     create table if not exists bench_acc (id int primary key, held bigint not null default 0, balance bigint not null);
     insert into bench_acc (id, balance) select g, 1e15 from generate_series(0, 63) g on conflict do nothing;`);
   await setup.end();
-  const threeInsert = await loop(url, clients, seconds, async (c) => {
+}
+
+/**
+ * The 3-insert ceiling alone (`BEGIN; 3 x INSERT; COMMIT`, `clients` raw pg clients): the anchor of the
+ * pipeline's share, measured again beside it (bench/run.ts).
+ */
+export async function measureThreeInsertTps(url: string, clients = 10, seconds = 5): Promise<number> {
+  await createCeilingTables(url);
+  return loop(url, clients, seconds, async (c) => {
     await c.query('begin');
     await c.query('insert into bench_a (id, v) values ($1, $2)', [randomUUID(), 'x']);
     await c.query('insert into bench_b (id, v) values ($1, $2)', [randomUUID(), 'y']);
     await c.query('insert into bench_c (id, v) values ($1, $2)', [randomUUID(), '{"taskId":"z"}']);
     await c.query('commit');
   });
+}
+
+/**
+ * The database's own ceiling, measured in the same run: a raw `pg` loop of `BEGIN; 3 x INSERT; COMMIT`
+ * (the issue's anchor), and of what one submission writes: one account row update (the hold) and three
+ * inserts (hold, task, job), once with every client on one user's row and once on its own row.
+ */
+export async function measureDbCeiling(url: string, clients = 10, seconds = 5): Promise<CeilingResult> {
+  const threeInsert = await measureThreeInsertTps(url, clients, seconds);
   const shaped = (account: (i: number) => number) => async (c: pg.Client, i: number) => {
     await c.query('begin');
     await c.query('insert into bench_b (id, v) values ($1, $2)', [randomUUID(), 'task']);
