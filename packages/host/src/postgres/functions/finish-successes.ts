@@ -1,6 +1,6 @@
 import { BOSS_SCHEMA } from '../boss-queues.js';
 import { DELTA_COLUMNS } from '../migrations/020-account-pending.js';
-import { jobEnd } from './complete-job.js';
+import { jobEnd } from './end-job.js';
 import { END_COUNTS, queuedOf } from './count-active-tasks.js';
 import { END_SPEND, endSpendPending } from './spend-triggers.js';
 import type { SqlFunction } from './sql-function.js';

@@ -1,7 +1,7 @@
 import { admitAfterEnd } from './admit-after-end.js';
 import { admitQueued } from './admit-queued.js';
 import { checkAlerts } from './check-alerts.js';
-import { completeJob, removeJob } from './complete-job.js';
+import { completeJob, removeJob } from './end-job.js';
 import { countActiveTasks } from './count-active-tasks.js';
 import { enforceUserCap } from './enforce-user-cap.js';
 import { enqueueJob, enqueueJobs } from './enqueue-job.js';
