@@ -66,6 +66,7 @@ describe('the SQL function set', () => {
       `${S}.gengate_enqueue_jobs(text,text,uuid[],jsonb[],text[],text[])`,
       `${S}.gengate_finish_successes(uuid[],jsonb[],jsonb[],bigint[],bigint[],bigint[],jsonb[],jsonb[],timestamp with time zone[],text[],uuid[],integer[],text,text[],uuid[],integer[],text[])`,
       `${S}.gengate_remove_job(text,text,uuid,integer)`,
+      `${S}.gengate_poll(uuid[],uuid[],uuid[])`,
     ];
     // ...and those whose arguments grew since: gengate_finish_success took the inline outputs' bytes (030),
     // gengate_key_budget_admit the keys of a batch's tasks not written yet (issue 23).

@@ -77,8 +77,9 @@ describe('statements of the hot path', () => {
     const { body } = await submit();
     const id = body.task_id ?? '';
     const sent = await warmStatements(() => poll(id), () => poll(id));
-    expect(sent.map(kindOf)).toEqual(['poll: task by id and owner']);
-    expect(sent[0]).toMatch(/api_keys k where k\.id = q\.key_id and k\.revoked_at is null/);
+    expect(sent.map(kindOf)).toEqual(['poll: gengate_poll() (tasks by id and owner, keys checked)']);
+    // The task and its key's revocation in the one call (the key's check: pg-task-poll.test.ts).
+    expect(sent[0]).toMatch(/gengate_poll\(\$1::uuid\[\], \$2::uuid\[\], \$3::uuid\[\]\)/);
   });
 
   it('writes a submission with a warm key cache in two statements: gengate_submit_task() and the wake-up after it', async () => {

@@ -143,6 +143,7 @@ describe('upgrading a database whose gengate tables are in public', () => {
       'gengate_member_spend_hold',
       'gengate_notify_task_ended',
       'gengate_personal_organization',
+      'gengate_poll',
       'gengate_recount_active_tasks',
       'gengate_remove_job',
       'gengate_submit_locked_task',

@@ -43,17 +43,9 @@ interface PollInput {
  * against one statement per turn (`npm run bench:poll -- --base`, 8 rounds): CPU per poll 148 against
  * 164 µs, 4,506 against 3,763 polls a second; the same p50 at 1,000 polls a second.
  *
- * It is a named prepared statement, sent as its parameters only after each connection's first run, and
- * planned once per connection: its arrays are read through `(select $n)`, whose length the planner does
- * not see, so the plans made for the first runs (PostgreSQL plans a prepared statement for its values
- * five times before it compares) cost no less than the generic one, which PostgreSQL then keeps. Given
- * the arrays themselves, each plan was costed for its batch's length, below the generic plan's ten
- * rows, and the statement was planned at every run: `pg_stat_statements`, 24,759 runs of 4.2 polls,
- * 260 µs of planning each beside 118 µs of execution. Each poll's task and key are read by their primary
- * keys alone in LATERAL subqueries (the owner and the revocation are compared outside them, so no
- * other index of the tasks or keys fits the lookup), and their `limit 1` keeps the planner from turning
- * them into joins (or a hashed subplan) that scan the table, whatever the statistics were when the
- * connection's generic plan was made.
+ * It is a named prepared statement over the function gengate_poll (functions/poll.ts), whose own statement
+ * PostgreSQL plans once per connection and only by primary keys: prepared alone, it was planned at every
+ * run, and its generic plan could be a table scan (that file says why).
  */
 export class PgTaskPoll implements TaskPoll {
   private readonly statement: NamedStatement;
@@ -65,15 +57,7 @@ export class PgTaskPoll implements TaskPoll {
     schema: string,
   ) {
     const s = checkSchemaName(schema);
-    this.statement = prepared('gengate_poll', `select case when p.user_id = q.user_id then p.task end as task, q.key_id is not null and k.active is not true as key_revoked
-      from unnest((select $1::uuid[]), (select $2::uuid[]), (select $3::uuid[])) with ordinality as q(task_id, user_id, key_id, i)
-      left join lateral (select k.revoked_at is null as active from ${s}.api_keys k where k.id = q.key_id limit 1) k on true
-      left join lateral (select t.user_id, json_build_object(
-          'id', t.id, 'user_id', t.user_id, 'member_id', coalesce(t.member_id, t.user_id), 'model_id', t.model_id, 'status', t.status, 'outputs', t.outputs, 'error_message', t.error_message,
-          'progress', t.progress, 'route_id', t.route_id, 'route_attempts', t.route_attempts, 'created_at', t.created_at,
-          'request_provider', t.request -> 'provider', 'request_models', t.request -> 'models') as task
-        from ${s}.tasks t where t.id = q.task_id limit 1) p on true
-      order by q.i`);
+    this.statement = prepared('gengate_poll', `select p.task, p.key_revoked from ${s}.gengate_poll($1::uuid[], $2::uuid[], $3::uuid[]) p order by p.i`);
   }
 
   async read(taskId: string, userId: string, apiKeyId: string | null): Promise<TaskViewSource | null | 'key_revoked'> {

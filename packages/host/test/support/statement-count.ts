@@ -50,7 +50,7 @@ const KINDS: readonly (readonly [string, RegExp])[] = [
   ['rate-limit counter', /gengate_rate_limits/i],
   ['worker: task read by id', /^\s*select [\w\s,.]+ from \S+\.tasks where id = \$1\s*$/i],
   ['worker: mark generating', /update \S+\.tasks (?:t )?set status = 'generating'/i],
-  ['poll: task by id and owner', /from \S+\.tasks where id = \$1 and user_id = \$2|from \S+\.tasks t where t\.id = q\.task_id and t\.user_id = q\.user_id/i],
+  ['poll: gengate_poll() (tasks by id and owner, keys checked)', /gengate_poll\(/],
   [GENERATE_FETCH, /j\.name = 'gengate-generate'\s[\s\S]*SKIP LOCKED/],
   [CALLBACK_FETCH, /j\.name = 'gengate-callback'\s[\s\S]*SKIP LOCKED/],
   [IDLE_POLLING, /SKIP LOCKED/i],

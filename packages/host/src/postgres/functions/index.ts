@@ -16,6 +16,7 @@ import { keyPeriodStart } from './key-period-start.js';
 import { memberBudgetAdmit } from './member-budget-admit.js';
 import { notifyTaskEnded } from './notify-task-ended.js';
 import { personalOrganization } from './personal-organization.js';
+import { poll } from './poll.js';
 import { recountActiveTasks } from './recount-active-tasks.js';
 import type { SqlFunction } from './sql-function.js';
 import { foldSpendPendingFunction, keySpendCharge, keySpendHold, memberSpendCharge, memberSpendHold } from './spend-triggers.js';
@@ -71,6 +72,8 @@ export const FUNCTIONS: readonly SqlFunction[] = [
   finishSuccesses,
   finishSuccess,
   finishFail,
+  // The poll: a batch of tasks and their keys, read by primary key.
+  poll,
   // Usage rollups (023, 027; pending rows and their fold, 032) and organizations (025).
   usageRollup,
   foldUsagePending,
