@@ -131,7 +131,15 @@ describe('an embedder replaces any host port by rebinding it in createGengateHos
 
   it('a task, a balance alert, a top-up and the callback secret run through every rebound port', { timeout: 30_000 }, async () => {
     const user = await host.gengate.admin.createUser({ email: 'rebind@example.com', credits: 10 });
-    const headers = { authorization: `Bearer ${user.api_key}`, 'content-type': 'application/json' };
+    // The flow runs on a key with a rate limit, so that the rate limiter is asked (a key without limits is not counted).
+    const created = await fetch(`${base}/api/v1/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${user.api_key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'limited', rate_limit_per_minute: 600 }),
+    });
+    expect(created.status).toBe(201);
+    const { key } = (await created.json()) as { key: string };
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const api = (path: string, init: RequestInit = {}) => fetch(`${base}/api/v1${path}`, { ...init, headers });
 
     // An alert above the balance after one image (2 credits): its crossing is mailed by the alert worker.
