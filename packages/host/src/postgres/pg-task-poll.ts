@@ -5,7 +5,7 @@ import { checkSchemaName } from './schema.js';
 import { fromAttemptRow, type TaskRow } from './task-row.js';
 import { TurnBatch } from './turn-batch.js';
 
-/** The task as the poll's statement builds it (json_build_object): the columns of its view, not the whole row. */
+/** The task as gengate_poll builds it (functions/poll.ts, json_build_object): the columns of its view, not the whole row. */
 type PolledTaskJson = Pick<TaskRow, 'id' | 'user_id' | 'model_id' | 'status' | 'outputs' | 'error_message' | 'progress' | 'route_id'> & {
   route_attempts: TaskRow['route_attempts'] | null;
   /** coalesce(member_id, user_id): the submitter (GetTask.visible compares it with the caller). */
