@@ -65,10 +65,14 @@ describe('upstream completion webhooks', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ received: true, applied: true, reason: null });
     // The webhook scheduled check 3, due at once; the regular check 2 stays an hour away (and is now stale).
+    // A worker may have run check 3 already: its success removes its job in the same commit
+    // (gengate_remove_job), so its row is read only while it is there; that the task ends below, with no
+    // status call and check 2 an hour away, is check 3's doing either way.
     const jobs = await checkJobs(taskId);
-    expect(jobs.map((j) => j.check)).toEqual([1, 2, 3]);
+    expect(jobs.map((j) => j.check).filter((n) => n !== 3)).toEqual([1, 2]);
     expect(jobs[1]!.due_after_ms).toBeGreaterThan(3_500_000);
-    expect(jobs[2]!.due_after_ms).toBeLessThanOrEqual(0);
+    const third = jobs.find((j) => j.check === 3);
+    if (third) expect(third.due_after_ms).toBeLessThanOrEqual(0);
     // So the task can only end through the webhook's check: it does, reading the webhook, not the upstream.
     const task = await ended(host.stores, taskId);
     const wip = host.boss.getWipData();
